@@ -1,0 +1,471 @@
+//! Compiled targets: solc standard-JSON output, a Foundry `out/` directory
+//! (its `build-info`), or a `.sol` file compiled on the spot with `solc` or
+//! npm's solcjs. Everything downstream (executor, coverage, LCOV) reads a
+//! [`Project`].
+
+use crate::coverage::sourcemap::LineIndex;
+use alloy_json_abi::JsonAbi;
+use alloy_primitives::Bytes;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ArtifactError {
+    #[error("target {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("target {path}: not JSON: {source}")]
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("target {path}: {what}")]
+    Format { path: PathBuf, what: String },
+    #[error(
+        "cannot compile {path}: no Solidity compiler found. Install `solc` on PATH, or npm's solcjs \
+         (`npm install solc` here or globally, or run contracts/build.sh), or pass compiled \
+         output (solc standard-JSON or a Foundry out/ directory)"
+    )]
+    NoCompiler { path: PathBuf },
+    #[error("compiling {path} failed:\n{errors}")]
+    Compile { path: PathBuf, errors: String },
+    #[error("--contract {name:?}: no deployable contract of that name; candidates: {candidates}")]
+    NoSuchContract { name: String, candidates: String },
+    #[error(
+        "target {path}: no deployable contract (every contract is abstract, an interface or a library)"
+    )]
+    NoContract { path: PathBuf },
+    #[error("contract {name}: needs library linking, which rudder does not do yet ({placeholder})")]
+    Unlinked { name: String, placeholder: String },
+}
+
+/// A function or modifier definition in a source, from the AST.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionSpan {
+    pub name: String,
+    pub contract: String,
+    pub start: u32,
+    pub len: u32,
+}
+
+/// A source file of the compilation.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// solc's source id (the `f` of source maps).
+    pub id: u32,
+    /// The path as compiled (the standard-JSON key), relative to the project root.
+    pub path: String,
+    /// The text, when found (needed for lines).
+    pub text: Option<String>,
+    pub lines: LineIndex,
+    pub functions: Vec<FunctionSpan>,
+}
+
+/// A deployable contract.
+#[derive(Clone, Debug)]
+pub struct Contract {
+    pub name: String,
+    /// Path of the source that defines it.
+    pub source: String,
+    pub abi: JsonAbi,
+    pub creation_code: Bytes,
+    pub runtime_code: Bytes,
+    pub creation_map: Option<String>,
+    pub runtime_map: Option<String>,
+    /// Byte offset of the definition in its source (to pick the last one).
+    pub position: u32,
+}
+
+/// A compilation: its sources and deployable contracts.
+#[derive(Clone, Debug)]
+pub struct Project {
+    pub sources: Vec<Source>,
+    pub contracts: Vec<Contract>,
+    /// Where the target was loaded from.
+    pub origin: PathBuf,
+}
+
+impl Project {
+    /// Loads `path`: a `.sol` file, a standard-JSON output file, a Foundry
+    /// build-info file or a Foundry `out/` directory.
+    pub fn load(path: &Path) -> Result<Project, ArtifactError> {
+        if path.is_dir() {
+            return Self::from_foundry_out(path);
+        }
+        if path.extension().is_some_and(|e| e == "sol") {
+            return Self::compile(path);
+        }
+        let json = read_json(path)?;
+        if json.get("output").is_some() && json.get("input").is_some() {
+            return Self::from_build_info(&json, path);
+        }
+        Self::from_standard_json(&json, None, path)
+    }
+
+    /// The contract to fuzz: `name`, or the one defined last (Echidna's default).
+    pub fn contract(&self, name: Option<&str>) -> Result<&Contract, ArtifactError> {
+        match name {
+            Some(n) => self.contracts.iter().find(|c| c.name == n).ok_or_else(|| {
+                ArtifactError::NoSuchContract {
+                    name: n.to_string(),
+                    candidates: self
+                        .contracts
+                        .iter()
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
+            }),
+            None => {
+                let id_of = |c: &Contract| {
+                    self.sources
+                        .iter()
+                        .find(|s| s.path == c.source)
+                        .map_or(0, |s| s.id)
+                };
+                self.contracts
+                    .iter()
+                    .max_by_key(|c| (id_of(c), c.position))
+                    .ok_or_else(|| ArtifactError::NoContract {
+                        path: self.origin.clone(),
+                    })
+            }
+        }
+    }
+
+    pub fn source_by_id(&self, id: u32) -> Option<&Source> {
+        self.sources.iter().find(|s| s.id == id)
+    }
+
+    fn from_foundry_out(dir: &Path) -> Result<Project, ArtifactError> {
+        let info_dir = dir.join("build-info");
+        let mut infos: Vec<PathBuf> = std::fs::read_dir(&info_dir)
+            .map_err(|e| ArtifactError::Format {
+                path: dir.to_path_buf(),
+                what: format!(
+                    "no build-info directory ({e}); rebuild with `forge build --build-info`"
+                ),
+            })?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        infos.sort();
+        let newest = infos
+            .iter()
+            .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+            .ok_or_else(|| ArtifactError::Format {
+                path: info_dir.clone(),
+                what: "no build-info JSON files".into(),
+            })?;
+        let json = read_json(newest)?;
+        Self::from_build_info(&json, newest)
+    }
+
+    fn from_build_info(json: &Value, path: &Path) -> Result<Project, ArtifactError> {
+        Self::from_standard_json(&json["output"], Some(&json["input"]), path)
+    }
+
+    /// Compiles a `.sol` file with `solc --standard-json`, or solcjs.
+    fn compile(path: &Path) -> Result<Project, ArtifactError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ArtifactError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let key = path.to_string_lossy().to_string();
+        let input = serde_json::json!({
+            "language": "Solidity",
+            "sources": { key.clone(): { "content": text } },
+            "settings": {
+                "optimizer": { "enabled": false },
+                "outputSelection": { "*": {
+                    "": ["ast"],
+                    "*": ["abi", "evm.bytecode.object", "evm.bytecode.sourceMap",
+                          "evm.deployedBytecode.object", "evm.deployedBytecode.sourceMap"]
+                } }
+            }
+        });
+        let output = run_compiler(path, &input.to_string())?;
+        let json: Value = serde_json::from_str(&output).map_err(|source| ArtifactError::Json {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let errors: Vec<String> = json["errors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["severity"] == "error")
+            .map(|e| {
+                e["formattedMessage"]
+                    .as_str()
+                    .unwrap_or("unknown error")
+                    .to_string()
+            })
+            .collect();
+        if !errors.is_empty() {
+            return Err(ArtifactError::Compile {
+                path: path.to_path_buf(),
+                errors: errors.join("\n"),
+            });
+        }
+        Self::from_standard_json(&json, Some(&input), path)
+    }
+
+    /// Reads solc standard-JSON output; source texts come from `input` when
+    /// given, else from disk (the path as compiled, relative to the current
+    /// directory or to an ancestor of the artifact's directory).
+    pub fn from_standard_json(
+        out: &Value,
+        input: Option<&Value>,
+        path: &Path,
+    ) -> Result<Project, ArtifactError> {
+        let fmt = |what: String| ArtifactError::Format {
+            path: path.to_path_buf(),
+            what,
+        };
+        let srcs = out["sources"].as_object().ok_or_else(|| {
+            fmt("no `sources` object (is this solc standard-JSON output?)".into())
+        })?;
+        let mut sources = Vec::new();
+        for (spath, s) in srcs {
+            let id = s["id"]
+                .as_u64()
+                .ok_or_else(|| fmt(format!("source {spath} has no id")))?
+                as u32;
+            let text = input
+                .and_then(|i| i["sources"][spath]["content"].as_str().map(str::to_string))
+                .or_else(|| find_source_text(spath, path));
+            let lines = text.as_deref().map(LineIndex::new).unwrap_or_default();
+            let mut functions = Vec::new();
+            collect_functions(&s["ast"], "", &mut functions);
+            sources.push(Source {
+                id,
+                path: spath.clone(),
+                text,
+                lines,
+                functions,
+            });
+        }
+        sources.sort_by_key(|s| s.id);
+        let mut positions = std::collections::HashMap::new();
+        for s in srcs.values() {
+            collect_contract_positions(&s["ast"], &mut positions);
+        }
+        let mut contracts = Vec::new();
+        let files = out["contracts"]
+            .as_object()
+            .ok_or_else(|| fmt("no `contracts` object".into()))?;
+        for (spath, file) in files {
+            for (name, c) in file.as_object().into_iter().flatten() {
+                let creation = c["evm"]["bytecode"]["object"].as_str().unwrap_or("");
+                let runtime = c["evm"]["deployedBytecode"]["object"]
+                    .as_str()
+                    .unwrap_or("");
+                if creation.is_empty() || runtime.is_empty() {
+                    continue; // abstract contract or interface
+                }
+                let abi: JsonAbi = serde_json::from_value(c["abi"].clone())
+                    .map_err(|e| fmt(format!("contract {name}: bad ABI: {e}")))?;
+                let decode = |hex: &str| -> Result<Bytes, ArtifactError> {
+                    if let Some(at) = hex.find("__") {
+                        return Err(ArtifactError::Unlinked {
+                            name: name.clone(),
+                            placeholder: hex[at..(at + 40).min(hex.len())].to_string(),
+                        });
+                    }
+                    alloy_primitives::hex::decode(hex)
+                        .map(Bytes::from)
+                        .map_err(|e| fmt(format!("contract {name}: bytecode is not hex: {e}")))
+                };
+                let map = |v: &Value| v.as_str().filter(|s| !s.is_empty()).map(str::to_string);
+                contracts.push(Contract {
+                    name: name.clone(),
+                    source: spath.clone(),
+                    abi,
+                    creation_code: decode(creation)?,
+                    runtime_code: decode(runtime)?,
+                    creation_map: map(&c["evm"]["bytecode"]["sourceMap"]),
+                    runtime_map: map(&c["evm"]["deployedBytecode"]["sourceMap"]),
+                    position: positions
+                        .get(&(spath.clone(), name.clone()))
+                        .copied()
+                        .unwrap_or(0),
+                });
+            }
+        }
+        Ok(Project {
+            sources,
+            contracts,
+            origin: path.to_path_buf(),
+        })
+    }
+}
+
+fn read_json(path: &Path) -> Result<Value, ArtifactError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ArtifactError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| ArtifactError::Json {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn find_source_text(spath: &str, artifact: &Path) -> Option<String> {
+    let mut bases: Vec<PathBuf> = vec![PathBuf::from(".")];
+    let mut dir = artifact.parent().map(Path::to_path_buf);
+    while let Some(d) = dir {
+        bases.push(d.clone());
+        dir = d.parent().map(Path::to_path_buf);
+    }
+    bases
+        .iter()
+        .map(|b| b.join(spath))
+        .find(|p| p.is_file())
+        .and_then(|p| std::fs::read_to_string(p).ok())
+}
+
+fn parse_src(src: &str) -> Option<(u32, u32)> {
+    let mut it = src.split(':');
+    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+}
+
+fn collect_functions(node: &Value, contract: &str, out: &mut Vec<FunctionSpan>) {
+    let kind = node["nodeType"].as_str().unwrap_or("");
+    let contract = if kind == "ContractDefinition" {
+        node["name"].as_str().unwrap_or(contract)
+    } else {
+        contract
+    };
+    if (kind == "FunctionDefinition" || kind == "ModifierDefinition")
+        && node["body"].is_object()
+        && let Some((start, len)) = node["src"].as_str().and_then(parse_src)
+    {
+        let name = match node["kind"].as_str() {
+            Some("constructor") => "constructor".to_string(),
+            Some("fallback") => "fallback".to_string(),
+            Some("receive") => "receive".to_string(),
+            _ => node["name"].as_str().unwrap_or("").to_string(),
+        };
+        out.push(FunctionSpan {
+            name: format!("{contract}.{name}"),
+            contract: contract.to_string(),
+            start,
+            len,
+        });
+    }
+    for key in ["nodes", "body"] {
+        match &node[key] {
+            Value::Array(children) => {
+                for c in children {
+                    collect_functions(c, contract, out);
+                }
+            }
+            Value::Object(_) if key == "nodes" => collect_functions(&node[key], contract, out),
+            _ => {}
+        }
+    }
+}
+
+fn collect_contract_positions(
+    node: &Value,
+    out: &mut std::collections::HashMap<(String, String), u32>,
+) {
+    if node["nodeType"] == "SourceUnit" {
+        let path = node["absolutePath"].as_str().unwrap_or("").to_string();
+        for c in node["nodes"].as_array().into_iter().flatten() {
+            if c["nodeType"] == "ContractDefinition"
+                && let (Some(name), Some((start, _))) =
+                    (c["name"].as_str(), c["src"].as_str().and_then(parse_src))
+            {
+                out.insert((path.clone(), name.to_string()), start);
+            }
+        }
+    }
+}
+
+/// Runs `solc --standard-json`, or solcjs through node, on `input`.
+fn run_compiler(path: &Path, input: &str) -> Result<String, ArtifactError> {
+    let mut candidates: Vec<Command> = Vec::new();
+    candidates.push({
+        let mut c = Command::new("solc");
+        c.arg("--standard-json");
+        c
+    });
+    candidates.push({
+        let mut c = Command::new("solcjs");
+        c.arg("--standard-json");
+        c
+    });
+    for dir in ["node_modules/solc", "contracts/.tools/node_modules/solc"] {
+        if Path::new(dir).join("package.json").is_file() {
+            let script = format!(
+                "const s=require('{}');let d='';process.stdin.on('data',c=>d+=c);\
+                 process.stdin.on('end',()=>process.stdout.write(s.compile(d)));",
+                std::fs::canonicalize(dir)
+                    .unwrap_or_else(|_| PathBuf::from(dir))
+                    .display()
+            );
+            let mut c = Command::new("node");
+            c.arg("-e").arg(script);
+            candidates.push(c);
+        }
+    }
+    for mut cmd in candidates {
+        let child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn();
+        let Ok(mut child) = child else { continue };
+        use std::io::Write;
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        let out = child
+            .wait_with_output()
+            .map_err(|source| ArtifactError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if out.status.success() && !out.stdout.is_empty() {
+            return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
+        }
+    }
+    Err(ArtifactError::NoCompiler {
+        path: path.to_path_buf(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_the_bundled_standard_json() {
+        let p = Project::load(Path::new("contracts/out/SetSeven.json")).unwrap();
+        let c = p.contract(None).unwrap();
+        assert_eq!(c.name, "SetSeven");
+        assert!(!c.runtime_code.is_empty());
+        assert!(c.runtime_map.is_some());
+        let src = &p.sources[0];
+        assert_eq!(src.path, "contracts/SetSeven.sol");
+        assert!(src.text.as_ref().unwrap().contains("contract SetSeven"));
+        let names: Vec<_> = src.functions.iter().map(|f| f.name.as_str()).collect();
+        assert!(names.contains(&"SetSeven.set"), "{names:?}");
+        assert!(matches!(
+            p.contract(Some("Nope")),
+            Err(ArtifactError::NoSuchContract { .. })
+        ));
+    }
+
+    #[test]
+    fn a_missing_file_names_the_path() {
+        let err = Project::load(Path::new("contracts/out/Missing.json")).unwrap_err();
+        assert!(err.to_string().contains("Missing.json"), "{err}");
+    }
+}
