@@ -17,6 +17,7 @@ pub mod artifacts;
 pub mod corpus;
 pub mod coverage;
 pub mod eventlog;
+pub mod executor;
 pub mod ids;
 pub mod priority;
 mod sync;

@@ -1,0 +1,730 @@
+//! The EVM side: deploy the target once ([`Target::deploy`]), then give each
+//! worker an [`Executor`] that runs calls against that deployed state with
+//! full control of sender, value and block, recording coverage.
+//!
+//! State handling: the post-deployment state is a `CacheDB` that every
+//! executor clones once. A sequence's calls run with `transact_one`, which
+//! keeps their changes in revm's journal; [`Executor::reset`] drops the
+//! journal without committing, so the next sequence starts from the deployed
+//! state again at no copying cost.
+
+use crate::artifacts::{Contract, Project};
+use crate::coverage::{CodeId, CodeInfo, CodeKind, CoverageMap, SourceMap};
+use crate::tx::Tx;
+use alloy_json_abi::Function;
+use alloy_primitives::{Address, B256, Bytes, Log, TxKind, U256, address};
+use revm::context::result::{ExecutionResult, HaltReason, Output};
+use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
+use revm::database::{CacheDB, EmptyDB};
+use revm::handler::{MainBuilder, MainContext, MainnetContext, MainnetEvm};
+use revm::primitives::hardfork::SpecId;
+use revm::state::AccountInfo;
+use revm::{ExecuteEvm, InspectEvm};
+use std::sync::Arc;
+use thiserror::Error;
+
+pub mod inspector;
+
+pub use inspector::CoverageInspector;
+
+/// Echidna's default addresses.
+pub const DEFAULT_DEPLOYER: Address = address!("0000000000000000000000000000000000030000");
+pub const DEFAULT_SENDERS: [Address; 3] = [
+    address!("0000000000000000000000000000000000010000"),
+    address!("0000000000000000000000000000000000020000"),
+    address!("0000000000000000000000000000000000030000"),
+];
+pub const DEFAULT_CONTRACT_ADDR: Address = address!("00a329c0648769a73afac7f9381e08fb43dbea72");
+/// Echidna's initial block.
+pub const INITIAL_BLOCK_NUMBER: u64 = 4_370_000;
+pub const INITIAL_TIMESTAMP: u64 = 1_524_785_992;
+
+#[derive(Debug, Error)]
+pub enum ExecError {
+    #[error("deploying {contract} failed: {outcome}")]
+    Deploy { contract: String, outcome: String },
+    #[error("contract {contract}: {what}")]
+    Code { contract: String, what: String },
+    #[error("the EVM refused the transaction: {0}")]
+    Evm(String),
+}
+
+/// Where and how the target is deployed and called.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvmSettings {
+    pub deployer: Address,
+    pub senders: Vec<Address>,
+    pub contract_addr: Address,
+    /// Balance given to the deployer and every sender.
+    pub balance: U256,
+    /// Ether sent with the deployment.
+    pub deploy_value: U256,
+    pub gas_limit: u64,
+    pub block_number: u64,
+    pub timestamp: u64,
+}
+
+impl Default for EvmSettings {
+    fn default() -> Self {
+        EvmSettings {
+            deployer: DEFAULT_DEPLOYER,
+            senders: DEFAULT_SENDERS.to_vec(),
+            contract_addr: DEFAULT_CONTRACT_ADDR,
+            balance: U256::from(0xffff_ffffu64) * U256::from(10u64).pow(U256::from(18)),
+            deploy_value: U256::ZERO,
+            gas_limit: 12_500_000,
+            block_number: INITIAL_BLOCK_NUMBER,
+            timestamp: INITIAL_TIMESTAMP,
+        }
+    }
+}
+
+/// How a call ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Success { output: Bytes },
+    Revert { reason: RevertReason },
+    Halt { reason: String },
+}
+
+/// A decoded revert.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RevertReason {
+    /// `Error(string)`: `require(…, "msg")` and `revert("msg")`.
+    Error(String),
+    /// `Panic(uint256)`: 0x01 assert, 0x11 overflow, 0x12 division by zero, …
+    Panic(U256),
+    /// Anything else (custom errors, bare `revert()`).
+    Raw(Bytes),
+}
+
+impl Outcome {
+    pub fn is_success(&self) -> bool {
+        matches!(self, Outcome::Success { .. })
+    }
+
+    /// An assertion failure: `Panic(0x01)`, or the designated invalid opcode
+    /// that solc before 0.8 emitted for `assert`.
+    pub fn is_assertion_failure(&self) -> bool {
+        match self {
+            Outcome::Revert {
+                reason: RevertReason::Panic(code),
+            } => *code == U256::from(1),
+            Outcome::Halt { reason } => reason.contains("InvalidFE"),
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Success { .. } => f.write_str("success"),
+            Outcome::Revert {
+                reason: RevertReason::Error(m),
+            } => write!(f, "reverted: {m:?}"),
+            Outcome::Revert {
+                reason: RevertReason::Panic(c),
+            } => write!(f, "panic 0x{c:02x} ({})", panic_meaning(*c)),
+            Outcome::Revert {
+                reason: RevertReason::Raw(b),
+            } if b.is_empty() => f.write_str("reverted"),
+            Outcome::Revert {
+                reason: RevertReason::Raw(b),
+            } => write!(f, "reverted with {b}"),
+            Outcome::Halt { reason } => write!(f, "halted: {reason}"),
+        }
+    }
+}
+
+/// What solc's panic codes mean.
+pub fn panic_meaning(code: U256) -> &'static str {
+    match code.saturating_to::<u64>() {
+        0x00 => "generic compiler panic",
+        0x01 => "assertion failed",
+        0x11 => "arithmetic overflow or underflow",
+        0x12 => "division or modulo by zero",
+        0x21 => "invalid enum value",
+        0x22 => "bad storage byte array encoding",
+        0x31 => "pop on empty array",
+        0x32 => "array index out of bounds",
+        0x41 => "out of memory",
+        0x51 => "call to uninitialized function",
+        _ => "unknown panic",
+    }
+}
+
+/// Decodes revert data.
+pub fn decode_revert(data: &[u8]) -> RevertReason {
+    const ERROR: [u8; 4] = [0x08, 0xc3, 0x79, 0xa0];
+    const PANIC: [u8; 4] = [0x4e, 0x48, 0x7b, 0x71];
+    if data.len() >= 4 + 32 && data[..4] == PANIC {
+        return RevertReason::Panic(U256::from_be_slice(&data[4..36]));
+    }
+    if data.len() >= 4 && data[..4] == ERROR {
+        use alloy_dyn_abi::{DynSolType, DynSolValue};
+        if let Ok(DynSolValue::String(s)) = DynSolType::String.abi_decode(&data[4..]) {
+            return RevertReason::Error(s);
+        }
+    }
+    RevertReason::Raw(Bytes::copy_from_slice(data))
+}
+
+/// The result of one call.
+#[derive(Clone, Debug)]
+pub struct CallResult {
+    pub outcome: Outcome,
+    pub gas_used: u64,
+    pub logs: Vec<Log>,
+}
+
+fn convert(result: ExecutionResult<HaltReason>) -> CallResult {
+    let gas_used = result.tx_gas_used();
+    match result {
+        ExecutionResult::Success { output, logs, .. } => CallResult {
+            outcome: Outcome::Success {
+                output: match output {
+                    Output::Call(b) => b,
+                    Output::Create(b, _) => b,
+                },
+            },
+            gas_used,
+            logs,
+        },
+        ExecutionResult::Revert { output, logs, .. } => CallResult {
+            outcome: Outcome::Revert {
+                reason: decode_revert(&output),
+            },
+            gas_used,
+            logs,
+        },
+        ExecutionResult::Halt { reason, logs, .. } => CallResult {
+            outcome: Outcome::Halt {
+                reason: format!("{reason:?}"),
+            },
+            gas_used,
+            logs,
+        },
+    }
+}
+
+/// A code object of the target with its source map, for coverage reports.
+#[derive(Clone, Debug)]
+pub struct CodeObject {
+    pub id: CodeId,
+    pub kind: CodeKind,
+    pub contract: String,
+    pub map: SourceMap,
+}
+
+/// The deployed target, shared by every worker.
+pub struct Target {
+    pub project: Arc<Project>,
+    pub contract: Contract,
+    pub settings: EvmSettings,
+    pub address: Address,
+    /// Every function in the ABI, in ABI order.
+    pub functions: Vec<Arc<Function>>,
+    pub codes: Vec<CodeObject>,
+    pub coverage: Arc<CoverageMap>,
+    deployed: CacheDB<EmptyDB>,
+    /// Coverage row used for deployment and campaign-side calls.
+    pub campaign_row: usize,
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Target")
+            .field("contract", &self.contract.name)
+            .field("address", &self.address)
+            .finish()
+    }
+}
+
+type Evm = MainnetEvm<MainnetContext<CacheDB<EmptyDB>>, CoverageInspector>;
+
+fn build_evm(db: CacheDB<EmptyDB>, settings: &EvmSettings, insp: CoverageInspector) -> Evm {
+    Context::mainnet()
+        .with_db(db)
+        .modify_cfg_chained(|cfg: &mut CfgEnv| {
+            cfg.set_spec_and_mainnet_gas_params(SpecId::CANCUN);
+            cfg.disable_nonce_check = true;
+            cfg.limit_contract_code_size = Some(usize::MAX);
+            cfg.limit_contract_initcode_size = Some(usize::MAX);
+        })
+        .modify_block_chained(|b: &mut BlockEnv| {
+            b.number = U256::from(settings.block_number);
+            b.timestamp = U256::from(settings.timestamp);
+            b.gas_limit = u64::MAX;
+            b.basefee = 0;
+        })
+        .build_mainnet_with_inspector(insp)
+}
+
+fn tx_env(
+    settings: &EvmSettings,
+    caller: Address,
+    kind: TxKind,
+    data: Bytes,
+    value: U256,
+) -> TxEnv {
+    TxEnv {
+        caller,
+        kind,
+        data,
+        value,
+        gas_limit: settings.gas_limit,
+        gas_price: 0,
+        chain_id: None,
+        ..TxEnv::default()
+    }
+}
+
+impl Target {
+    /// Deploys `contract` of `project` from the deployer and moves it to
+    /// `settings.contract_addr`. `workers` coverage rows are made, plus one
+    /// for the campaign.
+    pub fn deploy(
+        project: Arc<Project>,
+        contract: &Contract,
+        settings: EvmSettings,
+        workers: usize,
+    ) -> Result<Target, ExecError> {
+        let code_err = |what: String| ExecError::Code {
+            contract: contract.name.clone(),
+            what,
+        };
+        let creation_map = SourceMap::new(
+            contract.creation_map.as_deref().unwrap_or(""),
+            &contract.creation_code,
+        )
+        .map_err(|e| code_err(format!("creation source map: {e}")))?;
+        let runtime_map = SourceMap::new(
+            contract.runtime_map.as_deref().unwrap_or(""),
+            &contract.runtime_code,
+        )
+        .map_err(|e| code_err(format!("runtime source map: {e}")))?;
+        let codes = vec![
+            CodeObject {
+                id: CodeId(0),
+                kind: CodeKind::Creation,
+                contract: contract.name.clone(),
+                map: creation_map,
+            },
+            CodeObject {
+                id: CodeId(1),
+                kind: CodeKind::Runtime,
+                contract: contract.name.clone(),
+                map: runtime_map,
+            },
+        ];
+        let coverage = Arc::new(CoverageMap::new(
+            vec![
+                CodeInfo {
+                    contract: contract.name.clone(),
+                    kind: CodeKind::Creation,
+                    len: contract.creation_code.len(),
+                },
+                CodeInfo {
+                    contract: contract.name.clone(),
+                    kind: CodeKind::Runtime,
+                    len: contract.runtime_code.len(),
+                },
+            ],
+            workers + 1,
+        ));
+        let campaign_row = workers;
+
+        let mut db = CacheDB::new(EmptyDB::default());
+        let mut funded = settings.senders.clone();
+        funded.push(settings.deployer);
+        for a in funded {
+            db.insert_account_info(
+                a,
+                AccountInfo {
+                    balance: settings.balance,
+                    ..Default::default()
+                },
+            );
+        }
+        let mut insp = CoverageInspector::new(coverage.recorder(campaign_row), Vec::new());
+        insp.next_creation = Some(CodeId(0));
+        let mut evm = build_evm(db, &settings, insp);
+        let tx = tx_env(
+            &settings,
+            settings.deployer,
+            TxKind::Create,
+            contract.creation_code.clone(),
+            settings.deploy_value,
+        );
+        let result = evm
+            .inspect_one_tx(tx)
+            .map_err(|e| ExecError::Evm(e.to_string()))?;
+        let state = evm.finalize();
+        let created = match &result {
+            ExecutionResult::Success {
+                output: Output::Create(_, Some(a)),
+                ..
+            } => *a,
+            other => {
+                return Err(ExecError::Deploy {
+                    contract: contract.name.clone(),
+                    outcome: convert(other.clone()).outcome.to_string(),
+                });
+            }
+        };
+        evm.inspector.recorder.commit();
+        use revm::DatabaseCommit;
+        let mut db = std::mem::replace(&mut evm.ctx.journaled_state.database, CacheDB::default());
+        db.commit(state);
+        let address = settings.contract_addr;
+        if created != address
+            && let Some(acc) = db.cache.accounts.remove(&created)
+        {
+            db.cache.accounts.insert(address, acc);
+        }
+        let functions = contract
+            .abi
+            .functions()
+            .map(|f| Arc::new(f.clone()))
+            .collect();
+        Ok(Target {
+            project,
+            contract: contract.clone(),
+            settings,
+            address,
+            functions,
+            codes,
+            coverage,
+            deployed: db,
+            campaign_row,
+        })
+    }
+
+    /// An executor over a fresh copy of the deployed state, recording into
+    /// coverage row `row`.
+    pub fn executor(self: &Arc<Self>, row: usize) -> Executor {
+        let insp =
+            CoverageInspector::new(self.coverage.recorder(row), vec![(self.address, CodeId(1))]);
+        Executor {
+            evm: build_evm(self.deployed.clone(), &self.settings, insp),
+            target: self.clone(),
+            block_number: self.settings.block_number,
+            timestamp: self.settings.timestamp,
+        }
+    }
+
+    /// The coverage report of the target's sources right now.
+    pub fn coverage_report(&self) -> crate::coverage::CoverageReport {
+        let codes: Vec<_> = self
+            .codes
+            .iter()
+            .map(|c| crate::coverage::lcov::CodeSource {
+                id: c.id,
+                contract: &c.contract,
+                map: &c.map,
+            })
+            .collect();
+        crate::coverage::CoverageReport::build(&self.project, &codes, &self.coverage)
+    }
+
+    /// Balance of `who` in the deployed state.
+    pub fn deployed_balance(&self, who: Address) -> U256 {
+        self.deployed
+            .cache
+            .accounts
+            .get(&who)
+            .map_or(U256::ZERO, |a| a.info.balance)
+    }
+}
+
+/// A worker's EVM over the deployed state.
+pub struct Executor {
+    evm: Evm,
+    target: Arc<Target>,
+    block_number: u64,
+    timestamp: u64,
+}
+
+impl Executor {
+    pub fn target(&self) -> &Arc<Target> {
+        &self.target
+    }
+
+    /// Back to the deployed state and the initial block.
+    pub fn reset(&mut self) {
+        let _ = self.evm.finalize();
+        self.block_number = self.target.settings.block_number;
+        self.timestamp = self.target.settings.timestamp;
+    }
+
+    /// Current (block number, timestamp).
+    pub fn block(&self) -> (u64, u64) {
+        (self.block_number, self.timestamp)
+    }
+
+    fn set_block(&mut self) {
+        self.evm.ctx.block.number = U256::from(self.block_number);
+        self.evm.ctx.block.timestamp = U256::from(self.timestamp);
+    }
+
+    /// Runs `tx` after its delay, recording coverage. State changes persist
+    /// until [`reset`](Self::reset).
+    pub fn call(&mut self, tx: &Tx) -> CallResult {
+        self.block_number = self.block_number.saturating_add(tx.delay.blocks);
+        self.timestamp = self.timestamp.saturating_add(tx.delay.seconds);
+        self.set_block();
+        self.evm.inspector.enabled = true;
+        let env = tx_env(
+            &self.target.settings,
+            tx.sender,
+            TxKind::Call(self.target.address),
+            Bytes::from(tx.calldata()),
+            tx.value,
+        );
+        self.run(env, true)
+    }
+
+    /// Calls `function` with no arguments from `sender` without recording
+    /// coverage (property and optimization checks).
+    pub fn call_view(&mut self, function: &Function, sender: Address) -> CallResult {
+        self.set_block();
+        let env = tx_env(
+            &self.target.settings,
+            sender,
+            TxKind::Call(self.target.address),
+            Bytes::copy_from_slice(&function.selector()[..]),
+            U256::ZERO,
+        );
+        self.run(env, false)
+    }
+
+    /// Runs raw calldata (used by benches and tests).
+    pub fn call_raw(
+        &mut self,
+        sender: Address,
+        data: Bytes,
+        value: U256,
+        inspect: bool,
+    ) -> CallResult {
+        self.set_block();
+        let env = tx_env(
+            &self.target.settings,
+            sender,
+            TxKind::Call(self.target.address),
+            data,
+            value,
+        );
+        self.run(env, inspect)
+    }
+
+    fn run(&mut self, env: TxEnv, inspect: bool) -> CallResult {
+        let r = if inspect {
+            self.evm.inspect_one_tx(env)
+        } else {
+            self.evm.transact_one(env)
+        };
+        match r {
+            Ok(res) => convert(res),
+            Err(e) => CallResult {
+                outcome: Outcome::Halt {
+                    reason: format!("rejected: {e}"),
+                },
+                gas_used: 0,
+                logs: Vec::new(),
+            },
+        }
+    }
+
+    /// Publishes coverage first seen since the last call of this; returns
+    /// the number of points new to the campaign.
+    pub fn commit_coverage(&mut self) -> u32 {
+        self.evm.inspector.recorder.commit()
+    }
+
+    /// Takes the words seen in logs since the last call.
+    pub fn take_log_words(&mut self) -> Vec<B256> {
+        std::mem::take(&mut self.evm.inspector.log_words)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tx::Delay;
+    use alloy_dyn_abi::DynSolValue;
+    use std::path::Path;
+
+    pub(crate) fn target(name: &str) -> Arc<Target> {
+        let project =
+            Arc::new(Project::load(Path::new(&format!("contracts/out/{name}.json"))).unwrap());
+        let contract = project.contract(None).unwrap().clone();
+        Arc::new(Target::deploy(project, &contract, EvmSettings::default(), 1).unwrap())
+    }
+
+    fn tx(t: &Target, sig: &str, args: Vec<DynSolValue>, sender: Address, delay: Delay) -> Tx {
+        Tx {
+            function: t
+                .functions
+                .iter()
+                .find(|f| f.signature() == sig)
+                .unwrap()
+                .clone(),
+            args,
+            sender,
+            value: U256::ZERO,
+            delay,
+        }
+    }
+
+    fn prop(ex: &mut Executor, name: &str) -> bool {
+        let f = ex
+            .target()
+            .functions
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap()
+            .clone();
+        match ex.call_view(&f, DEFAULT_SENDERS[0]).outcome {
+            Outcome::Success { output } => output.last() == Some(&1),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn set_seven_then_go_breaks_the_property_and_reset_restores_it() {
+        let t = target("SetSeven");
+        let mut ex = t.executor(0);
+        let s = DEFAULT_SENDERS[0];
+        assert!(prop(&mut ex, "echidna_not_gone"));
+        let r = ex.call(&tx(
+            &t,
+            "set(uint256)",
+            vec![DynSolValue::Uint(U256::from(7), 256)],
+            s,
+            Delay::NONE,
+        ));
+        assert!(r.outcome.is_success());
+        assert!(r.gas_used > 21_000);
+        ex.call(&tx(&t, "go()", vec![], s, Delay::NONE));
+        assert!(!prop(&mut ex, "echidna_not_gone"));
+        ex.reset();
+        assert!(prop(&mut ex, "echidna_not_gone"));
+        assert!(ex.commit_coverage() > 0);
+    }
+
+    #[test]
+    fn decodes_error_strings_and_time_delays() {
+        let t = target("TimeLock");
+        let mut ex = t.executor(0);
+        let s = DEFAULT_SENDERS[1];
+        let r = ex.call(&tx(&t, "release()", vec![], s, Delay::NONE));
+        assert_eq!(
+            r.outcome,
+            Outcome::Revert {
+                reason: RevertReason::Error("not locked".into())
+            }
+        );
+        ex.call(&tx(&t, "lock()", vec![], s, Delay::NONE));
+        let early = ex.call(&tx(
+            &t,
+            "release()",
+            vec![],
+            s,
+            Delay {
+                seconds: 3600,
+                blocks: 1,
+            },
+        ));
+        assert_eq!(early.outcome.to_string(), "reverted: \"too early\"");
+        let late = ex.call(&tx(
+            &t,
+            "release()",
+            vec![],
+            s,
+            Delay {
+                seconds: 86_400,
+                blocks: 1,
+            },
+        ));
+        assert!(late.outcome.is_success(), "{}", late.outcome);
+        assert!(!prop(&mut ex, "echidna_never_released"));
+    }
+
+    #[test]
+    fn decodes_assertion_panics() {
+        let t = target("Assertion");
+        let mut ex = t.executor(0);
+        let s = DEFAULT_SENDERS[0];
+        let u = |v: u64| DynSolValue::Uint(U256::from(v), 128);
+        ex.call(&tx(&t, "deposit(uint128)", vec![u(5)], s, Delay::NONE));
+        let ok = ex.call(&tx(&t, "withdraw(uint128)", vec![u(5)], s, Delay::NONE));
+        assert!(ok.outcome.is_success());
+        let bad = ex.call(&tx(&t, "withdraw(uint128)", vec![u(1)], s, Delay::NONE));
+        assert!(bad.outcome.is_assertion_failure(), "{}", bad.outcome);
+        assert_eq!(bad.outcome.to_string(), "panic 0x01 (assertion failed)");
+    }
+
+    #[test]
+    fn sender_matters() {
+        let t = target("OnlySender");
+        let mut ex = t.executor(0);
+        ex.call(&tx(&t, "claim()", vec![], DEFAULT_SENDERS[0], Delay::NONE));
+        assert!(prop(&mut ex, "echidna_unclaimed"));
+        ex.call(&tx(&t, "claim()", vec![], DEFAULT_SENDERS[1], Delay::NONE));
+        assert!(!prop(&mut ex, "echidna_unclaimed"));
+    }
+
+    #[test]
+    fn every_bundled_contract_deploys_and_answers_its_properties() {
+        for name in [
+            "AbiKitchen",
+            "Assertion",
+            "MagicHash",
+            "OnlySender",
+            "Optimize",
+            "Sequence",
+            "SetSeven",
+            "TimeLock",
+            "Token",
+        ] {
+            let t = target(name);
+            let mut ex = t.executor(0);
+            for f in t
+                .functions
+                .iter()
+                .filter(|f| f.name.starts_with("echidna_"))
+            {
+                let r = ex.call_view(f, DEFAULT_SENDERS[0]);
+                assert!(r.outcome.is_success(), "{name}.{}: {}", f.name, r.outcome);
+            }
+        }
+    }
+
+    #[test]
+    fn coverage_maps_calls_to_source_lines() {
+        let t = target("SetSeven");
+        let mut ex = t.executor(0);
+        let s = DEFAULT_SENDERS[0];
+        ex.call(&tx(
+            &t,
+            "set(uint256)",
+            vec![DynSolValue::Uint(U256::from(3), 256)],
+            s,
+            Delay::NONE,
+        ));
+        ex.call(&tx(&t, "go()", vec![], s, Delay::NONE));
+        ex.commit_coverage();
+        let report = t.coverage_report();
+        let f = &report.files[0];
+        assert_eq!(f.path, "contracts/SetSeven.sol");
+        // line 11: `x = v;` ran; line 16: `gone = true;` did not (x != 7).
+        assert!(f.lines[&11] > 0, "{:?}", f.lines);
+        assert_eq!(f.lines.get(&16), Some(&0), "{:?}", f.lines);
+        // The `if (x == 7)` branch ran one way only.
+        let (outcomes, hit) = f.branch_outcomes();
+        assert_eq!((outcomes, hit), (2, 1), "{:?}", f.branches);
+        // The constructor-less contract still has its creation code covered.
+        assert!(t.coverage.points() > 0);
+    }
+}
