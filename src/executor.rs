@@ -411,6 +411,7 @@ impl Target {
             target: self.clone(),
             block_number: self.settings.block_number,
             timestamp: self.settings.timestamp,
+            recording: true,
         }
     }
 
@@ -444,6 +445,7 @@ pub struct Executor {
     target: Arc<Target>,
     block_number: u64,
     timestamp: u64,
+    recording: bool,
 }
 
 impl Executor {
@@ -468,13 +470,19 @@ impl Executor {
         self.evm.ctx.block.timestamp = U256::from(self.timestamp);
     }
 
+    /// Turns coverage recording of [`call`](Self::call) on or off (the
+    /// shrinker's replays do not count as coverage).
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+    }
+
     /// Runs `tx` after its delay, recording coverage. State changes persist
     /// until [`reset`](Self::reset).
     pub fn call(&mut self, tx: &Tx) -> CallResult {
         self.block_number = self.block_number.saturating_add(tx.delay.blocks);
         self.timestamp = self.timestamp.saturating_add(tx.delay.seconds);
         self.set_block();
-        self.evm.inspector.enabled = true;
+        self.evm.inspector.enabled = self.recording;
         let env = tx_env(
             &self.target.settings,
             tx.sender,
@@ -519,7 +527,7 @@ impl Executor {
     }
 
     fn run(&mut self, env: TxEnv, inspect: bool) -> CallResult {
-        let r = if inspect {
+        let r = if inspect && self.evm.inspector.enabled {
             self.evm.inspect_one_tx(env)
         } else {
             self.evm.transact_one(env)

@@ -14,6 +14,8 @@
 
 pub mod appendvec;
 pub mod artifacts;
+pub mod campaign;
+pub mod config;
 pub mod corpus;
 pub mod coverage;
 pub mod eventlog;

@@ -1,4 +1,215 @@
+//! The `rudder` command line: a thin layer over the library.
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rudder::campaign::{Campaign, Report};
+use rudder::config::Config;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(
+    name = "rudder",
+    version,
+    about = "Smart-contract fuzzing with an MCP control plane"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a fuzzing campaign and print the report.
+    Fuzz(FuzzArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Args, Clone)]
+struct FuzzArgs {
+    /// The target: a .sol file, solc standard-JSON output, a Foundry build-info
+    /// file or a Foundry out/ directory.
+    target: PathBuf,
+    /// The contract to fuzz (default: the one defined last).
+    #[arg(long)]
+    contract: Option<String>,
+    /// Echidna-compatible YAML config.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Worker threads (default: available cores).
+    #[arg(long)]
+    workers: Option<usize>,
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Total calls before the campaign ends.
+    #[arg(long)]
+    test_limit: Option<u64>,
+    /// Calls per sequence.
+    #[arg(long)]
+    seq_len: Option<usize>,
+    /// property, assertion, optimization or exploration.
+    #[arg(long)]
+    test_mode: Option<String>,
+    /// Stop after this many seconds.
+    #[arg(long)]
+    timeout: Option<u64>,
+    /// Where corpus entries and reproducers are kept (default: OUT_DIR/corpus).
+    #[arg(long)]
+    corpus_dir: Option<PathBuf>,
+    /// Output directory (journal, corpus, LCOV) (default: rudder-out/CONTRACT).
+    #[arg(long)]
+    out_dir: Option<PathBuf>,
+    /// Write LCOV here at the end.
+    #[arg(long)]
+    lcov: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+fn load_config(a: &FuzzArgs) -> Result<Config, String> {
+    let mut config = match &a.config {
+        Some(p) => {
+            let (c, warnings) = Config::from_yaml_file(p).map_err(|e| e.to_string())?;
+            for w in warnings {
+                tracing::warn!("{w}");
+            }
+            c
+        }
+        None => Config::default(),
+    };
+    if let Some(w) = a.workers {
+        if w == 0 {
+            return Err("--workers: must be at least 1".into());
+        }
+        config.workers = Some(w);
+    }
+    if let Some(s) = a.seed {
+        config.seed = Some(s);
+    }
+    if let Some(n) = a.test_limit {
+        config.test_limit = n;
+    }
+    if let Some(n) = a.seq_len {
+        if n == 0 {
+            return Err("--seq-len: must be at least 1".into());
+        }
+        config.seq_len = n;
+    }
+    if let Some(m) = &a.test_mode {
+        config.test_mode = rudder::config::TestMode::parse(m).ok_or_else(|| {
+            format!("--test-mode: expected property, assertion, optimization or exploration, found {m:?}")
+        })?;
+    }
+    if let Some(t) = a.timeout {
+        config.timeout = Some(t);
+    }
+    if let Some(d) = &a.corpus_dir {
+        config.corpus_dir = Some(d.clone());
+    }
+    Ok(config)
+}
+
+fn progress_line(c: &Campaign) -> String {
+    let s = c.stores();
+    let calls = s.stats.calls.load(std::sync::atomic::Ordering::Relaxed);
+    let secs = s.started.elapsed().as_secs_f64().max(1e-3);
+    format!(
+        "calls {calls} ({:.0}/s) | coverage {} points | corpus {} | tests {} open, {} falsified",
+        calls as f64 / secs,
+        s.target.coverage.points(),
+        s.corpus.len(),
+        s.tests.len() - s.tests.falsified_count(),
+        s.tests.falsified_count()
+    )
+}
+
+fn fuzz(a: FuzzArgs) -> Result<i32> {
+    let config = match load_config(&a) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(2);
+        }
+    };
+    let mut campaign =
+        match Campaign::new(&a.target, a.contract.as_deref(), config, a.out_dir.clone()) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(2);
+            }
+        };
+    campaign.start().context("starting workers")?;
+    for w in &campaign.warnings {
+        tracing::warn!("{w}");
+    }
+    let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let tty = std::io::stderr().is_terminal();
+    let bar = tty.then(|| {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.enable_steady_tick(Duration::from_millis(200));
+        b
+    });
+    let mut last_line = std::time::Instant::now();
+    while !campaign.is_finished() {
+        std::thread::sleep(Duration::from_millis(100));
+        if let Some(b) = &bar {
+            b.set_message(progress_line(&campaign));
+        } else if last_line.elapsed() >= Duration::from_secs(5) {
+            eprintln!("{}", progress_line(&campaign));
+            last_line = std::time::Instant::now();
+        }
+        if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+            campaign.stop();
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let stores = campaign.stores().clone();
+    let mut report: Report = campaign.wait();
+    if let Some(path) = &a.lcov {
+        let text = stores.target.coverage_report().lcov_text();
+        rudder::campaign::persist::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("writing LCOV to {}", path.display()))?;
+        report.lcov = Some(path.display().to_string());
+    }
+    match a.format {
+        Format::Text => print!("{}", report.text()),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+    }
+    Ok(if report.any_falsified() { 1 } else { 0 })
+}
+
 fn main() {
-    eprintln!("rudder: the campaign is not wired up yet");
-    std::process::exit(2);
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            std::process::exit(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let code = match cli.command {
+        Command::Fuzz(a) => fuzz(a),
+    };
+    match code {
+        Ok(c) => std::process::exit(c),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::exit(2);
+        }
+    }
 }

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run calls this).
+# Release build throughout: the campaign tests fuzz real contracts, and debug
+# revm is ~25x slower. One build serves the unit, integration and e2e tests.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export CARGO_TERM_COLOR=never
+echo "== unit and integration tests (release)"
+cargo test --release --all-targets --no-fail-fast 2>&1 | tee /tmp/rudder-test.log
+echo "== loom model of the EventLog ring"
+cargo test --release --features loom --test loom
+if [ -f fuzz/Cargo.toml ]; then
+  echo "== cargo-fuzz harnesses build (stable toolchain, no sanitizer)"
+  (cd fuzz && cargo build --release --bins)
+fi

@@ -1,0 +1,513 @@
+//! Random calls: ABI-typed arguments that draw on a dictionary of constants
+//! (PUSH immediates of the target's code, number literals of its sources) and
+//! of values seen at run time (return data, log words), plus mutations of
+//! corpus sequences and the simplifications the shrinker tries.
+
+use crate::tx::{Delay, Tx};
+use alloy_dyn_abi::{DynSolType, DynSolValue};
+use alloy_json_abi::{Function, StateMutability};
+use alloy_primitives::{Address, B256, I256, U256};
+use rand::Rng;
+use rand::rngs::SmallRng;
+use rand::seq::IndexedRandom;
+use std::sync::Arc;
+
+/// A function the workers may call, with its resolved parameter types.
+#[derive(Clone, Debug)]
+pub struct Callable {
+    pub function: Arc<Function>,
+    pub types: Vec<DynSolType>,
+    pub payable: bool,
+}
+
+impl Callable {
+    pub fn new(function: Arc<Function>) -> Result<Self, String> {
+        use alloy_dyn_abi::Specifier;
+        let types = function
+            .inputs
+            .iter()
+            .map(|p| {
+                p.resolve()
+                    .map_err(|e| format!("{}: {e}", function.signature()))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Callable {
+            payable: function.state_mutability == StateMutability::Payable,
+            function,
+            types,
+        })
+    }
+}
+
+/// Values worth trying: constants of the target and values seen at run time.
+#[derive(Clone, Debug, Default)]
+pub struct Dictionary {
+    constants: Vec<U256>,
+    seen: Vec<U256>,
+    seen_next: usize,
+    pub addresses: Vec<Address>,
+}
+
+const SEEN_CAP: usize = 512;
+
+impl Dictionary {
+    /// Mines `code` (PUSH immediates) and `sources` (decimal and hex literals).
+    pub fn mine(codes: &[&[u8]], sources: &[&str], addresses: Vec<Address>) -> Self {
+        let mut set = std::collections::BTreeSet::new();
+        for code in codes {
+            for (pc, op) in crate::coverage::sourcemap::instruction_starts(code) {
+                if (0x60..=0x7f).contains(&op) {
+                    let n = (op - 0x5f) as usize;
+                    let start = pc as usize + 1;
+                    if let Some(bytes) = code.get(start..start + n) {
+                        let v = U256::from_be_slice(bytes);
+                        // Skip jump targets and memory offsets: small PUSH2s
+                        // are mostly code locations.
+                        if n != 2 || v < U256::from(256) {
+                            set.insert(v);
+                        }
+                    }
+                }
+            }
+        }
+        for text in sources {
+            for word in text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_') {
+                let w = word.replace('_', "");
+                let parsed = if let Some(h) = w.strip_prefix("0x") {
+                    U256::from_str_radix(h, 16).ok()
+                } else if w.bytes().all(|b| b.is_ascii_digit()) && !w.is_empty() {
+                    w.parse::<U256>().ok()
+                } else {
+                    None
+                };
+                if let Some(v) = parsed {
+                    set.insert(v);
+                }
+            }
+        }
+        let mut constants: Vec<U256> = Vec::with_capacity(set.len() * 3);
+        for v in &set {
+            constants.push(*v);
+            constants.push(v.wrapping_add(U256::from(1)));
+            constants.push(v.wrapping_sub(U256::from(1)));
+        }
+        constants.sort();
+        constants.dedup();
+        Dictionary {
+            constants,
+            seen: Vec::new(),
+            seen_next: 0,
+            addresses,
+        }
+    }
+
+    /// Remembers a run-time value (bounded; oldest replaced).
+    pub fn add_seen(&mut self, v: U256) {
+        if self.seen.len() < SEEN_CAP {
+            if !self.seen.contains(&v) {
+                self.seen.push(v);
+            }
+        } else {
+            self.seen[self.seen_next] = v;
+            self.seen_next = (self.seen_next + 1) % SEEN_CAP;
+        }
+    }
+
+    /// Remembers the 32-byte words of return data or logs.
+    pub fn add_words(&mut self, data: &[u8]) {
+        for chunk in data.chunks(32).take(8) {
+            if chunk.len() == 32 {
+                self.add_seen(U256::from_be_slice(chunk));
+            }
+        }
+    }
+
+    pub fn add_b256(&mut self, w: B256) {
+        self.add_seen(U256::from_be_bytes(w.0));
+    }
+
+    pub fn len(&self) -> usize {
+        self.constants.len() + self.seen.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn pick(&self, rng: &mut SmallRng) -> Option<U256> {
+        let n = self.len();
+        if n == 0 {
+            return None;
+        }
+        let i = rng.random_range(0..n);
+        Some(if i < self.constants.len() {
+            self.constants[i]
+        } else {
+            self.seen[i - self.constants.len()]
+        })
+    }
+}
+
+/// Everything needed to draw a call.
+pub struct GenContext<'a> {
+    pub senders: &'a [Address],
+    pub max_value: U256,
+    pub max_time_delay: u64,
+    pub max_block_delay: u64,
+}
+
+fn mask(v: U256, bits: usize) -> U256 {
+    if bits >= 256 {
+        v
+    } else {
+        v & ((U256::from(1) << bits) - U256::from(1))
+    }
+}
+
+fn random_uint(rng: &mut SmallRng, dict: &Dictionary, bits: usize) -> U256 {
+    let r = rng.random_range(0..100);
+    let v = if r < 35 {
+        dict.pick(rng).unwrap_or(U256::ZERO)
+    } else if r < 50 {
+        U256::from(rng.random_range(0..=16u64))
+    } else if r < 58 {
+        // Edges: max and max - small.
+        let max = mask(U256::MAX, bits);
+        max - U256::from(rng.random_range(0..=2u64)).min(max)
+    } else {
+        // Uniform over a random width, so small and large values both appear.
+        let width = rng.random_range(1..=bits);
+        let limbs: [u64; 4] = rng.random();
+        mask(U256::from_limbs(limbs), width)
+    };
+    mask(v, bits)
+}
+
+fn random_int(rng: &mut SmallRng, dict: &Dictionary, bits: usize) -> I256 {
+    let u = random_uint(rng, dict, bits);
+    // Reinterpret the low `bits` as two's complement of that width.
+    let v = I256::from_raw(u);
+    let v = if bits < 256 {
+        let shift = 256 - bits;
+        (v << shift).asr(shift)
+    } else {
+        v
+    };
+    if rng.random_bool(0.2) {
+        v.wrapping_neg()
+    } else {
+        v
+    }
+}
+
+fn random_bytes(rng: &mut SmallRng, dict: &Dictionary, max: usize) -> Vec<u8> {
+    let len = if rng.random_bool(0.2) {
+        0
+    } else {
+        rng.random_range(0..=max)
+    };
+    if rng.random_bool(0.3)
+        && let Some(w) = dict.pick(rng)
+    {
+        let b = w.to_be_bytes::<32>();
+        return b[32 - len.min(32)..].to_vec();
+    }
+    (0..len).map(|_| rng.random()).collect()
+}
+
+/// A random value of type `ty`.
+pub fn random_value(rng: &mut SmallRng, dict: &Dictionary, ty: &DynSolType) -> DynSolValue {
+    match ty {
+        DynSolType::Bool => DynSolValue::Bool(rng.random()),
+        DynSolType::Uint(bits) => DynSolValue::Uint(random_uint(rng, dict, *bits), *bits),
+        DynSolType::Int(bits) => DynSolValue::Int(random_int(rng, dict, *bits), *bits),
+        DynSolType::Address => {
+            let a = if rng.random_bool(0.8) && !dict.addresses.is_empty() {
+                *dict.addresses.choose(rng).expect("non-empty")
+            } else {
+                let v = random_uint(rng, dict, 160);
+                Address::from_word(B256::from(v))
+            };
+            DynSolValue::Address(a)
+        }
+        DynSolType::FixedBytes(n) => {
+            let mut w = [0u8; 32];
+            if rng.random_bool(0.4)
+                && let Some(v) = dict.pick(rng)
+            {
+                let b = v.to_be_bytes::<32>();
+                // Constants are right-aligned words; bytesN are left-aligned.
+                w[..*n].copy_from_slice(&b[32 - n..]);
+            } else if rng.random_bool(0.8) {
+                rng.fill(&mut w[..*n]);
+            }
+            DynSolValue::FixedBytes(B256::from(w), *n)
+        }
+        DynSolType::Bytes => DynSolValue::Bytes(random_bytes(rng, dict, 64)),
+        DynSolType::String => {
+            let len = rng.random_range(0..=16);
+            let s: String = (0..len)
+                .map(|_| {
+                    if rng.random_bool(0.9) {
+                        rng.random_range(b'a'..=b'z') as char
+                    } else {
+                        rng.random_range(' '..='~')
+                    }
+                })
+                .collect();
+            DynSolValue::String(s)
+        }
+        DynSolType::Array(inner) => {
+            let len = if rng.random_bool(0.1) {
+                rng.random_range(0..=32)
+            } else {
+                rng.random_range(0..=4)
+            };
+            DynSolValue::Array((0..len).map(|_| random_value(rng, dict, inner)).collect())
+        }
+        DynSolType::FixedArray(inner, n) => {
+            DynSolValue::FixedArray((0..*n).map(|_| random_value(rng, dict, inner)).collect())
+        }
+        DynSolType::Tuple(items) => {
+            DynSolValue::Tuple(items.iter().map(|t| random_value(rng, dict, t)).collect())
+        }
+        DynSolType::Function => {
+            let mut w = [0u8; 24];
+            rng.fill(&mut w[..]);
+            DynSolValue::Function(alloy_primitives::Function::from(w))
+        }
+        #[allow(unreachable_patterns)]
+        _ => DynSolValue::Uint(U256::ZERO, 256),
+    }
+}
+
+/// A random call of `callable`.
+pub fn random_tx(
+    rng: &mut SmallRng,
+    dict: &Dictionary,
+    ctx: &GenContext<'_>,
+    callable: &Callable,
+) -> Tx {
+    let args = callable
+        .types
+        .iter()
+        .map(|t| random_value(rng, dict, t))
+        .collect();
+    let value = if callable.payable && rng.random_bool(0.5) && !ctx.max_value.is_zero() {
+        let limbs: [u64; 4] = rng.random();
+        U256::from_limbs(limbs) % (ctx.max_value + U256::from(1))
+    } else {
+        U256::ZERO
+    };
+    let delay = if rng.random_bool(0.5) {
+        Delay::NONE
+    } else {
+        Delay {
+            seconds: rng.random_range(0..=ctx.max_time_delay),
+            blocks: rng.random_range(0..=ctx.max_block_delay),
+        }
+    };
+    Tx {
+        function: callable.function.clone(),
+        args,
+        sender: *ctx.senders.choose(rng).expect("at least one sender"),
+        value,
+        delay,
+    }
+}
+
+/// A simpler version of `v` (toward zero, shorter), or `None` if it is as
+/// simple as it gets.
+pub fn simplify(rng: &mut SmallRng, v: &DynSolValue) -> Option<DynSolValue> {
+    match v {
+        DynSolValue::Bool(true) => Some(DynSolValue::Bool(false)),
+        DynSolValue::Uint(x, bits) if !x.is_zero() => {
+            let y = match rng.random_range(0..3) {
+                0 => U256::ZERO,
+                1 => *x >> 1,
+                _ => *x - U256::from(1),
+            };
+            Some(DynSolValue::Uint(y, *bits))
+        }
+        DynSolValue::Int(x, bits) if !x.is_zero() => {
+            let y = match rng.random_range(0..3) {
+                0 => I256::ZERO,
+                1 => x.asr(1),
+                _ => {
+                    if x.is_negative() {
+                        *x + I256::ONE
+                    } else {
+                        *x - I256::ONE
+                    }
+                }
+            };
+            Some(DynSolValue::Int(y, *bits))
+        }
+        DynSolValue::Bytes(b) if !b.is_empty() => {
+            let keep = rng.random_range(0..b.len());
+            Some(DynSolValue::Bytes(b[..keep].to_vec()))
+        }
+        DynSolValue::String(s) if !s.is_empty() => {
+            let mut t = s.clone();
+            t.pop();
+            Some(DynSolValue::String(t))
+        }
+        DynSolValue::FixedBytes(w, n) if !w.is_zero() => {
+            Some(DynSolValue::FixedBytes(B256::ZERO, *n))
+        }
+        DynSolValue::Array(items) if !items.is_empty() => {
+            let mut items = items.clone();
+            if rng.random_bool(0.5) {
+                items.remove(rng.random_range(0..items.len()));
+            } else {
+                let i = rng.random_range(0..items.len());
+                items[i] = simplify(rng, &items[i])?;
+            }
+            Some(DynSolValue::Array(items))
+        }
+        DynSolValue::FixedArray(items) | DynSolValue::Tuple(items) if !items.is_empty() => {
+            let mut items = items.clone();
+            let i = rng.random_range(0..items.len());
+            items[i] = simplify(rng, &items[i])?;
+            Some(if matches!(v, DynSolValue::Tuple(_)) {
+                DynSolValue::Tuple(items)
+            } else {
+                DynSolValue::FixedArray(items)
+            })
+        }
+        _ => None,
+    }
+}
+
+/// A mutation of a corpus sequence, at most `max_len` calls long.
+pub fn mutate(
+    rng: &mut SmallRng,
+    dict: &Dictionary,
+    ctx: &GenContext<'_>,
+    base: &[Tx],
+    other: Option<&[Tx]>,
+    fresh: &mut dyn FnMut(&mut SmallRng) -> Tx,
+    max_len: usize,
+) -> Vec<Tx> {
+    let mut seq: Vec<Tx> = base.to_vec();
+    match rng.random_range(0..6) {
+        // Keep a prefix, let the worker append fresh calls.
+        0 => seq.truncate(rng.random_range(0..=seq.len())),
+        // Splice with another entry.
+        1 => {
+            if let Some(o) = other {
+                let cut = rng.random_range(0..=seq.len());
+                seq.truncate(cut);
+                let from = rng.random_range(0..=o.len());
+                seq.extend_from_slice(&o[from..]);
+            }
+        }
+        // Re-draw one argument of one call.
+        2 => {
+            if !seq.is_empty() {
+                let i = rng.random_range(0..seq.len());
+                let tx = &mut seq[i];
+                if !tx.args.is_empty() {
+                    let a = rng.random_range(0..tx.args.len());
+                    if let Some(ty) = tx.args[a].as_type() {
+                        tx.args[a] = random_value(rng, dict, &ty);
+                    }
+                }
+            }
+        }
+        // Insert a fresh call.
+        3 => {
+            let at = rng.random_range(0..=seq.len());
+            seq.insert(at, fresh(rng));
+        }
+        // Drop a call.
+        4 => {
+            if !seq.is_empty() {
+                seq.remove(rng.random_range(0..seq.len()));
+            }
+        }
+        // Change senders and delays.
+        _ => {
+            for tx in seq.iter_mut() {
+                if rng.random_bool(0.3) {
+                    tx.sender = *ctx.senders.choose(rng).expect("sender");
+                }
+                if rng.random_bool(0.3) {
+                    tx.delay = Delay {
+                        seconds: rng.random_range(0..=ctx.max_time_delay),
+                        blocks: rng.random_range(0..=ctx.max_block_delay),
+                    };
+                }
+            }
+        }
+    }
+    seq.truncate(max_len);
+    seq
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn mines_push_constants_and_source_literals() {
+        // PUSH1 7, PUSH32 <big>, PUSH2 0x0100 (a small PUSH2 is skipped only below 256)
+        let mut code = vec![0x60, 7, 0x7f];
+        code.extend([0xab; 32]);
+        code.extend([0x61, 0x01, 0x00]);
+        let d = Dictionary::mine(&[&code], &["x == 42 && y == 0x10_00"], vec![]);
+        for v in [7u64, 6, 8, 42, 0x1000] {
+            assert!(d.constants.contains(&U256::from(v)), "{v}");
+        }
+        assert!(!d.constants.contains(&U256::from(0x100)));
+    }
+
+    #[test]
+    fn random_values_have_their_types() {
+        let mut rng = SmallRng::seed_from_u64(3);
+        let d = Dictionary::mine(&[], &["1000"], vec![Address::ZERO]);
+        for ty in [
+            "uint8",
+            "int16",
+            "address",
+            "bool",
+            "bytes4",
+            "bytes",
+            "string",
+            "uint16[]",
+            "address[2]",
+            "bool[][]",
+            "(int16,uint8,address,bool)",
+        ] {
+            let t: DynSolType = ty.parse().unwrap();
+            for _ in 0..200 {
+                let v = random_value(&mut rng, &d, &t);
+                assert!(t.matches(&v), "{ty}: {v:?}");
+                // Values must encode (range-correct for their width).
+                let _ = v.abi_encode();
+                if let DynSolValue::Uint(x, 8) = v {
+                    assert!(x < U256::from(256));
+                }
+                if let DynSolValue::Int(x, 16) = v {
+                    assert!(
+                        x >= I256::try_from(-32768).unwrap() && x <= I256::try_from(32767).unwrap()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn simplify_goes_toward_zero_and_ends() {
+        let mut rng = SmallRng::seed_from_u64(9);
+        let mut v = DynSolValue::Uint(U256::from(1_000_000u64), 256);
+        let mut steps = 0;
+        while let Some(s) = simplify(&mut rng, &v) {
+            v = s;
+            steps += 1;
+            assert!(steps < 1000);
+        }
+        assert_eq!(v, DynSolValue::Uint(U256::ZERO, 256));
+    }
+}

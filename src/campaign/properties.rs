@@ -1,0 +1,193 @@
+//! The tests of a campaign and what is known about each: open, falsified with
+//! its (shrinking or shrunk) counterexample, or the best value an
+//! optimization reached. Reads are lock-free (`ArcSwapOption`); a worker
+//! claims a test before shrinking it so only one worker shrinks each.
+
+use crate::ids::{TestId, WorkerId};
+use crate::tx::Tx;
+use alloy_json_abi::Function;
+use alloy_primitives::I256;
+use arc_swap::ArcSwapOption;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TestKind {
+    /// A `bool` function that must stay true.
+    Property,
+    /// A function whose calls must never fail an assertion.
+    Assertion,
+    /// An `int256` function to maximise.
+    Optimization,
+}
+
+/// One test.
+#[derive(Clone, Debug)]
+pub struct TestCase {
+    pub id: TestId,
+    pub kind: TestKind,
+    /// The property's name, or the checked function's signature.
+    pub name: String,
+    pub function: Arc<Function>,
+}
+
+/// A falsified test's counterexample.
+#[derive(Clone, Debug)]
+pub struct Falsification {
+    pub worker: Option<WorkerId>,
+    pub found_ms: u64,
+    /// Why the test failed (`returned false`, `panic 0x01 …`).
+    pub reason: String,
+    pub original: Vec<Tx>,
+    pub shrunk: Vec<Tx>,
+    pub shrink_steps: u64,
+    pub shrink_done: bool,
+    pub gas_used: u64,
+}
+
+impl Falsification {
+    /// The best known counterexample.
+    pub fn sequence(&self) -> &[Tx] {
+        if self.shrunk.is_empty() {
+            &self.original
+        } else {
+            &self.shrunk
+        }
+    }
+}
+
+/// The best value of an optimization test and the sequence that reached it.
+#[derive(Clone, Debug)]
+pub struct Optimum {
+    pub value: I256,
+    pub sequence: Vec<Tx>,
+    pub worker: Option<WorkerId>,
+    pub found_ms: u64,
+}
+
+struct Slot {
+    case: TestCase,
+    claimed: AtomicBool,
+    falsified: ArcSwapOption<Falsification>,
+    optimum: ArcSwapOption<Optimum>,
+}
+
+/// The campaign's tests, fixed when it starts.
+pub struct TestStore {
+    slots: Vec<Slot>,
+}
+
+impl std::fmt::Debug for TestStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.slots.iter().map(|s| &s.case.name))
+            .finish()
+    }
+}
+
+impl TestStore {
+    pub fn new(cases: Vec<TestCase>) -> Self {
+        TestStore {
+            slots: cases
+                .into_iter()
+                .map(|case| Slot {
+                    case,
+                    claimed: AtomicBool::new(false),
+                    falsified: ArcSwapOption::empty(),
+                    optimum: ArcSwapOption::empty(),
+                })
+                .collect(),
+        }
+    }
+
+    pub fn cases(&self) -> impl Iterator<Item = &TestCase> {
+        self.slots.iter().map(|s| &s.case)
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    pub fn case(&self, id: TestId) -> Option<&TestCase> {
+        self.slots.get(id.0 as usize).map(|s| &s.case)
+    }
+
+    /// Whether nobody has falsified (or started shrinking) `id` yet.
+    pub fn is_open(&self, id: TestId) -> bool {
+        self.slots
+            .get(id.0 as usize)
+            .is_some_and(|s| !s.claimed.load(Ordering::Acquire))
+    }
+
+    /// Claims `id` for shrinking; true for exactly one caller.
+    pub fn claim(&self, id: TestId) -> bool {
+        self.slots.get(id.0 as usize).is_some_and(|s| {
+            s.claimed
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        })
+    }
+
+    /// Publishes (or updates) `id`'s counterexample.
+    pub fn set_falsified(&self, id: TestId, f: Falsification) {
+        if let Some(s) = self.slots.get(id.0 as usize) {
+            s.claimed.store(true, Ordering::Release);
+            s.falsified.store(Some(Arc::new(f)));
+        }
+    }
+
+    pub fn falsified(&self, id: TestId) -> Option<Arc<Falsification>> {
+        self.slots.get(id.0 as usize)?.falsified.load_full()
+    }
+
+    /// Offers a value for an optimization test; keeps it if it beats the best.
+    pub fn offer(&self, id: TestId, value: I256, make: impl FnOnce() -> Optimum) -> bool {
+        let Some(s) = self.slots.get(id.0 as usize) else {
+            return false;
+        };
+        let cur = s.optimum.load();
+        if cur.as_ref().is_some_and(|o| o.value >= value) {
+            return false;
+        }
+        let mut candidate = make();
+        candidate.value = value;
+        let new = Arc::new(candidate);
+        let mut improved = false;
+        s.optimum.rcu(|old| {
+            if old.as_ref().is_some_and(|o| o.value >= value) {
+                improved = false;
+                old.clone()
+            } else {
+                improved = true;
+                Some(new.clone())
+            }
+        });
+        improved
+    }
+
+    pub fn optimum(&self, id: TestId) -> Option<Arc<Optimum>> {
+        self.slots.get(id.0 as usize)?.optimum.load_full()
+    }
+
+    /// Whether every property or assertion test is falsified (optimization
+    /// tests are never "decided").
+    pub fn all_decided(&self) -> bool {
+        !self.slots.is_empty()
+            && self
+                .slots
+                .iter()
+                .all(|s| s.case.kind != TestKind::Optimization && s.falsified.load().is_some())
+    }
+
+    pub fn falsified_count(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| s.falsified.load().is_some())
+            .count()
+    }
+}

@@ -1,0 +1,223 @@
+//! The campaign's answer: each test passing or falsified with its shrunk
+//! sequence, coverage, throughput. Printed as text for people and as JSON
+//! for programs.
+
+use super::Stores;
+use super::properties::TestKind;
+use serde::Serialize;
+use std::fmt::Write;
+use std::sync::atomic::Ordering;
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestReport {
+    pub name: String,
+    pub kind: TestKind,
+    /// `passing`, `falsified`, `shrinking` or (optimization) `optimized`/`open`.
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The counterexample (or the best sequence), in call syntax.
+    pub sequence: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrink_steps: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CoverageSummary {
+    pub lines: usize,
+    pub lines_hit: usize,
+    pub line_percent: f64,
+    pub branches: usize,
+    pub branches_hit: usize,
+    pub branch_percent: f64,
+    pub points: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub contract: String,
+    pub mode: crate::config::TestMode,
+    pub run_id: String,
+    pub seed: u64,
+    pub workers: usize,
+    pub calls: u64,
+    pub elapsed_secs: f64,
+    pub calls_per_sec: f64,
+    pub corpus_sequences: usize,
+    pub corpus_calls: u64,
+    pub tests: Vec<TestReport>,
+    pub coverage: CoverageSummary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lcov: Option<String>,
+    pub journal: String,
+    pub corpus_dir: String,
+}
+
+impl Report {
+    pub fn build(s: &Stores) -> Report {
+        let tests = s
+            .tests
+            .cases()
+            .map(|c| {
+                if c.kind == TestKind::Optimization {
+                    let o = s.tests.optimum(c.id);
+                    return TestReport {
+                        name: c.name.clone(),
+                        kind: c.kind,
+                        status: if o.is_some() { "optimized" } else { "open" }.into(),
+                        reason: None,
+                        sequence: o
+                            .as_ref()
+                            .map(|o| s.print_sequence(&o.sequence))
+                            .unwrap_or_default(),
+                        value: o.map(|o| o.value.to_string()),
+                        shrink_steps: None,
+                    };
+                }
+                match s.tests.falsified(c.id) {
+                    Some(f) => TestReport {
+                        name: c.name.clone(),
+                        kind: c.kind,
+                        status: if f.shrink_done {
+                            "falsified"
+                        } else {
+                            "shrinking"
+                        }
+                        .into(),
+                        reason: Some(f.reason.clone()),
+                        sequence: s.print_sequence(f.sequence()),
+                        value: None,
+                        shrink_steps: Some(f.shrink_steps),
+                    },
+                    None => TestReport {
+                        name: c.name.clone(),
+                        kind: c.kind,
+                        status: "passing".into(),
+                        reason: None,
+                        sequence: Vec::new(),
+                        value: None,
+                        shrink_steps: None,
+                    },
+                }
+            })
+            .collect();
+        let cov = s.target.coverage_report();
+        let (lines, lines_hit, branches, branches_hit) = cov.totals();
+        let calls = s.stats.calls.load(Ordering::Relaxed);
+        let elapsed = s.started.elapsed().as_secs_f64();
+        Report {
+            contract: s.target.contract.name.clone(),
+            mode: s.config.test_mode,
+            run_id: s.run_id.clone(),
+            seed: s.seed,
+            workers: s.workers(),
+            calls,
+            elapsed_secs: (elapsed * 1000.0).round() / 1000.0,
+            calls_per_sec: if elapsed > 0.0 {
+                (calls as f64 / elapsed).round()
+            } else {
+                0.0
+            },
+            corpus_sequences: s.corpus.len(),
+            corpus_calls: s.corpus.tx_count(),
+            tests,
+            coverage: CoverageSummary {
+                lines,
+                lines_hit,
+                line_percent: crate::coverage::lcov::percent(lines_hit, lines),
+                branches,
+                branches_hit,
+                branch_percent: crate::coverage::lcov::percent(branches_hit, branches),
+                points: s.target.coverage.points(),
+            },
+            lcov: None,
+            journal: s.journal_path.display().to_string(),
+            corpus_dir: s.corpus_dir.display().to_string(),
+        }
+    }
+
+    /// Whether any property or assertion was falsified.
+    pub fn any_falsified(&self) -> bool {
+        self.tests
+            .iter()
+            .any(|t| t.status == "falsified" || t.status == "shrinking")
+    }
+
+    /// The human-readable report.
+    pub fn text(&self) -> String {
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            "{} ({} mode): {} calls in {:.1}s ({:.0} calls/s) on {} worker{}, seed {}",
+            self.contract,
+            serde_json::to_value(self.mode)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            self.calls,
+            self.elapsed_secs,
+            self.calls_per_sec,
+            self.workers,
+            if self.workers == 1 { "" } else { "s" },
+            self.seed
+        );
+        for t in &self.tests {
+            match t.status.as_str() {
+                "passing" => {
+                    let _ = writeln!(o, "  {}: passing", t.name);
+                }
+                "optimized" | "open" => {
+                    let _ = writeln!(
+                        o,
+                        "  {}: max value {}",
+                        t.name,
+                        t.value.as_deref().unwrap_or("none yet")
+                    );
+                    for c in &t.sequence {
+                        let _ = writeln!(o, "      {c}");
+                    }
+                }
+                status => {
+                    let _ = writeln!(
+                        o,
+                        "  {}: FALSIFIED{} ({})",
+                        t.name,
+                        if status == "shrinking" {
+                            ", still shrinking"
+                        } else {
+                            ""
+                        },
+                        t.reason.as_deref().unwrap_or("")
+                    );
+                    let _ = writeln!(o, "    call sequence:");
+                    for c in &t.sequence {
+                        let _ = writeln!(o, "      {c}");
+                    }
+                }
+            }
+        }
+        let c = &self.coverage;
+        let _ = writeln!(
+            o,
+            "coverage: lines {}/{} ({:.1}%), branches {}/{} ({:.1}%); corpus {} sequences, {} calls",
+            c.lines_hit,
+            c.lines,
+            c.line_percent,
+            c.branches_hit,
+            c.branches,
+            c.branch_percent,
+            self.corpus_sequences,
+            self.corpus_calls
+        );
+        if let Some(l) = &self.lcov {
+            let _ = writeln!(o, "lcov: {l}");
+        }
+        let _ = writeln!(o, "corpus: {}  journal: {}", self.corpus_dir, self.journal);
+        o
+    }
+}

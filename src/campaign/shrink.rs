@@ -1,0 +1,145 @@
+//! Shrinking: make a falsifying sequence as small and simple as it can be
+//! while it still fails, within `shrinkLimit` replays.
+//!
+//! Rounds of: drop each call in turn; reset each call's delay, value and
+//! sender toward the defaults; simplify random arguments toward zero. A
+//! candidate is kept when the test still fails on replay, cut to the first
+//! call after which it fails. Shrinking stops at the limit or after a round
+//! that changed nothing.
+
+use super::generate::simplify;
+use super::properties::TestCase;
+use super::worker::Worker;
+use crate::tx::{Delay, Tx};
+use rand::Rng;
+
+/// Random argument simplifications tried per round.
+const ARG_TRIES_PER_ROUND: u64 = 64;
+
+pub(crate) fn shrink(w: &mut Worker, case: &TestCase, seq: Vec<Tx>) -> (Vec<Tx>, u64) {
+    let limit = w.shrink_limit();
+    let mut steps = 0u64;
+    let mut best = seq;
+    match w.fails(case, &best) {
+        Some(n) => best.truncate(n),
+        None => return (best, 1), // not reproducible from the deployed state
+    }
+    steps += 1;
+    let default_sender = w.shared.config.senders[0];
+    let try_candidate = |w: &mut Worker, best: &mut Vec<Tx>, mut cand: Vec<Tx>, steps: &mut u64| {
+        *steps += 1;
+        if let Some(n) = w.fails(case, &cand) {
+            cand.truncate(n);
+            *best = cand;
+            true
+        } else {
+            false
+        }
+    };
+    while steps < limit {
+        let mut progress = false;
+        // Drop calls.
+        let mut i = 0;
+        while i < best.len() && best.len() > 1 && steps < limit {
+            let mut cand = best.clone();
+            cand.remove(i);
+            if try_candidate(w, &mut best, cand, &mut steps) {
+                progress = true;
+            } else {
+                i += 1;
+            }
+        }
+        // Delays, values, senders toward their defaults.
+        for i in 0..best.len() {
+            if i >= best.len() {
+                break;
+            }
+            let tx = best[i].clone();
+            let mut variants: Vec<Tx> = Vec::new();
+            if !tx.delay.is_none() {
+                variants.push(Tx {
+                    delay: Delay::NONE,
+                    ..tx.clone()
+                });
+                variants.push(Tx {
+                    delay: Delay {
+                        seconds: tx.delay.seconds / 2,
+                        blocks: tx.delay.blocks / 2,
+                    },
+                    ..tx.clone()
+                });
+                if tx.delay.blocks > 0 {
+                    variants.push(Tx {
+                        delay: Delay {
+                            blocks: 0,
+                            ..tx.delay
+                        },
+                        ..tx.clone()
+                    });
+                }
+                if tx.delay.seconds > 0 {
+                    variants.push(Tx {
+                        delay: Delay {
+                            seconds: 0,
+                            ..tx.delay
+                        },
+                        ..tx.clone()
+                    });
+                }
+            }
+            if !tx.value.is_zero() {
+                variants.push(Tx {
+                    value: Default::default(),
+                    ..tx.clone()
+                });
+                variants.push(Tx {
+                    value: tx.value >> 1,
+                    ..tx.clone()
+                });
+            }
+            if tx.sender != default_sender {
+                variants.push(Tx {
+                    sender: default_sender,
+                    ..tx.clone()
+                });
+            }
+            for v in variants {
+                if steps >= limit || i >= best.len() {
+                    break;
+                }
+                let mut cand = best.clone();
+                cand[i] = v;
+                if try_candidate(w, &mut best, cand, &mut steps) {
+                    progress = true;
+                    break;
+                }
+            }
+        }
+        // Arguments toward zero.
+        for _ in 0..ARG_TRIES_PER_ROUND {
+            if steps >= limit {
+                break;
+            }
+            let with_args: Vec<usize> = (0..best.len())
+                .filter(|&i| !best[i].args.is_empty())
+                .collect();
+            if with_args.is_empty() {
+                break;
+            }
+            let i = with_args[w.rng.random_range(0..with_args.len())];
+            let a = w.rng.random_range(0..best[i].args.len());
+            let Some(simpler) = simplify(&mut w.rng, &best[i].args[a]) else {
+                continue;
+            };
+            let mut cand = best.clone();
+            cand[i].args[a] = simpler;
+            if try_candidate(w, &mut best, cand, &mut steps) {
+                progress = true;
+            }
+        }
+        if !progress {
+            break;
+        }
+    }
+    (best, steps)
+}

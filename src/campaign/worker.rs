@@ -1,0 +1,473 @@
+//! A worker: one OS thread, one EVM, one loop. Each iteration runs one
+//! sequence: an injected one if the control channel has one, else a mutation
+//! of a corpus entry, else a fresh random one. Between two calls it checks
+//! the control channel, so an injection waits at most one call.
+
+use super::generate::{self, Dictionary, GenContext};
+use super::properties::{Falsification, Optimum, TestCase, TestKind};
+use super::{Injection, Stores as Shared};
+use crate::corpus::Origin;
+use crate::eventlog::{Payload, StopReason, now_ms};
+use crate::executor::{Executor, Outcome};
+use crate::ids::WorkerId;
+use crate::priority::Sampler;
+use crate::tx::Tx;
+use alloy_primitives::{I256, U256};
+use crossbeam::channel::Receiver;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// How often a worker reports its aggregated `TransactionExecuted` event.
+pub const BATCH_INTERVAL: Duration = Duration::from_millis(250);
+
+#[derive(Default)]
+struct Batch {
+    calls: u32,
+    reverts: u32,
+    sequences: u32,
+    gas: u64,
+}
+
+/// What a sequence did.
+#[derive(Default)]
+struct SeqResult {
+    executed: u32,
+    reverted: u32,
+    new_points: u32,
+    falsified: u32,
+}
+
+pub(crate) struct Worker {
+    pub(crate) id: WorkerId,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) ex: Executor,
+    pub(crate) rng: SmallRng,
+    sampler: Sampler,
+    dict: Dictionary,
+    rx: Receiver<Arc<Injection>>,
+    total_calls: u64,
+    sequences: u64,
+    batch: Batch,
+    last_batch: Instant,
+}
+
+enum Source {
+    Random,
+    Mutation,
+    Injected,
+}
+
+impl Worker {
+    pub(crate) fn new(shared: Arc<Shared>, id: WorkerId, rx: Receiver<Arc<Injection>>) -> Self {
+        let ex = shared.target.executor(id.0 as usize);
+        let seed = shared.seed.wrapping_add(id.0 as u64);
+        Worker {
+            id,
+            sampler: shared.priorities.sampler(),
+            dict: shared.dictionary.clone(),
+            rng: SmallRng::seed_from_u64(seed),
+            ex,
+            rx,
+            shared,
+            total_calls: 0,
+            sequences: 0,
+            batch: Batch::default(),
+            last_batch: Instant::now(),
+        }
+    }
+
+    fn emit(&self, payload: Payload) {
+        self.shared.emit(self.id, payload);
+    }
+
+    fn gen_ctx(&self) -> GenContext<'_> {
+        GenContext {
+            senders: &self.shared.config.senders,
+            max_value: self.shared.config.max_value,
+            max_time_delay: self.shared.config.max_time_delay,
+            max_block_delay: self.shared.config.max_block_delay,
+        }
+    }
+
+    fn random_tx(&mut self) -> Tx {
+        let callables = &self.shared.callable;
+        let i = self.sampler.pick(&mut self.rng, callables.len());
+        let ctx = GenContext {
+            senders: &self.shared.config.senders,
+            max_value: self.shared.config.max_value,
+            max_time_delay: self.shared.config.max_time_delay,
+            max_block_delay: self.shared.config.max_block_delay,
+        };
+        generate::random_tx(&mut self.rng, &self.dict, &ctx, &callables[i])
+    }
+
+    /// Runs until the campaign stops. Returns why it stopped.
+    pub(crate) fn run(&mut self) -> StopReason {
+        self.emit(Payload::WorkerStarted {
+            seed: self.shared.seed.wrapping_add(self.id.0 as u64),
+        });
+        let reason = loop {
+            if let Some(r) = self.shared.should_stop() {
+                if r == StopReason::TestLimit && self.shared.config.keep_alive {
+                    // Idle, but still serve injections until stopped.
+                    match self.rx.recv_timeout(Duration::from_millis(50)) {
+                        Ok(inj) => self.run_injection(&inj),
+                        Err(_) => {
+                            if self.shared.stop.load(Ordering::Acquire) {
+                                break StopReason::Stopped;
+                            }
+                        }
+                    }
+                    continue;
+                }
+                break r;
+            }
+            if let Ok(inj) = self.rx.try_recv() {
+                self.run_injection(&inj);
+                continue;
+            }
+            if self.shared.callable.is_empty() {
+                break StopReason::Stopped;
+            }
+            let corpus = &self.shared.corpus;
+            if !corpus.is_empty() && self.rng.random_bool(0.5) {
+                let n = corpus.len();
+                let base = corpus.get(crate::ids::EntryId(self.rng.random_range(0..n) as u64));
+                let other = corpus.get(crate::ids::EntryId(self.rng.random_range(0..n) as u64));
+                if let (Some(base), Some(other)) = (base, other) {
+                    let max = self.shared.config.seq_len;
+                    let dict = self.dict.clone();
+                    let shared = self.shared.clone();
+                    let mut fresh = |rng: &mut SmallRng| {
+                        let i = rng.random_range(0..shared.callable.len());
+                        let ctx = GenContext {
+                            senders: &shared.config.senders,
+                            max_value: shared.config.max_value,
+                            max_time_delay: shared.config.max_time_delay,
+                            max_block_delay: shared.config.max_block_delay,
+                        };
+                        generate::random_tx(rng, &dict, &ctx, &shared.callable[i])
+                    };
+                    let ctx = self.gen_ctx();
+                    let planned = generate::mutate(
+                        &mut self.rng.clone(),
+                        &dict,
+                        &ctx,
+                        &base.txs,
+                        Some(&other.txs),
+                        &mut fresh,
+                        max,
+                    );
+                    // Advance our own RNG so the next draw differs.
+                    let _: u64 = self.rng.random();
+                    self.run_sequence(Source::Mutation, planned, max);
+                    continue;
+                }
+            }
+            let max = self.shared.config.seq_len;
+            self.run_sequence(Source::Random, Vec::new(), max);
+        };
+        self.flush_batch();
+        reason
+    }
+
+    fn run_injection(&mut self, inj: &Injection) {
+        let r = self.run_sequence(Source::Injected, inj.txs.clone(), inj.txs.len());
+        self.shared.stats.workers[self.id.0 as usize]
+            .injections
+            .fetch_add(1, Ordering::Relaxed);
+        self.emit(Payload::InjectionExecuted {
+            injection: inj.id,
+            executed: r.executed,
+            reverted: r.reverted,
+            new_points: r.new_points,
+            falsified: r.falsified,
+        });
+    }
+
+    fn flush_batch(&mut self) {
+        if self.batch.calls > 0 || self.batch.sequences > 0 {
+            self.emit(Payload::TransactionExecuted {
+                calls: self.batch.calls,
+                reverts: self.batch.reverts,
+                sequences: self.batch.sequences,
+                gas_used: self.batch.gas,
+                total_calls: self.total_calls,
+            });
+        }
+        self.batch = Batch::default();
+        self.last_batch = Instant::now();
+    }
+
+    /// Runs `planned`, then random calls up to `len` calls, from the
+    /// deployed state.
+    fn run_sequence(&mut self, source: Source, planned: Vec<Tx>, len: usize) -> SeqResult {
+        let preemptible = !matches!(source, Source::Injected);
+        let mut executed: Vec<Tx> = Vec::with_capacity(len);
+        let mut gas: Vec<u64> = Vec::with_capacity(len);
+        let mut result = SeqResult::default();
+        let mut last_new = None;
+        let mut planned = planned.into_iter();
+        let shared = self.shared.clone();
+        let stats = &shared.stats.workers[self.id.0 as usize];
+        for i in 0..len.max(planned.len()) {
+            if preemptible && (!self.rx.is_empty() || self.shared.should_stop().is_some()) {
+                break;
+            }
+            let tx = match planned.next() {
+                Some(t) => t,
+                None => self.random_tx(),
+            };
+            let r = self.ex.call(&tx);
+            self.total_calls += 1;
+            self.shared.stats.calls.fetch_add(1, Ordering::Relaxed);
+            stats.calls.fetch_add(1, Ordering::Relaxed);
+            self.batch.calls += 1;
+            self.batch.gas += r.gas_used;
+            result.executed += 1;
+            match &r.outcome {
+                Outcome::Success { output } => self.dict.add_words(output),
+                _ => {
+                    result.reverted += 1;
+                    self.batch.reverts += 1;
+                }
+            }
+            for w in self.ex.take_log_words() {
+                self.dict.add_b256(w);
+            }
+            executed.push(tx);
+            gas.push(r.gas_used);
+            let new = self.ex.commit_coverage();
+            if new > 0 {
+                result.new_points += new;
+                last_new = Some(i);
+            }
+            if let Some(falsified) = self.check_tests(&executed, &r.outcome) {
+                result.falsified += falsified;
+                if falsified > 0 {
+                    // The executor was used for shrinking: this sequence is over.
+                    break;
+                }
+            }
+            if self.last_batch.elapsed() >= BATCH_INTERVAL {
+                self.flush_batch();
+            }
+        }
+        self.ex.reset();
+        self.sequences += 1;
+        self.batch.sequences += 1;
+        stats.sequences.fetch_add(1, Ordering::Relaxed);
+        let origin = match source {
+            Source::Random => Origin::Random,
+            Source::Mutation => Origin::Mutation,
+            Source::Injected => Origin::Injected,
+        };
+        // Injected sequences are kept whole; others up to their last new point.
+        let keep = match (last_new, origin) {
+            (Some(_), Origin::Injected) => Some(executed.len()),
+            (Some(i), _) => Some(i + 1),
+            (None, _) => None,
+        };
+        if let Some(n) = keep {
+            executed.truncate(n);
+            gas.truncate(n);
+            let calls = executed.len() as u32;
+            let entry =
+                self.shared
+                    .add_corpus(Some(self.id), origin, result.new_points, executed, gas);
+            self.emit(Payload::CoverageIncreased {
+                entry: entry.id,
+                new_points: result.new_points,
+                total_points: self.shared.target.coverage.points() as u32,
+                calls,
+            });
+        }
+        result
+    }
+
+    /// Checks the tests after the last call of `executed`; returns how many
+    /// were newly falsified (`None` when nothing is checked in this mode).
+    fn check_tests(&mut self, executed: &[Tx], last: &Outcome) -> Option<u32> {
+        let shared = self.shared.clone();
+        let mut falsified = 0;
+        match shared.config.test_mode {
+            crate::config::TestMode::Property => {
+                for case in shared.tests.cases() {
+                    if case.kind != TestKind::Property || !shared.tests.is_open(case.id) {
+                        continue;
+                    }
+                    if let Some(reason) = self.property_fails(case) {
+                        falsified += self.on_falsified(case, executed.to_vec(), reason) as u32;
+                    }
+                }
+            }
+            crate::config::TestMode::Assertion => {
+                if last.is_assertion_failure() {
+                    let tx = executed.last().expect("one call ran");
+                    let sel = tx.function.selector();
+                    if let Some(case) = shared
+                        .tests
+                        .cases()
+                        .find(|c| c.kind == TestKind::Assertion && c.function.selector() == sel)
+                        && shared.tests.is_open(case.id)
+                    {
+                        falsified +=
+                            self.on_falsified(case, executed.to_vec(), last.to_string()) as u32;
+                    }
+                }
+            }
+            crate::config::TestMode::Optimization => {
+                for case in shared.tests.cases() {
+                    if case.kind != TestKind::Optimization {
+                        continue;
+                    }
+                    if let Some(v) = self.optimization_value(case) {
+                        let improved = shared.tests.offer(case.id, v, || Optimum {
+                            value: v,
+                            sequence: executed.to_vec(),
+                            worker: Some(self.id),
+                            found_ms: now_ms(),
+                        });
+                        if improved {
+                            let limbs = v.into_raw().into_limbs();
+                            self.emit(Payload::OptimizationImproved {
+                                test: case.id,
+                                value: limbs,
+                            });
+                            shared.persist_optimum(case.id);
+                        }
+                    }
+                }
+                return None;
+            }
+            crate::config::TestMode::Exploration => return None,
+        }
+        Some(falsified)
+    }
+
+    /// `Some(reason)` if the property is false (or reverts) now.
+    pub(crate) fn property_fails(&mut self, case: &TestCase) -> Option<String> {
+        let sender = self.shared.config.senders[0];
+        match self.ex.call_view(&case.function, sender).outcome {
+            Outcome::Success { output } => {
+                if output.len() >= 32 && U256::from_be_slice(&output[..32]) == U256::from(1) {
+                    None
+                } else {
+                    Some("returned false".into())
+                }
+            }
+            other => Some(other.to_string()),
+        }
+    }
+
+    pub(crate) fn optimization_value(&mut self, case: &TestCase) -> Option<I256> {
+        let sender = self.shared.config.senders[0];
+        match self.ex.call_view(&case.function, sender).outcome {
+            Outcome::Success { output } if output.len() >= 32 => {
+                Some(I256::from_raw(U256::from_be_slice(&output[..32])))
+            }
+            _ => None,
+        }
+    }
+
+    /// Claims `case`, records the counterexample, shrinks it. Returns whether
+    /// this worker was the one to falsify it.
+    fn on_falsified(&mut self, case: &TestCase, seq: Vec<Tx>, reason: String) -> bool {
+        let shared = self.shared.clone();
+        if !shared.tests.claim(case.id) {
+            return false;
+        }
+        let gas_used = 0;
+        shared.tests.set_falsified(
+            case.id,
+            Falsification {
+                worker: Some(self.id),
+                found_ms: now_ms(),
+                reason: reason.clone(),
+                original: seq.clone(),
+                shrunk: Vec::new(),
+                shrink_steps: 0,
+                shrink_done: false,
+                gas_used,
+            },
+        );
+        self.emit(Payload::PropertyFalsified {
+            test: case.id,
+            calls: seq.len() as u32,
+            gas_used,
+        });
+        shared.persist_reproducer(case.id);
+        let (shrunk, steps) = super::shrink::shrink(self, case, seq.clone());
+        let calls = shrunk.len() as u32;
+        shared.tests.set_falsified(
+            case.id,
+            Falsification {
+                worker: Some(self.id),
+                found_ms: shared
+                    .tests
+                    .falsified(case.id)
+                    .map_or(now_ms(), |f| f.found_ms),
+                reason,
+                original: seq,
+                shrunk,
+                shrink_steps: steps,
+                shrink_done: true,
+                gas_used,
+            },
+        );
+        self.emit(Payload::TestShrunk {
+            test: case.id,
+            calls,
+            steps: steps as u32,
+            done: true,
+        });
+        shared.persist_reproducer(case.id);
+        if shared.config.stop_on_fail || shared.tests.all_decided() {
+            shared.stop.store(true, Ordering::Release);
+        }
+        true
+    }
+
+    /// Replays `seq` from the deployed state; `Some(n)` if `case` fails after
+    /// call `n - 1` (so the first `n` calls reproduce it).
+    pub(crate) fn fails(&mut self, case: &TestCase, seq: &[Tx]) -> Option<usize> {
+        self.ex.reset();
+        self.ex.set_recording(false);
+        let mut hit = None;
+        for (i, tx) in seq.iter().enumerate() {
+            let r = self.ex.call(tx);
+            let failed = match case.kind {
+                TestKind::Property => self.property_fails(case).is_some(),
+                TestKind::Assertion => {
+                    r.outcome.is_assertion_failure()
+                        && tx.function.selector() == case.function.selector()
+                }
+                TestKind::Optimization => false,
+            };
+            if failed {
+                hit = Some(i + 1);
+                break;
+            }
+        }
+        self.ex.reset();
+        self.ex.set_recording(true);
+        hit
+    }
+
+    /// Runs a sequence (resume, replay): coverage only, no test checks.
+    pub(crate) fn replay_for_coverage(&mut self, seq: &[Tx]) -> u32 {
+        for tx in seq {
+            self.ex.call(tx);
+        }
+        let new = self.ex.commit_coverage();
+        self.ex.reset();
+        new
+    }
+
+    pub(crate) fn shrink_limit(&self) -> u64 {
+        self.shared.config.shrink_limit
+    }
+}

@@ -1,0 +1,409 @@
+//! Campaign configuration: Echidna-compatible YAML keys, Echidna's defaults,
+//! and CLI overrides on top. A wrong type fails with the key's name; an
+//! unknown key is reported back as a warning, never silently ignored.
+
+use alloy_primitives::{Address, U256};
+use serde_yaml_ng::Value;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+use crate::executor::{DEFAULT_CONTRACT_ADDR, DEFAULT_DEPLOYER, DEFAULT_SENDERS};
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ConfigError {
+    #[error("config {path}: {message}")]
+    File { path: PathBuf, message: String },
+    #[error("config key `{key}`: {message}")]
+    Key { key: String, message: String },
+}
+
+/// What the campaign looks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TestMode {
+    /// `echidna_*` bool functions must stay true.
+    #[default]
+    Property,
+    /// No call may fail an `assert` (Panic 0x01).
+    Assertion,
+    /// Maximise `echidna_opt_*` int256 functions.
+    Optimization,
+    /// Only cover code.
+    Exploration,
+}
+
+impl TestMode {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "property" => TestMode::Property,
+            "assertion" => TestMode::Assertion,
+            "optimization" => TestMode::Optimization,
+            "exploration" => TestMode::Exploration,
+            _ => return None,
+        })
+    }
+}
+
+/// Everything a campaign needs besides the target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub test_mode: TestMode,
+    /// Total calls over all workers before the campaign ends.
+    pub test_limit: u64,
+    pub seq_len: usize,
+    pub shrink_limit: u64,
+    /// Worker threads; `None`: the machine's available parallelism.
+    pub workers: Option<usize>,
+    pub seed: Option<u64>,
+    pub corpus_dir: Option<PathBuf>,
+    pub senders: Vec<Address>,
+    pub deployer: Address,
+    pub contract_addr: Address,
+    /// Property prefix (`echidna_`); optimization uses `{prefix}opt_`.
+    pub prefix: String,
+    pub filter_functions: Vec<String>,
+    /// `true`: `filter_functions` is a blacklist; `false`: a whitelist.
+    pub filter_blacklist: bool,
+    pub max_time_delay: u64,
+    pub max_block_delay: u64,
+    pub max_value: U256,
+    /// Seconds; `None`: no time limit.
+    pub timeout: Option<u64>,
+    /// Stop the whole campaign at the first falsified test.
+    pub stop_on_fail: bool,
+    /// Keep workers alive (idle, waiting for injections) after the test limit.
+    pub keep_alive: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            test_mode: TestMode::Property,
+            test_limit: 50_000,
+            seq_len: 100,
+            shrink_limit: 5_000,
+            workers: None,
+            seed: None,
+            corpus_dir: None,
+            senders: DEFAULT_SENDERS.to_vec(),
+            deployer: DEFAULT_DEPLOYER,
+            contract_addr: DEFAULT_CONTRACT_ADDR,
+            prefix: "echidna_".into(),
+            filter_functions: Vec::new(),
+            filter_blacklist: true,
+            max_time_delay: 604_800,
+            max_block_delay: 60_480,
+            max_value: U256::from(100u64) * U256::from(10u64).pow(U256::from(18)),
+            timeout: None,
+            stop_on_fail: false,
+            keep_alive: false,
+        }
+    }
+}
+
+/// Keys rudder reads; other Echidna keys are accepted with a warning.
+const KNOWN: &[&str] = &[
+    "testMode",
+    "testLimit",
+    "seqLen",
+    "shrinkLimit",
+    "workers",
+    "seed",
+    "corpusDir",
+    "sender",
+    "deployer",
+    "contractAddr",
+    "prefix",
+    "filterFunctions",
+    "filterBlacklist",
+    "maxTimeDelay",
+    "maxBlockDelay",
+    "maxValue",
+    "timeout",
+    "stopOnFail",
+];
+
+fn key_err(key: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::Key {
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+fn describe(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Sequence(_) => "a list",
+        Value::Mapping(_) => "a mapping",
+        Value::Tagged(_) => "a tagged value",
+    }
+}
+
+fn as_u64(key: &str, v: &Value) -> Result<u64, ConfigError> {
+    match v {
+        Value::Number(n) => n
+            .as_u64()
+            .ok_or_else(|| key_err(key, format!("expected a non-negative integer, found {n}"))),
+        other => Err(key_err(
+            key,
+            format!("expected a non-negative integer, found {}", describe(other)),
+        )),
+    }
+}
+
+fn as_bool(key: &str, v: &Value) -> Result<bool, ConfigError> {
+    v.as_bool().ok_or_else(|| {
+        key_err(
+            key,
+            format!("expected true or false, found {}", describe(v)),
+        )
+    })
+}
+
+fn as_string(key: &str, v: &Value) -> Result<String, ConfigError> {
+    v.as_str()
+        .map(str::to_string)
+        .ok_or_else(|| key_err(key, format!("expected a string, found {}", describe(v))))
+}
+
+/// An address written as hex of any length up to 40 digits (`0x10000`), or
+/// as a YAML integer.
+pub fn parse_address(key: &str, v: &Value) -> Result<Address, ConfigError> {
+    let hex = match v {
+        Value::String(s) => s
+            .strip_prefix("0x")
+            .or_else(|| s.strip_prefix("0X"))
+            .ok_or_else(|| key_err(key, format!("expected a 0x-prefixed address, found {s:?}")))?
+            .to_string(),
+        Value::Number(n) => {
+            let n = n
+                .as_u64()
+                .ok_or_else(|| key_err(key, format!("expected an address, found {n}")))?;
+            format!("{n:x}")
+        }
+        other => {
+            return Err(key_err(
+                key,
+                format!("expected an address, found {}", describe(other)),
+            ));
+        }
+    };
+    if hex.is_empty() || hex.len() > 40 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(key_err(
+            key,
+            format!("expected up to 40 hex digits after 0x, found {hex:?}"),
+        ));
+    }
+    let padded = format!("{hex:0>40}");
+    padded
+        .parse::<Address>()
+        .map_err(|e| key_err(key, format!("bad address: {e}")))
+}
+
+fn as_u256(key: &str, v: &Value) -> Result<U256, ConfigError> {
+    match v {
+        Value::Number(n) => n
+            .as_u64()
+            .map(U256::from)
+            .ok_or_else(|| key_err(key, format!("expected a non-negative integer, found {n}"))),
+        Value::String(s) => s
+            .parse::<U256>()
+            .map_err(|e| key_err(key, format!("expected an integer, found {s:?} ({e})"))),
+        other => Err(key_err(
+            key,
+            format!("expected an integer, found {}", describe(other)),
+        )),
+    }
+}
+
+impl Config {
+    /// Reads an Echidna-style YAML file over the defaults. Returns the config
+    /// and one warning per key rudder does not use.
+    pub fn from_yaml_file(path: &Path) -> Result<(Config, Vec<String>), ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Self::from_yaml_str(&text).map_err(|e| match e {
+            ConfigError::Key { key, message } => ConfigError::File {
+                path: path.to_path_buf(),
+                message: format!("key `{key}`: {message}"),
+            },
+            other => other,
+        })
+    }
+
+    pub fn from_yaml_str(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
+        let doc: Value = serde_yaml_ng::from_str(text).map_err(|e| ConfigError::File {
+            path: PathBuf::from("<yaml>"),
+            message: format!("not YAML: {e}"),
+        })?;
+        let mut c = Config::default();
+        let mut warnings = Vec::new();
+        let map = match doc {
+            Value::Null => return Ok((c, warnings)),
+            Value::Mapping(m) => m,
+            other => {
+                return Err(ConfigError::File {
+                    path: PathBuf::from("<yaml>"),
+                    message: format!("expected a mapping of keys, found {}", describe(&other)),
+                });
+            }
+        };
+        for (k, v) in &map {
+            let key = k
+                .as_str()
+                .ok_or_else(|| key_err(&format!("{k:?}"), "keys must be strings"))?;
+            match key {
+                "testMode" => {
+                    let s = as_string(key, v)?;
+                    c.test_mode = TestMode::parse(&s).ok_or_else(|| {
+                        key_err(
+                            key,
+                            format!(
+                                "expected property, assertion, optimization or exploration, found {s:?}"
+                            ),
+                        )
+                    })?;
+                }
+                "testLimit" => c.test_limit = as_u64(key, v)?,
+                "seqLen" => {
+                    c.seq_len = as_u64(key, v)? as usize;
+                    if c.seq_len == 0 {
+                        return Err(key_err(key, "must be at least 1"));
+                    }
+                }
+                "shrinkLimit" => c.shrink_limit = as_u64(key, v)?,
+                "workers" => {
+                    let n = as_u64(key, v)? as usize;
+                    if n == 0 {
+                        return Err(key_err(key, "must be at least 1"));
+                    }
+                    c.workers = Some(n);
+                }
+                "seed" => c.seed = Some(as_u64(key, v)?),
+                "corpusDir" => c.corpus_dir = Some(PathBuf::from(as_string(key, v)?)),
+                "sender" => {
+                    let list = v.as_sequence().ok_or_else(|| {
+                        key_err(
+                            key,
+                            format!("expected a list of addresses, found {}", describe(v)),
+                        )
+                    })?;
+                    if list.is_empty() {
+                        return Err(key_err(key, "needs at least one address"));
+                    }
+                    c.senders = list
+                        .iter()
+                        .map(|a| parse_address(key, a))
+                        .collect::<Result<_, _>>()?;
+                }
+                "deployer" => c.deployer = parse_address(key, v)?,
+                "contractAddr" => c.contract_addr = parse_address(key, v)?,
+                "prefix" => c.prefix = as_string(key, v)?,
+                "filterFunctions" => {
+                    let list = v.as_sequence().ok_or_else(|| {
+                        key_err(
+                            key,
+                            format!("expected a list of names, found {}", describe(v)),
+                        )
+                    })?;
+                    c.filter_functions = list
+                        .iter()
+                        .map(|s| as_string(key, s))
+                        .collect::<Result<_, _>>()?;
+                }
+                "filterBlacklist" => c.filter_blacklist = as_bool(key, v)?,
+                "maxTimeDelay" => c.max_time_delay = as_u64(key, v)?,
+                "maxBlockDelay" => c.max_block_delay = as_u64(key, v)?,
+                "maxValue" => c.max_value = as_u256(key, v)?,
+                "timeout" => {
+                    c.timeout = match v {
+                        Value::Null => None,
+                        v => Some(as_u64(key, v)?),
+                    }
+                }
+                "stopOnFail" => c.stop_on_fail = as_bool(key, v)?,
+                other => warnings.push(format!(
+                    "config key `{other}` is not used by rudder (known keys: {})",
+                    KNOWN.join(", ")
+                )),
+            }
+        }
+        Ok((c, warnings))
+    }
+
+    /// The number of workers this config runs.
+    pub fn worker_count(&self) -> usize {
+        self.workers.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+    }
+
+    /// Whether a function name passes `filterFunctions`.
+    pub fn function_allowed(&self, name: &str, signature: &str) -> bool {
+        if self.filter_functions.is_empty() {
+            return true;
+        }
+        let listed = self
+            .filter_functions
+            .iter()
+            .any(|f| f == name || f == signature || f.ends_with(&format!(".{signature}")));
+        listed != self.filter_blacklist
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_echidnas() {
+        let c = Config::default();
+        assert_eq!(
+            (c.test_limit, c.seq_len, c.shrink_limit),
+            (50_000, 100, 5_000)
+        );
+        assert_eq!(c.prefix, "echidna_");
+        assert_eq!(c.senders.len(), 3);
+    }
+
+    #[test]
+    fn reads_echidna_yaml() {
+        let (c, warnings) = Config::from_yaml_str(
+            "testMode: assertion\ntestLimit: 1000\nseqLen: 5\nsender: [\"0x10000\", 0x20000]\n\
+             deployer: \"0x30000\"\nfilterFunctions: [\"f\"]\nfilterBlacklist: false\n\
+             maxValue: \"1000000000000000000\"\ntimeout: 30\ncoverage: true\n",
+        )
+        .unwrap();
+        assert_eq!(c.test_mode, TestMode::Assertion);
+        assert_eq!(c.test_limit, 1000);
+        assert_eq!(c.senders[1], DEFAULT_SENDERS[1]);
+        assert_eq!(c.deployer, DEFAULT_DEPLOYER);
+        assert!(c.function_allowed("f", "f()"));
+        assert!(!c.function_allowed("g", "g()"));
+        assert_eq!(c.timeout, Some(30));
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("`coverage`"));
+    }
+
+    #[test]
+    fn wrong_types_name_the_key() {
+        let e = Config::from_yaml_str("testLimit: lots\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "config key `testLimit`: expected a non-negative integer, found a string"
+        );
+        let e = Config::from_yaml_str("testMode: fuzzy\n").unwrap_err();
+        assert!(e.to_string().contains("`testMode`"), "{e}");
+        let e = Config::from_yaml_str("sender: [\"0xzz\"]\n").unwrap_err();
+        assert!(e.to_string().contains("`sender`"), "{e}");
+        let e = Config::from_yaml_str("seqLen: 0\n").unwrap_err();
+        assert!(e.to_string().contains("`seqLen`"), "{e}");
+    }
+}

@@ -1,0 +1,205 @@
+//! End-to-end campaigns on the bundled contracts (release build recommended:
+//! `cargo test --release`).
+
+use rudder::campaign::{Campaign, Report};
+use rudder::config::{Config, TestMode};
+use std::path::Path;
+
+fn config(mode: TestMode, workers: usize, seed: u64, limit: u64) -> Config {
+    Config {
+        test_mode: mode,
+        workers: Some(workers),
+        seed: Some(seed),
+        test_limit: limit,
+        ..Config::default()
+    }
+}
+
+fn run_in(name: &str, config: Config, dir: &Path) -> Report {
+    let mut c = Campaign::new(
+        Path::new(&format!("contracts/out/{name}.json")),
+        None,
+        config,
+        Some(dir.to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    c.wait()
+}
+
+fn run(name: &str, config: Config) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    run_in(name, config, dir.path())
+}
+
+fn falsified<'a>(r: &'a Report, test: &str) -> &'a [String] {
+    let t = r
+        .tests
+        .iter()
+        .find(|t| t.name == test)
+        .expect("test exists");
+    assert_eq!(t.status, "falsified", "{test} in\n{}", r.text());
+    &t.sequence
+}
+
+#[test]
+fn set_seven_is_found_and_shrunk_to_two_calls() {
+    let r = run("SetSeven", config(TestMode::Property, 2, 1, 200_000));
+    assert_eq!(falsified(&r, "echidna_not_gone"), ["set(7)", "go()"]);
+}
+
+#[test]
+fn a_three_call_sequence_is_found_and_shrunk() {
+    let r = run("Sequence", config(TestMode::Property, 2, 2, 500_000));
+    assert_eq!(
+        falsified(&r, "echidna_not_closed"),
+        ["open()", "turn(42)", "close()"]
+    );
+}
+
+#[test]
+fn the_right_sender_is_kept_by_the_shrinker() {
+    let r = run("OnlySender", config(TestMode::Property, 2, 3, 200_000));
+    assert_eq!(
+        falsified(&r, "echidna_unclaimed"),
+        ["claim{from: 0x0000000000000000000000000000000000020000}()"]
+    );
+}
+
+#[test]
+fn a_time_delay_is_found_and_kept() {
+    let r = run("TimeLock", config(TestMode::Property, 2, 4, 200_000));
+    let seq = falsified(&r, "echidna_never_released");
+    assert_eq!(seq.len(), 2, "{seq:?}");
+    assert_eq!(seq[0], "lock()");
+    assert!(seq[1].starts_with("release{delay: "), "{seq:?}");
+    let delay: u64 = seq[1]["release{delay: ".len()..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(delay >= 86_400, "{delay}");
+}
+
+#[test]
+fn assertion_mode_finds_the_failing_assert() {
+    let r = run("Assertion", config(TestMode::Assertion, 2, 5, 200_000));
+    assert_eq!(falsified(&r, "withdraw(uint128)"), ["withdraw(1)"]);
+    for t in r.tests.iter().filter(|t| t.name != "withdraw(uint128)") {
+        assert_eq!(t.status, "passing", "{}", t.name);
+    }
+}
+
+#[test]
+fn optimization_mode_reaches_the_maximum() {
+    let r = run("Optimize", config(TestMode::Optimization, 2, 6, 100_000));
+    let t = &r.tests[0];
+    assert_eq!(t.name, "echidna_opt_score");
+    assert_eq!(t.value.as_deref(), Some("1020"), "{}", r.text());
+}
+
+#[test]
+fn a_correct_contract_passes() {
+    let r = run("Token", config(TestMode::Property, 2, 7, 30_000));
+    assert!(!r.any_falsified());
+    assert!(r.tests.iter().all(|t| t.status == "passing"));
+    assert_eq!(r.tests.len(), 2);
+    assert!(r.calls >= 30_000);
+    assert!(r.coverage.lines_hit > 0 && r.corpus_sequences > 0);
+}
+
+#[test]
+fn one_worker_with_a_fixed_seed_is_deterministic() {
+    let a = run("Sequence", config(TestMode::Property, 1, 42, 300_000));
+    let b = run("Sequence", config(TestMode::Property, 1, 42, 300_000));
+    assert_eq!(a.calls, b.calls);
+    assert_eq!(a.corpus_calls, b.corpus_calls);
+    assert_eq!(a.corpus_sequences, b.corpus_sequences);
+    let seqs = |r: &Report| {
+        r.tests
+            .iter()
+            .map(|t| t.sequence.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(seqs(&a), seqs(&b));
+    assert_eq!(a.coverage.points, b.coverage.points);
+}
+
+#[test]
+fn a_resumed_run_reloads_falsified_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = run_in(
+        "SetSeven",
+        config(TestMode::Property, 2, 8, 200_000),
+        dir.path(),
+    );
+    assert_eq!(falsified(&first, "echidna_not_gone"), ["set(7)", "go()"]);
+    let again = run_in(
+        "SetSeven",
+        config(TestMode::Property, 2, 9, 200_000),
+        dir.path(),
+    );
+    assert_eq!(falsified(&again, "echidna_not_gone"), ["set(7)", "go()"]);
+    // Everything was known from disk: nothing had to be fuzzed.
+    assert_eq!(again.calls, 0, "{}", again.text());
+    assert!(again.corpus_sequences >= first.corpus_sequences.min(1));
+}
+
+/// Kills a real `rudder fuzz` process mid-campaign and checks that a new
+/// campaign on the same corpus directory reloads what it had found.
+#[test]
+fn a_killed_run_keeps_its_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args([
+            "fuzz",
+            "contracts/out/Token.json",
+            "--workers",
+            "1",
+            "--seed",
+            "10",
+        ])
+        .args(["--test-limit", "1000000000", "--out-dir"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let coverage = dir.path().join("corpus/coverage");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let count = || {
+        std::fs::read_dir(&coverage)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    while count() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let on_disk = count();
+    assert!(
+        on_disk >= 2,
+        "corpus files written before the kill: {on_disk}"
+    );
+    let mut c = Campaign::new(
+        Path::new("contracts/out/Token.json"),
+        None,
+        config(TestMode::Property, 1, 11, 0),
+        Some(dir.path().to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    let r = c.wait();
+    assert_eq!(r.corpus_sequences, on_disk, "{}", r.text());
+    assert!(
+        r.coverage.lines_hit > 0,
+        "replayed corpus restores coverage"
+    );
+}
