@@ -3,10 +3,11 @@ pragma solidity ^0.8.0;
 
 /// A property that random fuzzing practically never breaks: the key is a
 /// 256-bit preimage of a hash, so no dictionary constant reveals it.
-/// Falsified by: unlock(0x6c6f6f6b206f757420666f7220746865206d616769632076616c75652121212121)
+/// Falsified by unlock(KEY); KEY is in tests/control.rs, not here, because
+/// rudder mines number literals from sources for its dictionary.
 contract MagicHash {
     // keccak256(abi.encode(key)) for the key above; the key itself is not in the bytecode.
-    bytes32 public constant HASH = 0xec2f683f5b345a5105b695101320b0af6003d466a15c97e32604d7b608b406b6;
+    bytes32 public constant HASH = 0x47c862633f04d50d6621d86d91658073ad652a262e3cb6f6dcb51be7816ff0a1;
     bool public unlocked;
     uint256 public tries;
 

@@ -27,7 +27,7 @@ use crate::eventlog::{Event, EventKind, EventLog, Payload, StopReason, now_ms};
 use crate::executor::{EvmSettings, ExecError, Target};
 use crate::ids::{TestId, WorkerId};
 use crate::priority::PrioritySet;
-use crate::tx::{StoredTx, Tx, TxDisplay};
+use crate::tx::{StoredTx, Tx};
 use generate::{Callable, Dictionary};
 use persist::{StoredEntry, StoredReproducer, WriteJob, Writer};
 use properties::{TestCase, TestKind, TestStore};
@@ -63,12 +63,23 @@ pub struct WorkerStats {
     pub running: AtomicBool,
 }
 
+/// Per-function counters (indexed like [`Stores::callable`]).
+#[derive(Debug, Default)]
+pub struct FunctionStats {
+    /// Calls drawn by the generator (through the priority sampler).
+    pub generated: AtomicU64,
+    /// Calls executed, whatever their origin (generated, mutated, injected).
+    pub calls: AtomicU64,
+    pub reverts: AtomicU64,
+}
+
 /// Campaign-wide counters.
 #[derive(Debug, Default)]
 pub struct Stats {
     pub calls: AtomicU64,
     /// One per worker, then one for the campaign itself.
     pub workers: Vec<WorkerStats>,
+    pub functions: Vec<FunctionStats>,
 }
 
 /// Everything the workers write and the tools read.
@@ -117,6 +128,15 @@ impl Stores {
         self.finished.load(Ordering::Acquire)
     }
 
+    /// The counters of `tx`'s function, if it is callable.
+    pub(crate) fn function_stats(&self, tx: &Tx) -> Option<&FunctionStats> {
+        let sel = tx.function.selector();
+        self.callable
+            .iter()
+            .position(|c| c.function.selector() == sel)
+            .map(|i| &self.stats.functions[i])
+    }
+
     pub(crate) fn should_stop(&self) -> Option<StopReason> {
         if self.stop.load(Ordering::Acquire) {
             return Some(StopReason::Stopped);
@@ -150,11 +170,7 @@ impl Stores {
     pub fn print_sequence(&self, txs: &[Tx]) -> Vec<String> {
         txs.iter()
             .map(|t| {
-                TxDisplay {
-                    tx: t,
-                    default_sender: Some(self.config.senders[0]),
-                }
-                .to_string()
+                crate::parser::format_call(t, &self.target.functions, Some(self.config.senders[0]))
             })
             .collect()
     }
@@ -498,6 +514,7 @@ impl Campaign {
         );
         let mut stats = Stats::default();
         stats.workers = (0..=workers).map(|_| WorkerStats::default()).collect();
+        stats.functions = callable.iter().map(|_| FunctionStats::default()).collect();
         let stores = Arc::new(Stores {
             callable,
             events: Arc::new(EventLog::default()),

@@ -70,6 +70,9 @@ struct FuzzArgs {
     lcov: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    /// Replay a command log (mcp-commands.jsonl) into the new campaign.
+    #[arg(long)]
+    replay_commands: Option<PathBuf>,
 }
 
 fn load_config(a: &FuzzArgs) -> Result<Config, String> {
@@ -146,6 +149,16 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
             }
         };
     campaign.start().context("starting workers")?;
+    if let Some(log) = &a.replay_commands {
+        match campaign.control().replay_commands(log) {
+            Ok(n) => tracing::info!("replayed {n} commands from {}", log.display()),
+            Err(e) => {
+                campaign.stop();
+                eprintln!("error: --replay-commands: {e}");
+                return Ok(2);
+            }
+        }
+    }
     for w in &campaign.warnings {
         tracing::warn!("{w}");
     }

@@ -10,8 +10,10 @@
 use super::Stores;
 use crate::eventlog::now_ms;
 use crate::ids::InjectionId;
+use crate::parser::{CallDefaults, parse_txs};
 use crate::priority::Priorities;
 use crate::tx::Tx;
+use alloy_primitives::{Address, U256};
 use crossbeam::channel::Sender;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
@@ -86,9 +88,67 @@ impl Control {
         &self.stores
     }
 
+    /// Parses Solidity-style calls (one per string, each resolved against the
+    /// target's ABI) and injects them as one sequence. `sender` and `value`
+    /// apply to calls that do not say otherwise (`f{from: …, value: …}(…)`).
+    pub fn inject_calls(
+        &self,
+        calls: &[String],
+        sender: Option<Address>,
+        value: U256,
+    ) -> Result<InjectReceipt, ControlError> {
+        let txs = self.parse_calls(calls, sender, value)?;
+        self.inject(txs)
+    }
+
+    /// Parses and resolves calls without injecting them.
+    pub fn parse_calls(
+        &self,
+        calls: &[String],
+        sender: Option<Address>,
+        value: U256,
+    ) -> Result<Vec<Tx>, ControlError> {
+        if calls.is_empty() {
+            return Err(ControlError::invalid("sequence", "needs at least one call"));
+        }
+        if calls.len() > MAX_INJECTED_CALLS {
+            return Err(ControlError::invalid(
+                "sequence",
+                format!("has {} calls; at most {MAX_INJECTED_CALLS}", calls.len()),
+            ));
+        }
+        let defaults = CallDefaults {
+            sender: sender.unwrap_or(self.stores.config.senders[0]),
+            value,
+        };
+        let mut txs = Vec::with_capacity(calls.len());
+        for (i, text) in calls.iter().enumerate() {
+            let parsed =
+                parse_txs(text, &self.stores.target.functions, &defaults).map_err(|e| {
+                    ControlError::invalid(format!("sequence[{i}]"), format!("{text:?}: {e}"))
+                })?;
+            txs.extend(parsed);
+        }
+        Ok(txs)
+    }
+
     /// Sends `txs` to every worker; each runs it from the deployed state at
-    /// its next call boundary.
+    /// its next call boundary. Logged to the command log.
     pub fn inject(&self, txs: Vec<Tx>) -> Result<InjectReceipt, ControlError> {
+        let r = self.inject_unlogged(txs.clone());
+        let printed = self.stores.print_sequence(&txs);
+        self.log_command(
+            "inject_transaction",
+            &json!({ "sequence": printed }),
+            &match &r {
+                Ok(rc) => json!({ "injection": rc.id.0, "injectedCount": rc.calls, "workers": rc.workers }),
+                Err(e) => json!({ "error": e.to_string() }),
+            },
+        );
+        r
+    }
+
+    fn inject_unlogged(&self, txs: Vec<Tx>) -> Result<InjectReceipt, ControlError> {
         if txs.is_empty() {
             return Err(ControlError::invalid("sequence", "needs at least one call"));
         }
@@ -155,21 +215,89 @@ impl Control {
     }
 
     /// Adds `weight` to a function's priority (adding it to the set).
+    /// Logged to the command log.
     pub fn prioritize(
         &self,
         signature: &str,
         weight: u32,
     ) -> Result<Arc<Priorities>, ControlError> {
-        if weight == 0 {
-            return Err(ControlError::invalid("weight", "must be at least 1"));
-        }
-        let i = self.resolve_signature(signature)?;
-        Ok(self.stores.priorities.add(i, signature, weight))
+        let r = if weight == 0 {
+            Err(ControlError::invalid("weight", "must be at least 1"))
+        } else {
+            self.resolve_signature(signature)
+                .map(|i| self.stores.priorities.add(i, signature, weight))
+        };
+        self.log_command(
+            "prioritize_function",
+            &json!({ "functionSignature": signature, "weight": weight }),
+            &match &r {
+                Ok(p) => json!({ "prioritizedFunctions": p.signatures() }),
+                Err(e) => json!({ "error": e.to_string() }),
+            },
+        );
+        r
     }
 
     /// Empties the priority set; returns how many functions it held.
+    /// Logged to the command log.
     pub fn clear_priorities(&self) -> usize {
-        self.stores.priorities.clear()
+        let n = self.stores.priorities.clear();
+        self.log_command(
+            "clear_priorities",
+            &json!({}),
+            &json!({ "clearedCount": n }),
+        );
+        n
+    }
+
+    /// Replays a command log (`mcp-commands.jsonl`) into this campaign:
+    /// every successful inject, prioritize and clear, in order. Returns how
+    /// many commands were applied.
+    pub fn replay_commands(&self, path: &std::path::Path) -> Result<usize, ControlError> {
+        let at = |n: usize, e: &dyn std::fmt::Display| {
+            ControlError::invalid(
+                "replayCommands",
+                format!("{} line {}: {e}", path.display(), n + 1),
+            )
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            ControlError::invalid("replayCommands", format!("{}: {e}", path.display()))
+        })?;
+        let mut applied = 0;
+        for (n, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: Value =
+                serde_json::from_str(line).map_err(|e| at(n, &format!("not JSON: {e}")))?;
+            if v["result"].get("error").is_some() {
+                continue; // it failed then; replaying it would fail again
+            }
+            let args = &v["arguments"];
+            match v["command"].as_str() {
+                Some("inject_transaction") => {
+                    let calls: Vec<String> = args["sequence"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|c| c.as_str().map(str::to_string))
+                        .collect();
+                    self.inject_calls(&calls, None, U256::ZERO)
+                        .map_err(|e| at(n, &e))?;
+                }
+                Some("prioritize_function") => {
+                    let sig = args["functionSignature"].as_str().unwrap_or_default();
+                    let w = args["weight"].as_u64().unwrap_or(1) as u32;
+                    self.prioritize(sig, w).map_err(|e| at(n, &e))?;
+                }
+                Some("clear_priorities") => {
+                    self.clear_priorities();
+                }
+                _ => continue,
+            }
+            applied += 1;
+        }
+        Ok(applied)
     }
 
     /// Asks the workers to stop.

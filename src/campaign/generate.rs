@@ -386,7 +386,7 @@ pub fn mutate(
     ctx: &GenContext<'_>,
     base: &[Tx],
     other: Option<&[Tx]>,
-    fresh: &mut dyn FnMut(&mut SmallRng) -> Tx,
+    fresh: Tx,
     max_len: usize,
 ) -> Vec<Tx> {
     let mut seq: Vec<Tx> = base.to_vec();
@@ -418,7 +418,7 @@ pub fn mutate(
         // Insert a fresh call.
         3 => {
             let at = rng.random_range(0..=seq.len());
-            seq.insert(at, fresh(rng));
+            seq.insert(at, fresh);
         }
         // Drop a call.
         4 => {

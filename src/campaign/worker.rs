@@ -83,18 +83,12 @@ impl Worker {
         self.shared.emit(self.id, payload);
     }
 
-    fn gen_ctx(&self) -> GenContext<'_> {
-        GenContext {
-            senders: &self.shared.config.senders,
-            max_value: self.shared.config.max_value,
-            max_time_delay: self.shared.config.max_time_delay,
-            max_block_delay: self.shared.config.max_block_delay,
-        }
-    }
-
     fn random_tx(&mut self) -> Tx {
         let callables = &self.shared.callable;
         let i = self.sampler.pick(&mut self.rng, callables.len());
+        self.shared.stats.functions[i]
+            .generated
+            .fetch_add(1, Ordering::Relaxed);
         let ctx = GenContext {
             senders: &self.shared.config.senders,
             max_value: self.shared.config.max_value,
@@ -139,30 +133,23 @@ impl Worker {
                 let other = corpus.get(crate::ids::EntryId(self.rng.random_range(0..n) as u64));
                 if let (Some(base), Some(other)) = (base, other) {
                     let max = self.shared.config.seq_len;
-                    let dict = self.dict.clone();
+                    let fresh = self.random_tx();
                     let shared = self.shared.clone();
-                    let mut fresh = |rng: &mut SmallRng| {
-                        let i = rng.random_range(0..shared.callable.len());
-                        let ctx = GenContext {
-                            senders: &shared.config.senders,
-                            max_value: shared.config.max_value,
-                            max_time_delay: shared.config.max_time_delay,
-                            max_block_delay: shared.config.max_block_delay,
-                        };
-                        generate::random_tx(rng, &dict, &ctx, &shared.callable[i])
+                    let ctx = GenContext {
+                        senders: &shared.config.senders,
+                        max_value: shared.config.max_value,
+                        max_time_delay: shared.config.max_time_delay,
+                        max_block_delay: shared.config.max_block_delay,
                     };
-                    let ctx = self.gen_ctx();
                     let planned = generate::mutate(
-                        &mut self.rng.clone(),
-                        &dict,
+                        &mut self.rng,
+                        &self.dict,
                         &ctx,
                         &base.txs,
                         Some(&other.txs),
-                        &mut fresh,
+                        fresh,
                         max,
                     );
-                    // Advance our own RNG so the next draw differs.
-                    let _: u64 = self.rng.random();
                     self.run_sequence(Source::Mutation, planned, max);
                     continue;
                 }
@@ -170,6 +157,13 @@ impl Worker {
             let max = self.shared.config.seq_len;
             self.run_sequence(Source::Random, Vec::new(), max);
         };
+        // An accepted injection is executed by every worker, even one that
+        // is stopping: they are short (at most 100 calls).
+        if reason != StopReason::Panicked {
+            while let Ok(inj) = self.rx.try_recv() {
+                self.run_injection(&inj);
+            }
+        }
         self.flush_batch();
         reason
     }
@@ -228,11 +222,18 @@ impl Worker {
             self.batch.calls += 1;
             self.batch.gas += r.gas_used;
             result.executed += 1;
+            let fstats = shared.function_stats(&tx);
+            if let Some(fs) = fstats {
+                fs.calls.fetch_add(1, Ordering::Relaxed);
+            }
             match &r.outcome {
                 Outcome::Success { output } => self.dict.add_words(output),
                 _ => {
                     result.reverted += 1;
                     self.batch.reverts += 1;
+                    if let Some(fs) = fstats {
+                        fs.reverts.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
             }
             for w in self.ex.take_log_words() {

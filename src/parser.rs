@@ -1,0 +1,117 @@
+//! Solidity-style calls, the way engineers type them:
+//! `transfer(0xAbC…, 100)`, `deposit{value: 1 ether}()`,
+//! `set((-5, 3, 0x…, true)); go()`.
+//!
+//! [`syntax`] lexes and parses text into calls with byte spans; [`resolve`]
+//! fits them to the target's ABI (overloads, ranges, checksums);
+//! [`format_call`] prints a [`Tx`] back so that parsing the text gives the
+//! same call (round trip), adding casts only where overloads would otherwise
+//! be ambiguous.
+
+pub mod resolve;
+pub mod syntax;
+
+pub use resolve::{CallDefaults, ResolveError, resolve};
+pub use syntax::{CallExpr, Expr, ExprKind, ParseError, parse_call, parse_sequence};
+
+use crate::tx::{Tx, TxDisplay, write_value};
+use alloy_dyn_abi::DynSolValue;
+use alloy_json_abi::Function;
+use alloy_primitives::Address;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Any error turning text into transactions, with the byte span it concerns.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    #[error("{0}")]
+    Parse(#[from] ParseError),
+    #[error("{0}")]
+    Resolve(#[from] ResolveError),
+}
+
+impl CallError {
+    pub fn span(&self) -> Range<usize> {
+        match self {
+            CallError::Parse(e) => e.span.clone(),
+            CallError::Resolve(e) => e.span.clone(),
+        }
+    }
+}
+
+/// Parses `src` (one call or a sequence) and resolves every call.
+pub fn parse_txs(
+    src: &str,
+    functions: &[Arc<Function>],
+    defaults: &CallDefaults,
+) -> Result<Vec<Tx>, CallError> {
+    let calls = parse_sequence(src)?;
+    calls
+        .iter()
+        .map(|c| resolve(c, functions, defaults).map_err(CallError::from))
+        .collect()
+}
+
+fn write_cast(s: &mut String, v: &DynSolValue) {
+    match v.as_type() {
+        Some(t)
+            if !matches!(
+                v,
+                DynSolValue::Array(_) | DynSolValue::FixedArray(_) | DynSolValue::Tuple(_)
+            ) =>
+        {
+            s.push_str(&t.sol_type_name());
+            s.push('(');
+            write_value(s, v);
+            s.push(')');
+        }
+        _ => write_value(s, v),
+    }
+}
+
+/// Prints `tx` in call syntax such that resolving the text against
+/// `functions` gives `tx` back. The sender is printed when it differs from
+/// `default_sender`.
+pub fn format_call(
+    tx: &Tx,
+    functions: &[Arc<Function>],
+    default_sender: Option<Address>,
+) -> String {
+    let plain = TxDisplay { tx, default_sender }.to_string();
+    let overloaded = functions
+        .iter()
+        .filter(|f| f.name == tx.function.name && f.inputs.len() == tx.args.len())
+        .count()
+        > 1;
+    if !overloaded {
+        return plain;
+    }
+    let defaults = CallDefaults {
+        sender: default_sender.unwrap_or(tx.sender),
+        value: Default::default(),
+    };
+    let same = parse_call(&plain)
+        .ok()
+        .and_then(|c| resolve(&c, functions, &defaults).ok())
+        .is_some_and(|t| t.function.selector() == tx.function.selector());
+    if same {
+        return plain;
+    }
+    let name_len = tx.function.name.len();
+    let open = plain[name_len..]
+        .find('(')
+        .map_or(name_len, |i| name_len + i);
+    let mut s = plain[..open].to_string();
+    s.push('(');
+    for (i, a) in tx.args.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        write_cast(&mut s, a);
+    }
+    s.push(')');
+    s
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,290 @@
+use super::*;
+use alloy_dyn_abi::{DynSolType, DynSolValue};
+use alloy_primitives::{I256, U256};
+
+fn abi(sigs: &[&str]) -> Vec<Arc<Function>> {
+    sigs.iter()
+        .map(|s| Arc::new(Function::parse(s).unwrap()))
+        .collect()
+}
+
+fn defaults() -> CallDefaults {
+    CallDefaults {
+        sender: crate::executor::DEFAULT_SENDERS[0],
+        value: U256::ZERO,
+    }
+}
+
+fn one(src: &str, f: &[Arc<Function>]) -> Tx {
+    let mut t = parse_txs(src, f, &defaults()).unwrap_or_else(|e| panic!("{src}: {e}"));
+    assert_eq!(t.len(), 1);
+    t.remove(0)
+}
+
+fn u(v: u64, bits: usize) -> DynSolValue {
+    DynSolValue::Uint(U256::from(v), bits)
+}
+
+#[test]
+fn every_literal_kind() {
+    let f = abi(&["f(uint256,int256,address,bool,string,bytes,bytes4,uint8[],(uint8,bool))"]);
+    let t = one(
+        r#"f(1_000, -42, 0x52908400098527886E0F7030069857D2E4169EE7, true, "a\"b\n\x41\u00e9", hex"dead_beef", 0xdeadbeef, [1, 2, 3], (7, false))"#,
+        &f,
+    );
+    assert_eq!(t.args[0], u(1000, 256));
+    assert_eq!(
+        t.args[1],
+        DynSolValue::Int(I256::try_from(-42).unwrap(), 256)
+    );
+    assert_eq!(
+        t.args[2],
+        DynSolValue::Address(
+            "0x52908400098527886E0F7030069857D2E4169EE7"
+                .parse()
+                .unwrap()
+        )
+    );
+    assert_eq!(t.args[3], DynSolValue::Bool(true));
+    assert_eq!(t.args[4], DynSolValue::String("a\"b\nAé".into()));
+    assert_eq!(t.args[5], DynSolValue::Bytes(vec![0xde, 0xad, 0xbe, 0xef]));
+    assert!(
+        matches!(t.args[6], DynSolValue::FixedBytes(w, 4) if w[..4] == [0xde, 0xad, 0xbe, 0xef])
+    );
+    assert_eq!(
+        t.args[7],
+        DynSolValue::Array(vec![u(1, 8), u(2, 8), u(3, 8)])
+    );
+    assert_eq!(
+        t.args[8],
+        DynSolValue::Tuple(vec![u(7, 8), DynSolValue::Bool(false)])
+    );
+}
+
+#[test]
+fn units_scientific_hex_and_nesting() {
+    let f = abi(&["g(uint256)", "h(uint256[][])"]);
+    let v = |s: &str| one(s, &f).args[0].clone();
+    assert_eq!(
+        v("g(1 ether)"),
+        DynSolValue::Uint(U256::from(10u64).pow(U256::from(18)), 256)
+    );
+    assert_eq!(
+        v("g(1.5 ether)"),
+        DynSolValue::Uint(
+            U256::from(15u64) * U256::from(10u64).pow(U256::from(17)),
+            256
+        )
+    );
+    assert_eq!(v("g(5 gwei)"), u(5_000_000_000, 256));
+    assert_eq!(v("g(2 days)"), u(172_800, 256));
+    assert_eq!(
+        v("g(1e18)"),
+        DynSolValue::Uint(U256::from(10u64).pow(U256::from(18)), 256)
+    );
+    assert_eq!(v("g(0xff)"), u(255, 256));
+    assert_eq!(v("g(uint256(3))"), u(3, 256));
+    assert_eq!(
+        one("h([[1], [], [2, 3]])", &f).args[0],
+        DynSolValue::Array(vec![
+            DynSolValue::Array(vec![u(1, 256)]),
+            DynSolValue::Array(vec![]),
+            DynSolValue::Array(vec![u(2, 256), u(3, 256)]),
+        ])
+    );
+}
+
+#[test]
+fn sequences_and_options() {
+    let f = abi(&["set(uint256)", "go()", "pay()"]);
+    let mut p = Function::parse("pay()").unwrap();
+    p.state_mutability = alloy_json_abi::StateMutability::Payable;
+    let f: Vec<_> = f
+        .into_iter()
+        .filter(|x| x.name != "pay")
+        .chain([Arc::new(p)])
+        .collect();
+    let txs = parse_txs(
+        "set(7); go()\npay{value: 1 ether, from: 0x0000000000000000000000000000000000020000, delay: 1 days, blocks: 5}()",
+        &f,
+        &defaults(),
+    )
+    .unwrap();
+    assert_eq!(txs.len(), 3);
+    assert_eq!(txs[2].value, U256::from(10u64).pow(U256::from(18)));
+    assert_eq!(txs[2].sender, crate::executor::DEFAULT_SENDERS[1]);
+    assert_eq!((txs[2].delay.seconds, txs[2].delay.blocks), (86_400, 5));
+    assert_eq!(txs[0].sender, crate::executor::DEFAULT_SENDERS[0]);
+    let e = parse_txs("go{value: 1}()", &f, &defaults()).unwrap_err();
+    assert!(e.to_string().contains("not payable"), "{e}");
+}
+
+#[test]
+fn overloads_resolve_by_literal_shape() {
+    let f = abi(&["poke(uint8)", "poke(uint256,bool)", "poke(address)"]);
+    assert_eq!(one("poke(5)", &f).signature(), "poke(uint8)");
+    assert_eq!(one("poke(300, true)", &f).signature(), "poke(uint256,bool)");
+    assert_eq!(
+        one("poke(0x0000000000000000000000000000000000000001)", &f).signature(),
+        "poke(address)"
+    );
+    // 300 does not fit uint8, and a number is no address.
+    let e = parse_txs("poke(300)", &f, &defaults()).unwrap_err();
+    assert!(e.to_string().contains("no overload"), "{e}");
+    assert!(e.to_string().contains("300 does not fit uint8"), "{e}");
+    let amb = abi(&["q(uint8)", "q(uint16)"]);
+    let e = parse_txs("q(1)", &amb, &defaults()).unwrap_err();
+    assert!(e.to_string().contains("ambiguous"), "{e}");
+    assert_eq!(one("q(uint16(1))", &amb).signature(), "q(uint16)");
+}
+
+#[test]
+fn range_and_checksum_errors_name_the_value() {
+    let f = abi(&["a(uint8)", "b(uint256)", "c(address)", "d(int8)"]);
+    let e = parse_txs("a(256)", &f, &defaults()).unwrap_err();
+    assert_eq!(e.span(), 2..5);
+    assert!(e.to_string().contains("256 does not fit uint8"), "{e}");
+    let e = parse_txs("b(-1)", &f, &defaults()).unwrap_err();
+    assert!(e.to_string().contains("negative"), "{e}");
+    let e = parse_txs(
+        "c(0x52908400098527886e0F7030069857D2E4169EE7)",
+        &f,
+        &defaults(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("checksum"), "{e}");
+    assert!(
+        parse_txs(
+            "c(0x52908400098527886e0f7030069857d2e4169ee7)",
+            &f,
+            &defaults()
+        )
+        .is_ok()
+    );
+    assert!(parse_txs("d(-128)", &f, &defaults()).is_ok());
+    assert!(parse_txs("d(-129)", &f, &defaults()).is_err());
+    let e = parse_txs("nope(1)", &f, &defaults()).unwrap_err();
+    assert!(e.to_string().contains("no function named `nope`"), "{e}");
+}
+
+#[test]
+fn parse_errors_carry_spans_and_expectations() {
+    let e = parse_sequence("f(1,").unwrap_err();
+    assert_eq!(e.span, 4..4);
+    assert!(e.found.contains("end of input"));
+    let e = parse_sequence("f(1 2)").unwrap_err();
+    assert_eq!(e.span, 4..5);
+    assert!(e.expected.contains(")"), "{e}");
+    let e = parse_sequence("f(\"abc)").unwrap_err();
+    assert!(e.expected.contains("closing"), "{e}");
+    let e = parse_sequence("f(1) g(2)").unwrap_err();
+    assert_eq!(e.span, 5..6);
+    assert!(parse_sequence("").is_err());
+    assert!(parse_sequence("f(0x)").is_err());
+    assert!(parse_sequence("f(12abc)").is_err());
+    assert!(parse_sequence("f(hex\"abc\")").is_err());
+}
+
+#[test]
+fn printing_round_trips_through_parsing() {
+    let f = abi(&[
+        "poke(uint8)",
+        "poke(int8)",
+        "w(bytes)",
+        "w(bytes2)",
+        "s((int16,uint8,address,bool),string[])",
+    ]);
+    let txs = [
+        Tx {
+            function: f[1].clone(),
+            args: vec![DynSolValue::Int(I256::try_from(5).unwrap(), 8)],
+            sender: crate::executor::DEFAULT_SENDERS[1],
+            value: U256::ZERO,
+            delay: crate::tx::Delay {
+                seconds: 10,
+                blocks: 2,
+            },
+        },
+        Tx {
+            function: f[0].clone(),
+            args: vec![u(5, 8)],
+            sender: crate::executor::DEFAULT_SENDERS[0],
+            value: U256::ZERO,
+            delay: crate::tx::Delay::NONE,
+        },
+        Tx {
+            function: f[2].clone(),
+            args: vec![DynSolValue::Bytes(vec![1, 2])],
+            sender: crate::executor::DEFAULT_SENDERS[0],
+            value: U256::ZERO,
+            delay: crate::tx::Delay::NONE,
+        },
+        Tx {
+            function: f[4].clone(),
+            args: vec![
+                DynSolValue::Tuple(vec![
+                    DynSolValue::Int(I256::try_from(-5).unwrap(), 16),
+                    u(3, 8),
+                    DynSolValue::Address(crate::executor::DEFAULT_SENDERS[2]),
+                    DynSolValue::Bool(true),
+                ]),
+                DynSolValue::Array(vec![DynSolValue::String("q\"\\\u{1}".into())]),
+            ],
+            sender: crate::executor::DEFAULT_SENDERS[0],
+            value: U256::ZERO,
+            delay: crate::tx::Delay::NONE,
+        },
+    ];
+    for tx in txs {
+        let text = format_call(&tx, &f, Some(crate::executor::DEFAULT_SENDERS[0]));
+        let back = one(&text, &f);
+        assert_eq!(back, tx, "{text}");
+    }
+}
+
+mod roundtrip {
+    use super::*;
+    use crate::campaign::generate::{Dictionary, random_value};
+    use proptest::prelude::*;
+    use rand::SeedableRng;
+
+    fn ty_strategy() -> impl Strategy<Value = DynSolType> {
+        let leaf = prop_oneof![
+            (1usize..=32).prop_map(|n| DynSolType::Uint(n * 8)),
+            (1usize..=32).prop_map(|n| DynSolType::Int(n * 8)),
+            Just(DynSolType::Address),
+            Just(DynSolType::Bool),
+            Just(DynSolType::String),
+            Just(DynSolType::Bytes),
+            (1usize..=32).prop_map(DynSolType::FixedBytes),
+        ];
+        leaf.prop_recursive(3, 12, 4, |inner| {
+            prop_oneof![
+                inner.clone().prop_map(|t| DynSolType::Array(Box::new(t))),
+                (inner.clone(), 1usize..4)
+                    .prop_map(|(t, n)| DynSolType::FixedArray(Box::new(t), n)),
+                prop::collection::vec(inner, 1..4).prop_map(DynSolType::Tuple),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// Random ABI types, random values of them: printing then parsing
+        /// gives the same call.
+        #[test]
+        fn print_then_parse_is_identity(types in prop::collection::vec(ty_strategy(), 0..4), seed: u64) {
+            let sig = format!("f({})", types.iter().map(|t| t.sol_type_name().into_owned()).collect::<Vec<_>>().join(","));
+            let function = Arc::new(Function::parse(&sig).unwrap());
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+            let dict = Dictionary::mine(&[], &["7 255 65535"], vec![crate::executor::DEFAULT_SENDERS[0]]);
+            let args: Vec<_> = types.iter().map(|t| random_value(&mut rng, &dict, t)).collect();
+            let tx = Tx { function: function.clone(), args, sender: crate::executor::DEFAULT_SENDERS[0], value: U256::ZERO, delay: crate::tx::Delay::NONE };
+            let functions = vec![function];
+            let text = format_call(&tx, &functions, Some(crate::executor::DEFAULT_SENDERS[0]));
+            let back = parse_txs(&text, &functions, &defaults());
+            prop_assert!(back.is_ok(), "{} -> {:?}", text, back.err());
+            prop_assert_eq!(&back.unwrap()[0], &tx, "{}", text);
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! The control path on live campaigns: injection to every worker, the
+//! priority set's share of generated calls, the command log and its replay.
+
+use rudder::campaign::Campaign;
+use rudder::config::{Config, TestMode};
+use rudder::eventlog::{EventKind, Payload};
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+fn campaign(name: &str, workers: usize, dir: &Path) -> Campaign {
+    let config = Config {
+        test_mode: TestMode::Property,
+        workers: Some(workers),
+        seed: Some(1),
+        test_limit: u64::MAX,
+        timeout: Some(120),
+        ..Config::default()
+    };
+    let mut c = Campaign::new(
+        Path::new(&format!("contracts/out/{name}.json")),
+        None,
+        config,
+        Some(dir.to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    c
+}
+
+const KEY: &str = "0x6c6f6f6b206f757420666f7220746865206d616769632076616c756521212121";
+
+#[test]
+fn an_injected_call_breaks_a_property_random_fuzzing_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign("MagicHash", 2, dir.path());
+    // Let the workers get busy on long random sequences first.
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(c.stores().tests.falsified_count(), 0);
+    let t0 = Instant::now();
+    let receipt = c
+        .control()
+        .inject_calls(&[format!("unlock({KEY})")], None, Default::default())
+        .unwrap();
+    assert_eq!((receipt.calls, receipt.workers), (1, 2));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let executed_by = |c: &Campaign| {
+        let mut w: Vec<u32> = c
+            .events_of(EventKind::InjectionExecuted)
+            .iter()
+            .filter(|e| matches!(e.payload, Payload::InjectionExecuted { injection, .. } if injection == receipt.id))
+            .map(|e| e.worker.0)
+            .collect();
+        w.sort();
+        w
+    };
+    while executed_by(&c) != [0, 1] && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let elapsed = t0.elapsed();
+    assert_eq!(
+        executed_by(&c),
+        [0, 1],
+        "every worker executes the injection"
+    );
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+    let r = c.wait();
+    let t = &r.tests[0];
+    assert_eq!(t.status, "falsified");
+    let key = alloy_primitives::U256::from_str_radix(&KEY[2..], 16).unwrap();
+    assert_eq!(t.sequence, [format!("unlock({key})")]);
+    // The injection added coverage, so it is in the corpus, findable by signature.
+    let found = c_find(dir.path());
+    assert!(found, "the injected sequence is in the corpus directory");
+    let log = std::fs::read_to_string(dir.path().join("corpus/mcp-commands.jsonl")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert_eq!(line["command"], "inject_transaction");
+    assert!(line["timestamp"].as_str().unwrap().ends_with('Z'));
+}
+
+fn c_find(dir: &Path) -> bool {
+    std::fs::read_dir(dir.join("corpus/coverage"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .any(|e| {
+            std::fs::read_to_string(e.path())
+                .unwrap()
+                .contains("unlock(uint256)")
+        })
+}
+
+#[test]
+fn a_prioritized_function_gets_ninety_percent_of_generated_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign("Token", 1, dir.path());
+    let s = c.stores().clone();
+    let idx = s
+        .callable
+        .iter()
+        .position(|f| f.function.signature() == "transfer(address,uint256)")
+        .unwrap();
+    let n = s.callable.len() as f64;
+    c.control()
+        .prioritize("transfer(address,uint256)", 1)
+        .unwrap();
+    // Let calls generated before the swap drain, then measure.
+    std::thread::sleep(Duration::from_millis(50));
+    let snapshot = |s: &rudder::campaign::Stores| -> Vec<u64> {
+        s.stats
+            .functions
+            .iter()
+            .map(|f| f.generated.load(Ordering::Relaxed))
+            .collect()
+    };
+    let before = snapshot(&s);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut after = snapshot(&s);
+    while after.iter().sum::<u64>() - before.iter().sum::<u64>() < 20_000
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(10));
+        after = snapshot(&s);
+    }
+    let total: u64 = after.iter().zip(&before).map(|(a, b)| a - b).sum();
+    assert!(total >= 1_000, "only {total} generated calls");
+    let share = (after[idx] - before[idx]) as f64 / total as f64;
+    // 90% from the set, plus the uniform 10%'s 1/n share of the same function.
+    let from_set = share - 0.1 / n;
+    assert!(
+        (from_set - 0.9).abs() <= 0.03,
+        "prioritized share {share} over {total} calls"
+    );
+    assert_eq!(c.control().clear_priorities(), 1);
+    let bad = c.control().prioritize("transfer(address)", 1).unwrap_err();
+    assert!(
+        bad.to_string().contains("transfer(address,uint256)"),
+        "{bad}"
+    );
+    c.stop();
+    drop(c);
+    // The command log has all three commands; replaying it into a new
+    // campaign re-applies the successful ones.
+    let log = dir.path().join("corpus/mcp-commands.jsonl");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let commands: Vec<_> = lines
+        .iter()
+        .map(|l| l["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "prioritize_function",
+            "clear_priorities",
+            "prioritize_function"
+        ]
+    );
+    let dir2 = tempfile::tempdir().unwrap();
+    let c2 = campaign("Token", 1, dir2.path());
+    assert_eq!(c2.control().replay_commands(&log).unwrap(), 2);
+    assert!(
+        c2.stores().priorities.snapshot().is_empty(),
+        "prioritize then clear"
+    );
+    c2.stop();
+}
