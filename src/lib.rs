@@ -21,6 +21,7 @@ pub mod coverage;
 pub mod eventlog;
 pub mod executor;
 pub mod ids;
+pub mod mcp;
 pub mod parser;
 pub mod priority;
 mod sync;

@@ -23,6 +23,9 @@ struct Cli {
 enum Command {
     /// Run a fuzzing campaign and print the report.
     Fuzz(FuzzArgs),
+    /// Run a campaign and serve its MCP control plane over stdio (for agents
+    /// that launch rudder). The report goes to stderr when the client leaves.
+    Mcp(FuzzArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -73,6 +76,20 @@ struct FuzzArgs {
     /// Replay a command log (mcp-commands.jsonl) into the new campaign.
     #[arg(long)]
     replay_commands: Option<PathBuf>,
+    /// Serve MCP over streamable HTTP at http://ADDR/mcp (loopback only
+    /// unless --mcp-allow-remote) while the campaign runs.
+    #[arg(long, num_args = 0..=1, default_missing_value = rudder::mcp::transport::DEFAULT_HTTP_ADDR)]
+    mcp_http: Option<std::net::SocketAddr>,
+    /// Allow a non-loopback --mcp-http address (requires --mcp-token).
+    #[arg(long)]
+    mcp_allow_remote: bool,
+    /// Bearer token HTTP clients must send (Authorization: Bearer TOKEN).
+    #[arg(long, env = "RUDDER_MCP_TOKEN")]
+    mcp_token: Option<String>,
+    /// Keep workers alive after the test limit, serving injections, until
+    /// stopped (Ctrl-C) or the timeout.
+    #[arg(long)]
+    keep_alive: bool,
 }
 
 fn load_config(a: &FuzzArgs) -> Result<Config, String> {
@@ -115,6 +132,7 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     if let Some(d) = &a.corpus_dir {
         config.corpus_dir = Some(d.clone());
     }
+    config.keep_alive = a.keep_alive;
     Ok(config)
 }
 
@@ -149,6 +167,37 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
             }
         };
     campaign.start().context("starting workers")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .thread_name("rudder-mcp")
+        .build()
+        .context("starting the MCP runtime")?;
+    if let Some(addr) = a.mcp_http {
+        let server =
+            rudder::mcp::RudderServer::new(rudder::mcp::CampaignTools::new(campaign.control()));
+        let opts = rudder::mcp::transport::HttpOptions {
+            addr,
+            token: a.mcp_token.clone(),
+            allow_remote: a.mcp_allow_remote,
+        };
+        match runtime.block_on(rudder::mcp::transport::serve_http(server, opts)) {
+            Ok((bound, _task)) => eprintln!("MCP (streamable HTTP) at http://{bound}/mcp"),
+            Err(e) => {
+                campaign.stop();
+                eprintln!("error: {e}");
+                return Ok(2);
+            }
+        }
+    }
+    {
+        let stop = campaign.control();
+        runtime.spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                stop.stop();
+            }
+        });
+    }
     if let Some(log) = &a.replay_commands {
         match campaign.control().replay_commands(log) {
             Ok(n) => tracing::info!("replayed {n} commands from {}", log.display()),
@@ -200,6 +249,47 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
     Ok(if report.any_falsified() { 1 } else { 0 })
 }
 
+fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
+    a.keep_alive = true;
+    let config = match load_config(&a) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(2);
+        }
+    };
+    let mut campaign =
+        match Campaign::new(&a.target, a.contract.as_deref(), config, a.out_dir.clone()) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(2);
+            }
+        };
+    campaign.start().context("starting workers")?;
+    if let Some(log) = &a.replay_commands
+        && let Err(e) = campaign.control().replay_commands(log)
+    {
+        campaign.stop();
+        eprintln!("error: --replay-commands: {e}");
+        return Ok(2);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .thread_name("rudder-mcp")
+        .build()
+        .context("starting the MCP runtime")?;
+    let server =
+        rudder::mcp::RudderServer::new(rudder::mcp::CampaignTools::new(campaign.control()));
+    let served = runtime.block_on(rudder::mcp::transport::serve_stdio(server));
+    campaign.stop();
+    let report = campaign.wait();
+    eprint!("{}", report.text());
+    served.context("serving MCP over stdio")?;
+    Ok(if report.any_falsified() { 1 } else { 0 })
+}
+
 fn main() {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -217,6 +307,7 @@ fn main() {
     };
     let code = match cli.command {
         Command::Fuzz(a) => fuzz(a),
+        Command::Mcp(a) => mcp_stdio(a),
     };
     match code {
         Ok(c) => std::process::exit(c),

@@ -1,0 +1,93 @@
+//! Tool failures as seed 002 defines them: a tool result with `isError: true`
+//! carrying `{ "success": false, "error": { "code", "message", "details" } }`.
+
+use crate::campaign::ControlError;
+use serde_json::{Value, json};
+
+/// Seed 002's error codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidInput,
+    ToolNotFound,
+    ExecutionTimeout,
+    InternalError,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "INVALID_INPUT",
+            ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
+            ErrorCode::ExecutionTimeout => "EXECUTION_TIMEOUT",
+            ErrorCode::InternalError => "INTERNAL_ERROR",
+        }
+    }
+}
+
+/// A failed tool call.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{}: {message}", code.as_str())]
+pub struct ToolError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub details: Option<Value>,
+}
+
+impl ToolError {
+    pub fn invalid(message: impl Into<String>) -> Self {
+        ToolError {
+            code: ErrorCode::InvalidInput,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    pub fn not_found(tool: &str) -> Self {
+        ToolError {
+            code: ErrorCode::ToolNotFound,
+            message: format!("Tool '{tool}' not found"),
+            details: None,
+        }
+    }
+
+    pub fn timeout(tool: &str) -> Self {
+        ToolError {
+            code: ErrorCode::ExecutionTimeout,
+            message: format!("Tool {tool} exceeded 100ms"),
+            details: Some(json!({ "budgetMs": super::TOOL_BUDGET.as_millis() as u64 })),
+        }
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        ToolError {
+            code: ErrorCode::InternalError,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The seed's `ErrorResponse` object.
+    pub fn to_json(&self) -> Value {
+        let mut error = json!({ "code": self.code.as_str(), "message": self.message });
+        if let Some(d) = &self.details {
+            error["details"] = d.clone();
+        }
+        json!({ "success": false, "error": error })
+    }
+}
+
+impl From<ControlError> for ToolError {
+    fn from(e: ControlError) -> Self {
+        match e {
+            ControlError::InvalidInput { field, message } => {
+                ToolError::invalid(format!("{field}: {message}"))
+                    .with_details(json!({ "field": field }))
+            }
+        }
+    }
+}
