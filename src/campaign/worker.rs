@@ -426,7 +426,7 @@ impl Worker {
             done: true,
         });
         shared.persist_reproducer(case.id);
-        if shared.config.stop_on_fail || shared.tests.all_decided() {
+        if shared.config.stop_on_fail || (shared.tests.all_decided() && !shared.config.keep_alive) {
             shared.stop.store(true, Ordering::Release);
         }
         true

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Creates .venv with the official MCP Python client (pinned), for the
+# end-to-end tests. Idempotent; prints the venv's python path last.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+MCP_VERSION=1.30.0
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv >&2
+fi
+if ! .venv/bin/python -c "import mcp, importlib.metadata as m; assert m.version('mcp') == '$MCP_VERSION'" 2>/dev/null; then
+  .venv/bin/pip install --quiet --disable-pip-version-check "mcp==$MCP_VERSION" >&2
+fi
+echo "$(pwd)/.venv/bin/python"

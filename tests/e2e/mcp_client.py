@@ -1,0 +1,137 @@
+"""End-to-end check of rudder's MCP control plane with the official Python
+`mcp` client, over stdio and over streamable HTTP.
+
+usage: mcp_client.py RUDDER_BIN WORKDIR
+Exits non-zero (with a message) on the first failed check.
+"""
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
+
+RUDDER, WORK = sys.argv[1], sys.argv[2]
+TARGET = "contracts/out/MagicHash.json"
+KEY = "0x6c6f6f6b206f757420666f7220746865206d616769632076616c756521212121"
+KEY_DEC = str(int(KEY, 16))
+TOOLS = {
+    "read_logs", "show_coverage", "dump_lcov", "get_corpus_size",
+    "inspect_corpus_transactions", "find_transaction_in_corpus",
+    "inject_transaction", "prioritize_function", "clear_priorities", "status",
+}
+
+
+def check(cond, what):
+    if not cond:
+        raise SystemExit(f"FAILED: {what}")
+
+
+async def call(session, name, args):
+    r = await session.call_tool(name, args)
+    return r, (r.structuredContent or {})
+
+
+async def exercise(session, label, inject=True):
+    await session.initialize()
+    tools = {t.name for t in (await session.list_tools()).tools}
+    check(tools == TOOLS, f"{label}: tools {sorted(tools)}")
+    for name, args in [
+        ("read_logs", {"count": 5}), ("show_coverage", {}), ("dump_lcov", {}),
+        ("get_corpus_size", {}), ("inspect_corpus_transactions", {"limit": 3}),
+        ("find_transaction_in_corpus", {"functionSignature": "unlock(uint256)"}),
+        ("prioritize_function", {"functionSignature": "unlock(uint256)"}),
+        ("clear_priorities", {}), ("status", {}),
+    ]:
+        r, v = await call(session, name, args)
+        check(not r.isError, f"{label}: {name} failed: {v}")
+    r, v = await call(session, "read_logs", {"count": 9999})
+    check(r.isError and v["error"]["code"] == "INVALID_INPUT", f"{label}: malformed count -> {v}")
+    r, v = await call(session, "inject_transaction", {"sequence": ["unlock(1, 2, 3)"]})
+    check(r.isError and v["error"]["code"] == "INVALID_INPUT", f"{label}: malformed call -> {v}")
+    if not inject:
+        return
+    t0 = time.monotonic()
+    r, v = await call(session, "inject_transaction", {"sequence": [f"unlock({KEY})"]})
+    check(not r.isError and v["injectedCount"] == 1, f"{label}: inject -> {v}")
+    falsified = found = False
+    while time.monotonic() - t0 < 5 and not (falsified and found):
+        _, logs = await call(session, "read_logs", {"eventType": "PropertyFalsified"})
+        falsified = any(e["data"].get("property") == "echidna_locked" for e in logs["events"])
+        _, m = await call(session, "find_transaction_in_corpus", {"functionSignature": "unlock(uint256)"})
+        found = any(x["call"] == f"unlock({KEY_DEC})" for x in m["matches"])
+        await asyncio.sleep(0.02)
+    check(falsified, f"{label}: PropertyFalsified in read_logs within 5 s")
+    check(found, f"{label}: injected sequence found in the corpus within 5 s")
+    print(f"{label}: ok (falsified and found in {time.monotonic() - t0:.2f}s)")
+
+
+async def over_stdio():
+    params = StdioServerParameters(
+        command=RUDDER,
+        args=["mcp", TARGET, "--workers", "2", "--seed", "3", "--out-dir", os.path.join(WORK, "stdio")],
+        cwd=os.getcwd(),
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await exercise(session, "stdio")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def over_http():
+    port = free_port()
+    proc = subprocess.Popen(
+        [RUDDER, "fuzz", TARGET, "--workers", "2", "--seed", "4", "--keep-alive", "--timeout", "120",
+         "--out-dir", os.path.join(WORK, "http"), "--mcp-http", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                if proc.poll() is not None:
+                    raise SystemExit(f"FAILED: rudder exited: {proc.stderr.read()}")
+                check(time.monotonic() < deadline, "HTTP server did not start")
+                await asyncio.sleep(0.05)
+        async with streamablehttp_client(url) as (read, write, _):
+            async with ClientSession(read, write) as session:
+                await exercise(session, "http")
+
+        async def one_client(i):
+            async with streamablehttp_client(url) as (read, write, _):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    for _ in range(10):
+                        r, v = await call(session, "read_logs", {"count": 20})
+                        check(not r.isError and len(v["events"]) <= 20, f"client {i}: read_logs {v}")
+                        r, v = await call(session, "inject_transaction", {"sequence": [f"unlock({i})", "tries()"]})
+                        check(not r.isError and v["injectedCount"] == 2, f"client {i}: inject {v}")
+                        r, v = await call(session, "get_corpus_size", {})
+                        check(not r.isError and v["size"] >= 1, f"client {i}: size {v}")
+        await asyncio.gather(*(one_client(i) for i in range(3)))
+        print("http: three concurrent clients ok")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+asyncio.run(over_stdio())
+asyncio.run(over_http())
+print("e2e: all checks passed")

@@ -1,0 +1,38 @@
+//! Runs tests/e2e/mcp_client.py: the official Python `mcp` client against
+//! `rudder mcp` (stdio) and `rudder fuzz --mcp-http` (streamable HTTP).
+//! scripts/setup-python.sh installs the client into .venv from PyPI.
+
+use std::process::Command;
+
+#[test]
+fn official_python_client_over_stdio_and_http() {
+    let setup = Command::new("bash")
+        .arg("scripts/setup-python.sh")
+        .output()
+        .expect("bash");
+    assert!(
+        setup.status.success(),
+        "scripts/setup-python.sh failed (it installs the `mcp` package from PyPI):\n{}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    let python = String::from_utf8_lossy(&setup.stdout)
+        .trim()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new(python)
+        .arg("tests/e2e/mcp_client.py")
+        .arg(env!("CARGO_BIN_EXE_rudder"))
+        .arg(work.path())
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "e2e failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(stdout.contains("e2e: all checks passed"), "{stdout}");
+}
