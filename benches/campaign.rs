@@ -9,7 +9,14 @@ use rudder::config::{Config, TestMode};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn run(contract: &str, mode: TestMode, workers: usize, seed: u64, limit: u64, timeout: Option<u64>) -> (rudder::campaign::Report, Duration) {
+fn run(
+    contract: &str,
+    mode: TestMode,
+    workers: usize,
+    seed: u64,
+    limit: u64,
+    timeout: Option<u64>,
+) -> (rudder::campaign::Report, Duration) {
     let dir = tempfile::tempdir().unwrap();
     let config = Config {
         test_mode: mode,
@@ -20,7 +27,13 @@ fn run(contract: &str, mode: TestMode, workers: usize, seed: u64, limit: u64, ti
         stop_on_fail: true,
         ..Config::default()
     };
-    let mut c = Campaign::new(Path::new(&format!("contracts/out/{contract}.json")), None, config, Some(dir.path().to_path_buf())).unwrap();
+    let mut c = Campaign::new(
+        Path::new(&format!("contracts/out/{contract}.json")),
+        None,
+        config,
+        Some(dir.path().to_path_buf()),
+    )
+    .unwrap();
     let t0 = Instant::now();
     c.start().unwrap();
     // Time to the first falsification (shrinking excluded), or to the end.
@@ -46,11 +59,16 @@ fn main() {
             let (r, _) = run(contract, TestMode::Property, workers, 1, limit, None);
             println!(
                 "| {contract} | {workers} | {} | {:.2} | {:.0} | {:.0} |",
-                r.calls, r.elapsed_secs, r.calls_per_sec, r.calls_per_sec / workers as f64
+                r.calls,
+                r.elapsed_secs,
+                r.calls_per_sec,
+                r.calls_per_sec / workers as f64
             );
         }
     }
-    println!("\n| bug | mode | median time to falsify (5 seeds, 1 worker) | median calls | shrunk to |");
+    println!(
+        "\n| bug | mode | median time to falsify (5 seeds, 1 worker) | median calls | shrunk to |"
+    );
     println!("|---|---|---|---|---|");
     for (contract, mode) in [
         ("SetSeven", TestMode::Property),
@@ -72,6 +90,9 @@ fn main() {
         }
         let med_t = common::percentile(&mut times, 50.0);
         let med_c = common::percentile(&mut calls, 50.0);
-        println!("| {contract} | {mode:?} | {} | {med_c} | `{shrunk}` |", common::fmt_ns(med_t * 1000));
+        println!(
+            "| {contract} | {mode:?} | {} | {med_c} | `{shrunk}` |",
+            common::fmt_ns(med_t * 1000)
+        );
     }
 }

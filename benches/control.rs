@@ -20,21 +20,34 @@ fn main() {
         timeout: Some(600),
         ..Config::default()
     };
-    let mut c = Campaign::new(Path::new("contracts/out/Token.json"), None, config, Some(dir.path().to_path_buf())).unwrap();
+    let mut c = Campaign::new(
+        Path::new("contracts/out/Token.json"),
+        None,
+        config,
+        Some(dir.path().to_path_buf()),
+    )
+    .unwrap();
     c.start().unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let s = c.stores().clone();
     let control = c.control();
     let txs = control
-        .parse_calls(&["transfer(0x0000000000000000000000000000000000020000, 1)".to_string()], None, Default::default())
+        .parse_calls(
+            &["transfer(0x0000000000000000000000000000000000020000, 1)".to_string()],
+            None,
+            Default::default(),
+        )
         .unwrap();
     let mut lat = Vec::with_capacity(rounds);
     for _ in 0..rounds {
-        let before: Vec<u64> = (0..workers).map(|w| s.stats.workers[w].injections.load(Ordering::Acquire)).collect();
+        let before: Vec<u64> = (0..workers)
+            .map(|w| s.stats.workers[w].injections.load(Ordering::Acquire))
+            .collect();
         let t0 = Instant::now();
         control.inject(txs.clone()).unwrap();
         loop {
-            let done = (0..workers).all(|w| s.stats.workers[w].injections.load(Ordering::Acquire) > before[w]);
+            let done = (0..workers)
+                .all(|w| s.stats.workers[w].injections.load(Ordering::Acquire) > before[w]);
             if done {
                 break;
             }

@@ -36,17 +36,33 @@ fn bench(c: &mut Criterion) {
     g.bench_function("add/corpus (append-only)", |b| {
         b.iter(|| corpus.add(None, Origin::Random, 1, seq(&f, 10), vec![0; 10]))
     });
-    g.bench_function("add/RwLock<Vec> baseline", |b| b.iter(|| baseline.write().push(Arc::new(seq(&f, 10)))));
-    g.bench_function("page20_at_10000/corpus", |b| b.iter(|| black_box(corpus.tx_page(10_000, 20).len())));
+    g.bench_function("add/RwLock<Vec> baseline", |b| {
+        b.iter(|| baseline.write().push(Arc::new(seq(&f, 10))))
+    });
+    g.bench_function("page20_at_10000/corpus", |b| {
+        b.iter(|| black_box(corpus.tx_page(10_000, 20).len()))
+    });
     g.bench_function("page20_at_10000/RwLock<Vec> baseline", |b| {
         b.iter(|| {
             let v = baseline.read();
-            let out: Vec<Tx> = v.iter().flat_map(|s| s.iter()).skip(10_000).take(20).cloned().collect();
+            let out: Vec<Tx> = v
+                .iter()
+                .flat_map(|s| s.iter())
+                .skip(10_000)
+                .take(20)
+                .cloned()
+                .collect();
             black_box(out.len())
         })
     });
-    let q = TxQuery { signature: Some("set(uint256)".into()), argument: Some("7".into()), ..Default::default() };
-    g.bench_function("find_by_argument/corpus", |b| b.iter(|| black_box(corpus.find(&q, 1000).len())));
+    let q = TxQuery {
+        signature: Some("set(uint256)".into()),
+        argument: Some("7".into()),
+        ..Default::default()
+    };
+    g.bench_function("find_by_argument/corpus", |b| {
+        b.iter(|| black_box(corpus.find(&q, 1000).len()))
+    });
     g.finish();
 }
 

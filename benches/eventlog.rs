@@ -55,7 +55,12 @@ fn push_deque(q: &mut (VecDeque<Event>, u64), w: WorkerId, p: Payload) {
     if q.0.len() == CAP {
         q.0.pop_front();
     }
-    q.0.push_back(Event { seq: Seq(q.1), timestamp_ms: 1, worker: w, payload: p });
+    q.0.push_back(Event {
+        seq: Seq(q.1),
+        timestamp_ms: 1,
+        worker: w,
+        payload: p,
+    });
     q.1 += 1;
 }
 
@@ -88,8 +93,14 @@ impl Log for PlLog {
 fn logs() -> Vec<Arc<dyn Log>> {
     vec![
         Arc::new(EventLog::new(CAP)),
-        Arc::new(StdLog(std::sync::Mutex::new((VecDeque::with_capacity(CAP), 0)))),
-        Arc::new(PlLog(parking_lot::Mutex::new((VecDeque::with_capacity(CAP), 0)))),
+        Arc::new(StdLog(std::sync::Mutex::new((
+            VecDeque::with_capacity(CAP),
+            0,
+        )))),
+        Arc::new(PlLog(parking_lot::Mutex::new((
+            VecDeque::with_capacity(CAP),
+            0,
+        )))),
     ]
 }
 
@@ -192,7 +203,11 @@ fn load(log: Arc<dyn Log>, dur: Duration) -> (f64, u64, u64, u64, u64) {
 }
 
 fn report() {
-    let dur = if quick() { Duration::from_millis(100) } else { Duration::from_secs(3) };
+    let dur = if quick() {
+        Duration::from_millis(100)
+    } else {
+        Duration::from_secs(3)
+    };
     println!("\nload: 2 producers + 1 reader snapshotting 2500, {dur:?} each");
     println!("| structure | pushes/s | push p99.9 | snapshot p50 | snapshot p99 | snapshots |");
     println!("|---|---|---|---|---|---|");

@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 fn setup(contract: &str) -> (Arc<Target>, Executor) {
-    let project = Arc::new(Project::load(Path::new(&format!("contracts/out/{contract}.json"))).unwrap());
+    let project =
+        Arc::new(Project::load(Path::new(&format!("contracts/out/{contract}.json"))).unwrap());
     let c = project.contract(None).unwrap().clone();
     let t = Arc::new(Target::deploy(project, &c, EvmSettings::default(), 1).unwrap());
     let ex = t.executor(0);
@@ -56,7 +57,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let r = ex.call_raw(DEFAULT_SENDERS[0], data.clone(), U256::ZERO, inspect);
                 i += 1;
-                if i % 100 == 0 {
+                if i.is_multiple_of(100) {
                     ex.reset();
                 }
                 r.gas_used
@@ -85,5 +86,8 @@ fn main() {
     println!("\n| Token.transfer, one thread | calls/s | vs bare |");
     println!("|---|---|---|");
     println!("| bare revm (no inspector) | {bare:.0} | 100% |");
-    println!("| rudder executor, coverage on | {cov:.0} | {:.0}% |", cov / bare * 100.0);
+    println!(
+        "| rudder executor, coverage on | {cov:.0} | {:.0}% |",
+        cov / bare * 100.0
+    );
 }

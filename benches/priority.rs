@@ -17,15 +17,29 @@ fn bench(c: &mut Criterion) {
     let baseline = parking_lot::Mutex::new(vec![(3usize, 3u32), (7, 1)]);
     let mut rng = SmallRng::seed_from_u64(1);
     let mut g = c.benchmark_group("priority");
-    g.bench_function("pick/sampler (arc-swap cache)", |b| b.iter(|| black_box(sampler.pick(&mut rng, 10))));
-    g.bench_function("pick/PrioritySet::pick (arc-swap load)", |b| b.iter(|| black_box(set.pick(&mut rng, 10))));
+    g.bench_function("pick/sampler (arc-swap cache)", |b| {
+        b.iter(|| black_box(sampler.pick(&mut rng, 10)))
+    });
+    g.bench_function("pick/PrioritySet::pick (arc-swap load)", |b| {
+        b.iter(|| black_box(set.pick(&mut rng, 10)))
+    });
     g.bench_function("pick/parking_lot Mutex<Vec> baseline", |b| {
         b.iter(|| {
             let v = baseline.lock();
             let total: u32 = v.iter().map(|e| e.1).sum();
             let pick = if rng.random_bool(0.9) {
                 let mut r = rng.random_range(0..total);
-                v.iter().find(|e| if r < e.1 { true } else { r -= e.1; false }).unwrap().0
+                v.iter()
+                    .find(|e| {
+                        if r < e.1 {
+                            true
+                        } else {
+                            r -= e.1;
+                            false
+                        }
+                    })
+                    .unwrap()
+                    .0
             } else {
                 rng.random_range(0..10)
             };

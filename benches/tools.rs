@@ -23,9 +23,19 @@ fn main() {
         timeout: Some(600),
         ..Config::default()
     };
-    let mut c = Campaign::new(Path::new("contracts/out/Token.json"), None, config, Some(dir.path().to_path_buf())).unwrap();
+    let mut c = Campaign::new(
+        Path::new("contracts/out/Token.json"),
+        None,
+        config,
+        Some(dir.path().to_path_buf()),
+    )
+    .unwrap();
     c.start().unwrap();
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
     let server = RudderServer::new(CampaignTools::new(c.control()));
     std::thread::sleep(Duration::from_millis(500));
     let calls: Vec<(&str, Value)> = vec![
@@ -35,11 +45,20 @@ fn main() {
         ("dump_lcov", json!({})),
         ("get_corpus_size", json!({})),
         ("inspect_corpus_transactions", json!({"limit": 20})),
-        ("find_transaction_in_corpus", json!({"functionSignature": "transfer(address,uint256)"})),
+        (
+            "find_transaction_in_corpus",
+            json!({"functionSignature": "transfer(address,uint256)"}),
+        ),
         ("status", json!({})),
-        ("prioritize_function", json!({"functionSignature": "transfer(address,uint256)"})),
+        (
+            "prioritize_function",
+            json!({"functionSignature": "transfer(address,uint256)"}),
+        ),
         ("clear_priorities", json!({})),
-        ("inject_transaction", json!({"sequence": ["approve(0x0000000000000000000000000000000000020000, 5)"]})),
+        (
+            "inject_transaction",
+            json!({"sequence": ["approve(0x0000000000000000000000000000000000020000, 5)"]}),
+        ),
     ];
     let n = if quick { 20 } else { 1000 };
     println!("| tool (arguments) | p50 | p95 | p99 | errors |");
@@ -62,14 +81,20 @@ fn main() {
         );
     }
     // calls/s without and with a 10 Hz read_logs poller, alternating windows.
-    let window = if quick { Duration::from_millis(300) } else { Duration::from_secs(3) };
+    let window = if quick {
+        Duration::from_millis(300)
+    } else {
+        Duration::from_secs(3)
+    };
     let s = c.stores().clone();
     let measure = |poll: bool| {
         let c0 = s.stats.calls.load(Ordering::Relaxed);
         let t0 = Instant::now();
         while t0.elapsed() < window {
             if poll {
-                let r = rt.block_on(server.run_tool("read_logs", json!({"count": 100}).as_object().cloned()));
+                let r = rt.block_on(
+                    server.run_tool("read_logs", json!({"count": 100}).as_object().cloned()),
+                );
                 assert_ne!(r.is_error, Some(true));
             }
             std::thread::sleep(Duration::from_millis(100));
@@ -85,7 +110,10 @@ fn main() {
     println!("\n| campaign (Token, 2 workers) | calls/s |");
     println!("|---|---|");
     println!("| no client | {without:.0} |");
-    println!("| read_logs at 10 Hz | {with:.0} ({:+.2}%) |", (with - without) / without * 100.0);
+    println!(
+        "| read_logs at 10 Hz | {with:.0} ({:+.2}%) |",
+        (with - without) / without * 100.0
+    );
     c.stop();
     let _ = c.wait();
 }

@@ -5,11 +5,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CARGO_TERM_COLOR=never
-echo "== unit and integration tests (release)"
-cargo test --release --all-targets --no-fail-fast 2>&1 | tee /tmp/rudder-test.log
+echo "== unit, integration and end-to-end tests (release)"
+cargo test --release --no-fail-fast
+echo "== benches compile"
+cargo build --release --benches
 echo "== loom model of the EventLog ring"
 cargo test --release --features loom --test loom
-if [ -f fuzz/Cargo.toml ]; then
-  echo "== cargo-fuzz harnesses build (stable toolchain, no sanitizer)"
-  (cd fuzz && cargo build --release --bins)
-fi
+echo "== cargo-fuzz harnesses build (stable toolchain, no sanitizer)"
+(cd fuzz && CARGO_TARGET_DIR=../target/fuzz cargo build --release --bins)

@@ -353,6 +353,11 @@ impl Stores {
         ));
     }
 
+    /// Appends `line` to the file at `path` (through the disk writer).
+    pub(crate) fn append_line(&self, path: PathBuf, line: String) {
+        self.writer.send(WriteJob::Append(path, line));
+    }
+
     /// Waits until everything sent to disk so far is written and synced.
     pub fn flush(&self) {
         self.writer.flush();
@@ -512,9 +517,11 @@ impl Campaign {
             &sources,
             addresses,
         );
-        let mut stats = Stats::default();
-        stats.workers = (0..=workers).map(|_| WorkerStats::default()).collect();
-        stats.functions = callable.iter().map(|_| FunctionStats::default()).collect();
+        let stats = Stats {
+            workers: (0..=workers).map(|_| WorkerStats::default()).collect(),
+            functions: callable.iter().map(|_| FunctionStats::default()).collect(),
+            ..Default::default()
+        };
         let stores = Arc::new(Stores {
             callable,
             events: Arc::new(EventLog::default()),

@@ -375,7 +375,7 @@ impl Target {
         };
         evm.inspector.recorder.commit();
         use revm::DatabaseCommit;
-        let mut db = std::mem::replace(&mut evm.ctx.journaled_state.database, CacheDB::default());
+        let mut db = std::mem::take(&mut evm.ctx.journaled_state.database);
         db.commit(state);
         let address = settings.contract_addr;
         if created != address

@@ -220,7 +220,7 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
     });
     let mut last_line = std::time::Instant::now();
     while !campaign.is_finished() {
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(10));
         if let Some(b) = &bar {
             b.set_message(progress_line(&campaign));
         } else if last_line.elapsed() >= Duration::from_secs(5) {

@@ -15,9 +15,7 @@ use crate::priority::Priorities;
 use crate::tx::Tx;
 use alloy_primitives::{Address, U256};
 use crossbeam::channel::Sender;
-use parking_lot::Mutex;
 use serde_json::{Value, json};
-use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
@@ -63,7 +61,6 @@ pub struct Control {
     stores: Arc<Stores>,
     workers: Arc<Vec<Sender<Arc<Injection>>>>,
     next_injection: Arc<AtomicU64>,
-    log: Arc<Mutex<Option<std::fs::File>>>,
 }
 
 impl std::fmt::Debug for Control {
@@ -80,7 +77,6 @@ impl Control {
             stores,
             workers: Arc::new(workers),
             next_injection: Arc::new(AtomicU64::new(1)),
-            log: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -314,22 +310,11 @@ impl Control {
             "arguments": arguments,
             "result": result,
         });
-        let mut guard = self.log.lock();
-        if guard.is_none() {
-            let path = self.stores.corpus_dir.join("mcp-commands.jsonl");
-            if let Some(d) = path.parent() {
-                let _ = std::fs::create_dir_all(d);
-            }
-            *guard = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(|e| tracing::error!("command log {}: {e}", path.display()))
-                .ok();
-        }
-        if let Some(f) = guard.as_mut() {
-            let _ = writeln!(f, "{line}");
-            let _ = f.sync_data();
-        }
+        // The disk writer appends and syncs it (at most a second later), so
+        // a control command never waits on fsync inside the tool budget.
+        self.stores.append_line(
+            self.stores.corpus_dir.join("mcp-commands.jsonl"),
+            line.to_string(),
+        );
     }
 }

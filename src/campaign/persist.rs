@@ -109,6 +109,8 @@ pub enum WriteJob {
     Journal(String),
     /// A file to write atomically.
     File(PathBuf, Vec<u8>),
+    /// A line to append to a log file (synced with the journal).
+    Append(PathBuf, String),
     /// Sync everything now and acknowledge.
     Flush(Sender<()>),
 }
@@ -153,6 +155,12 @@ impl Writer {
 fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
     let mut last_sync = Instant::now();
     let mut dirty = false;
+    let mut logs: std::collections::HashMap<PathBuf, File> = std::collections::HashMap::new();
+    let sync_logs = |logs: &mut std::collections::HashMap<PathBuf, File>| {
+        for f in logs.values() {
+            let _ = f.sync_data();
+        }
+    };
     loop {
         match rx.recv_timeout(Duration::from_millis(250)) {
             Ok(WriteJob::Journal(line)) => {
@@ -165,9 +173,27 @@ fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
                     tracing::error!("writing {}: {e}", path.display());
                 }
             }
+            Ok(WriteJob::Append(path, line)) => {
+                if !logs.contains_key(&path) {
+                    if let Some(d) = path.parent() {
+                        let _ = std::fs::create_dir_all(d);
+                    }
+                    match OpenOptions::new().create(true).append(true).open(&path) {
+                        Ok(f) => {
+                            logs.insert(path.clone(), f);
+                        }
+                        Err(e) => tracing::error!("opening {}: {e}", path.display()),
+                    }
+                }
+                if let Some(f) = logs.get_mut(&path) {
+                    let _ = f.write_all(format!("{line}\n").as_bytes());
+                    dirty = true;
+                }
+            }
             Ok(WriteJob::Flush(ack)) => {
                 let _ = journal.flush();
                 let _ = journal.get_ref().sync_data();
+                sync_logs(&mut logs);
                 dirty = false;
                 let _ = ack.send(());
             }
@@ -177,12 +203,14 @@ fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
         if dirty && last_sync.elapsed() >= Duration::from_secs(1) {
             let _ = journal.flush();
             let _ = journal.get_ref().sync_data();
+            sync_logs(&mut logs);
             dirty = false;
             last_sync = Instant::now();
         }
     }
     let _ = journal.flush();
     let _ = journal.get_ref().sync_data();
+    sync_logs(&mut logs);
 }
 
 #[cfg(test)]

@@ -107,8 +107,9 @@ impl CoverageReport {
     /// Builds the report of `codes` from `map`'s current counts.
     pub fn build(project: &Project, codes: &[CodeSource<'_>], map: &CoverageMap) -> Self {
         let mut files: BTreeMap<u32, FileCoverage> = BTreeMap::new();
-        let mut per_contract: BTreeMap<&str, (BTreeSet<(u32, u32)>, BTreeSet<(u32, u32)>)> =
-            BTreeMap::new();
+        // contract -> (its (file, line)s, its (file, branch block)s)
+        type Points = BTreeSet<(u32, u32)>;
+        let mut per_contract: BTreeMap<&str, (Points, Points)> = BTreeMap::new();
         let mut contract_lines_hit: BTreeMap<&str, BTreeSet<(u32, u32)>> = BTreeMap::new();
         let mut fn_counts: BTreeMap<(u32, u32, u32), u64> = BTreeMap::new();
         for code in codes {

@@ -122,12 +122,7 @@ impl CampaignTools {
     }
 
     /// Runs tool `name`; `deadline` is checked before any state change.
-    pub fn call(
-        &self,
-        name: &str,
-        args: Value,
-        deadline: Instant,
-    ) -> Result<ToolAnswer, ToolError> {
+    pub fn call(&self, name: &str, args: Value, deadline: &Gate) -> Result<ToolAnswer, ToolError> {
         match name {
             "read_logs" => self.read_logs(parse(args)?).map(Into::into),
             "show_coverage" => self.show_coverage(parse(args)?).map(Into::into),
@@ -142,7 +137,7 @@ impl CampaignTools {
             "inject_transaction" => self.inject(parse(args)?, deadline).map(Into::into),
             "prioritize_function" => self.prioritize(parse(args)?, deadline).map(Into::into),
             "clear_priorities" => {
-                check_deadline(name, deadline)?;
+                deadline.commit(name)?;
                 let n = self.control.clear_priorities();
                 Ok(json!({
                     "success": true,
@@ -173,7 +168,7 @@ impl CampaignTools {
         };
         let mut events = self.stores.events.snapshot(&filter, a.count);
         // Newest first by timestamp; sequence order breaks ties.
-        events.sort_by(|x, y| (y.timestamp_ms, y.seq).cmp(&(x.timestamp_ms, x.seq)));
+        events.sort_by_key(|e| std::cmp::Reverse((e.timestamp_ms, e.seq)));
         let events: Vec<Value> = events
             .iter()
             .map(|e| {
@@ -246,7 +241,7 @@ impl CampaignTools {
         Ok(base.join(rel))
     }
 
-    fn dump_lcov(&self, a: DumpLcov, deadline: Instant) -> Result<ToolAnswer, ToolError> {
+    fn dump_lcov(&self, a: DumpLcov, deadline: &Gate) -> Result<ToolAnswer, ToolError> {
         let target = a
             .output_path
             .as_deref()
@@ -261,7 +256,7 @@ impl CampaignTools {
                 text: Some(text),
             }),
             Some(path) => {
-                check_deadline("dump_lcov", deadline)?;
+                deadline.commit("dump_lcov")?;
                 crate::campaign::persist::write_atomic(&path, text.as_bytes())
                     .map_err(|e| ToolError::internal(format!("writing {}: {e}", path.display())))?;
                 let shown = path.display().to_string();
@@ -362,7 +357,7 @@ impl CampaignTools {
         }))
     }
 
-    fn inject(&self, a: Inject, deadline: Instant) -> Result<Value, ToolError> {
+    fn inject(&self, a: Inject, deadline: &Gate) -> Result<Value, ToolError> {
         let sender = a
             .sender
             .as_deref()
@@ -378,7 +373,7 @@ impl CampaignTools {
             .control
             .parse_calls(&a.sequence, sender, value)
             .map_err(ToolError::from)?;
-        check_deadline("inject_transaction", deadline)?;
+        deadline.commit("inject_transaction")?;
         let n = txs.len();
         let receipt = self.control.inject(txs).map_err(ToolError::from)?;
         Ok(json!({
@@ -389,11 +384,11 @@ impl CampaignTools {
         }))
     }
 
-    fn prioritize(&self, a: Prioritize, deadline: Instant) -> Result<Value, ToolError> {
+    fn prioritize(&self, a: Prioritize, deadline: &Gate) -> Result<Value, ToolError> {
         self.control
             .resolve_signature(&a.function_signature)
             .map_err(ToolError::from)?;
-        check_deadline("prioritize_function", deadline)?;
+        deadline.commit("prioritize_function")?;
         let set = self
             .control
             .prioritize(&a.function_signature, 1)
@@ -448,10 +443,55 @@ impl CampaignTools {
     }
 }
 
-fn check_deadline(tool: &str, deadline: Instant) -> Result<(), ToolError> {
-    if Instant::now() >= deadline {
-        Err(ToolError::timeout(tool))
-    } else {
-        Ok(())
+/// The point of no return of a tool call. A handler calls [`Gate::commit`]
+/// right before it changes state; the server calls [`Gate::expire`] when the
+/// budget runs out. Exactly one of them wins, so a call that timed out never
+/// changed anything, and one that committed is awaited to its end.
+#[derive(Clone, Debug)]
+pub struct Gate {
+    deadline: Instant,
+    state: Arc<std::sync::atomic::AtomicU8>,
+}
+
+const RUNNING: u8 = 0;
+const COMMITTED: u8 = 1;
+const EXPIRED: u8 = 2;
+
+impl Gate {
+    pub fn new(deadline: Instant) -> Self {
+        Gate {
+            deadline,
+            state: Arc::new(std::sync::atomic::AtomicU8::new(RUNNING)),
+        }
+    }
+
+    /// Claims the right to change state; fails once the budget is spent.
+    pub fn commit(&self, tool: &str) -> Result<(), ToolError> {
+        if Instant::now() >= self.deadline {
+            let _ = self.expire();
+        }
+        match self
+            .state
+            .compare_exchange(RUNNING, COMMITTED, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => Ok(()),
+            Err(COMMITTED) => Ok(()),
+            Err(_) => Err(ToolError::timeout(tool)),
+        }
+    }
+
+    /// Marks the call expired; false if the handler already committed.
+    pub fn expire(&self) -> bool {
+        match self
+            .state
+            .compare_exchange(RUNNING, EXPIRED, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => true,
+            Err(s) => s == EXPIRED,
+        }
+    }
+
+    pub fn deadline(&self) -> Instant {
+        self.deadline
     }
 }

@@ -2,7 +2,7 @@
 //! call's arguments against the advertised input schema, runs the handler on
 //! a blocking thread under the 100 ms budget, and shapes results and errors.
 
-use super::campaign_tools::CampaignTools;
+use super::campaign_tools::{CampaignTools, Gate};
 use super::errors::ToolError;
 use super::schemas;
 use rmcp::model::{
@@ -111,15 +111,20 @@ impl RudderServer {
             return Err(ToolError::invalid(message)
                 .with_details(serde_json::json!({ "field": field, "schemaPath": first.schema_path().to_string() })));
         }
-        let deadline = started + super::TOOL_BUDGET;
+        let gate = Gate::new(started + super::TOOL_BUDGET);
         let tools = self.tools.clone();
         let tool = name.to_string();
-        let task = tokio::task::spawn_blocking(move || tools.call(&tool, args, deadline));
-        match tokio::time::timeout_at(deadline.into(), task).await {
-            Ok(Ok(r)) => r,
-            Ok(Err(join)) => Err(ToolError::internal(format!("tool {name} failed: {join}"))),
-            Err(_) => Err(ToolError::timeout(name)),
-        }
+        let handler_gate = gate.clone();
+        let mut task = tokio::task::spawn_blocking(move || tools.call(&tool, args, &handler_gate));
+        let joined = match tokio::time::timeout_at(gate.deadline().into(), &mut task).await {
+            Ok(j) => j,
+            // Past the budget: if the handler has not committed a change, it
+            // never will; if it has, its change stands and we report it.
+            Err(_) if gate.expire() => return Err(ToolError::timeout(name)),
+            Err(_) => task.await,
+        };
+        joined
+            .unwrap_or_else(|join| Err(ToolError::internal(format!("tool {name} failed: {join}"))))
     }
 }
 

@@ -141,7 +141,7 @@ fn lex(src: &str) -> Result<Vec<(Tok, Range<usize>)>, ParseError> {
                 if word == "hex" && matches!(b.get(i), Some(b'"' | b'\'')) {
                     let (s, end) = lex_string(src, i)?;
                     let digits: String = s.chars().filter(|c| *c != '_').collect();
-                    if digits.len() % 2 != 0 {
+                    if !digits.len().is_multiple_of(2) {
                         return err(
                             start..end,
                             "an even number of hex digits",
@@ -604,7 +604,7 @@ fn scale_decimal(text: &str, m: u64, p: u32, span: Range<usize>) -> Result<U256,
     let overflow = || ParseError {
         span: span.clone(),
         expected: "a value that fits 256 bits".into(),
-        found: format!("{text}"),
+        found: text.to_string(),
     };
     let mut v = digits.parse::<U256>().map_err(|_| overflow())?;
     v = v.checked_mul(U256::from(m)).ok_or_else(overflow)?;
