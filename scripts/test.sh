@@ -5,6 +5,18 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CARGO_TERM_COLOR=never
+echo "== tools the tests use"
+if ! command -v lcov >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    (apt-get install -y -q lcov >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q lcov >/dev/null 2>&1; }) \
+      || echo "lcov could not be installed: the lcov/genhtml acceptance test will say SKIPPED"
+  else
+    echo "no apt-get as root: the lcov/genhtml acceptance test will say SKIPPED"
+  fi
+fi
+echo "== bundled contract artifacts rebuild byte for byte (pinned solcjs from npm)"
+bash contracts/build.sh >/dev/null
+git diff --exit-code --stat -- contracts/out || { echo "contracts/out differs from a fresh build"; exit 1; }
 echo "== unit, integration and end-to-end tests (release)"
 cargo test --release --no-fail-fast
 echo "== benches compile"
@@ -12,4 +24,5 @@ cargo build --release --benches
 echo "== loom model of the EventLog ring"
 cargo test --release --features loom --test loom
 echo "== cargo-fuzz harnesses build (stable toolchain, no sanitizer)"
-(cd fuzz && CARGO_TARGET_DIR=../target/fuzz cargo build --release --bins)
+# Same profile and lock file as the main crate, so dependencies are shared.
+(cd fuzz && CARGO_TARGET_DIR=../target cargo build --release --bins)

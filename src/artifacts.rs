@@ -464,6 +464,19 @@ mod tests {
     }
 
     #[test]
+    fn compiles_a_sol_file_with_solcjs() {
+        if !Path::new("contracts/.tools/node_modules/solc/package.json").is_file() {
+            println!("SKIPPED: no solcjs in contracts/.tools (run contracts/build.sh)");
+            return;
+        }
+        let p = Project::load(Path::new("contracts/SetSeven.sol")).unwrap();
+        let c = p.contract(None).unwrap();
+        assert_eq!(c.name, "SetSeven");
+        assert!(c.runtime_map.is_some());
+        assert!(p.sources[0].text.is_some());
+    }
+
+    #[test]
     fn a_missing_file_names_the_path() {
         let err = Project::load(Path::new("contracts/out/Missing.json")).unwrap_err();
         assert!(err.to_string().contains("Missing.json"), "{err}");

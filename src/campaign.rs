@@ -104,6 +104,7 @@ pub struct Stores {
     pub corpus_dir: PathBuf,
     pub journal_path: PathBuf,
     pub(crate) dictionary: Dictionary,
+    selector_index: std::collections::HashMap<alloy_primitives::Selector, usize>,
     writer: Writer,
     workers: usize,
     finished: AtomicBool,
@@ -130,11 +131,9 @@ impl Stores {
 
     /// The counters of `tx`'s function, if it is callable.
     pub(crate) fn function_stats(&self, tx: &Tx) -> Option<&FunctionStats> {
-        let sel = tx.function.selector();
-        self.callable
-            .iter()
-            .position(|c| c.function.selector() == sel)
-            .map(|i| &self.stats.functions[i])
+        self.selector_index
+            .get(&tx.function.selector())
+            .map(|&i| &self.stats.functions[i])
     }
 
     pub(crate) fn should_stop(&self) -> Option<StopReason> {
@@ -522,6 +521,11 @@ impl Campaign {
             functions: callable.iter().map(|_| FunctionStats::default()).collect(),
             ..Default::default()
         };
+        let selector_index = callable
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.function.selector(), i))
+            .collect();
         let stores = Arc::new(Stores {
             callable,
             events: Arc::new(EventLog::default()),
@@ -539,6 +543,7 @@ impl Campaign {
             corpus_dir,
             journal_path,
             dictionary,
+            selector_index,
             writer,
             workers,
             finished: AtomicBool::new(false),
