@@ -730,6 +730,19 @@ impl Campaign {
         }
     }
 
+    /// Shrinks each optimization test's best sequence (Echidna does too).
+    fn shrink_optima(&self) {
+        let s = &self.stores;
+        if !s.tests.cases().any(|c| c.kind == TestKind::Optimization) {
+            return;
+        }
+        let (_tx, rx) = crossbeam::channel::unbounded();
+        let mut w = worker::Worker::new(s.clone(), WorkerId(s.workers as u32), rx);
+        for case in s.tests.cases().filter(|c| c.kind == TestKind::Optimization) {
+            w.shrink_optimum(case);
+        }
+    }
+
     /// Asks every worker to stop after its current call.
     pub fn stop(&self) {
         self.stores.stop.store(true, Ordering::Release);
@@ -745,6 +758,7 @@ impl Campaign {
             let _ = h.join();
         }
         self.stores.finished.store(true, Ordering::Release);
+        self.shrink_optima();
         self.stores.flush();
         let report = Report::build(&self.stores);
         self.shutdown_writer();

@@ -170,6 +170,20 @@ impl TestStore {
         improved
     }
 
+    /// Replaces the sequence of the best value (after shrinking) if the best
+    /// value is still `value`.
+    pub fn replace_optimum_sequence(&self, id: TestId, value: I256, sequence: Vec<Tx>) {
+        if let Some(s) = self.slots.get(id.0 as usize) {
+            s.optimum.rcu(|old| match old {
+                Some(o) if o.value == value => Some(Arc::new(Optimum {
+                    sequence: sequence.clone(),
+                    ..(**o).clone()
+                })),
+                other => other.clone(),
+            });
+        }
+    }
+
     pub fn optimum(&self, id: TestId) -> Option<Arc<Optimum>> {
         self.slots.get(id.0 as usize)?.optimum.load_full()
     }

@@ -52,6 +52,8 @@ pub(crate) struct Worker {
     sequences: u64,
     batch: Batch,
     last_batch: Instant,
+    /// The value an optimization counterexample must reach while shrinking.
+    pub(crate) opt_target: Option<I256>,
 }
 
 enum Source {
@@ -76,6 +78,7 @@ impl Worker {
             sequences: 0,
             batch: Batch::default(),
             last_batch: Instant::now(),
+            opt_target: None,
         }
     }
 
@@ -446,7 +449,10 @@ impl Worker {
                     r.outcome.is_assertion_failure()
                         && tx.function.selector() == case.function.selector()
                 }
-                TestKind::Optimization => false,
+                TestKind::Optimization => match (self.opt_target, self.optimization_value(case)) {
+                    (Some(target), Some(v)) => v >= target,
+                    _ => false,
+                },
             };
             if failed {
                 hit = Some(i + 1);
@@ -466,6 +472,23 @@ impl Worker {
         let new = self.ex.commit_coverage();
         self.ex.reset();
         new
+    }
+
+    /// Shrinks the best sequence of optimization test `case` while it still
+    /// reaches the best value (run once the workers have stopped).
+    pub(crate) fn shrink_optimum(&mut self, case: &TestCase) {
+        let Some(best) = self.shared.tests.optimum(case.id) else {
+            return;
+        };
+        self.opt_target = Some(best.value);
+        let (shrunk, _steps) = super::shrink::shrink(self, case, best.sequence.clone());
+        self.opt_target = None;
+        if shrunk.len() < best.sequence.len() {
+            self.shared
+                .tests
+                .replace_optimum_sequence(case.id, best.value, shrunk);
+            self.shared.persist_optimum(case.id);
+        }
     }
 
     pub(crate) fn shrink_limit(&self) -> u64 {
