@@ -36,7 +36,21 @@ pub(crate) fn shrink(w: &mut Worker, case: &TestCase, seq: Vec<Tx>) -> (Vec<Tx>,
             false
         }
     };
+    let mut reported = 0u64;
     while steps < limit {
+        // Progress for watchers: one event per ~256 replays.
+        if steps - reported >= 256 && case.kind != super::properties::TestKind::Optimization {
+            reported = steps;
+            w.shared.emit(
+                w.id,
+                crate::eventlog::Payload::TestShrunk {
+                    test: case.id,
+                    calls: best.len() as u32,
+                    steps: steps as u32,
+                    done: false,
+                },
+            );
+        }
         let mut progress = false;
         // Drop calls.
         let mut i = 0;
