@@ -150,37 +150,67 @@ fn progress_line(c: &Campaign) -> String {
     )
 }
 
-fn fuzz(a: FuzzArgs) -> Result<i32> {
-    let config = match load_config(&a) {
+/// Loads the config, builds and starts the campaign, starts the MCP runtime
+/// (with Ctrl-C stopping the campaign) and replays `--replay-commands`.
+/// `None`: a usage error was printed (exit code 2).
+fn launch(a: &FuzzArgs) -> Result<Option<(Campaign, tokio::runtime::Runtime)>> {
+    let usage = |e: &dyn std::fmt::Display| {
+        eprintln!("error: {e}");
+        Ok(None)
+    };
+    let config = match load_config(a) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(2);
-        }
+        Err(e) => return usage(&e),
     };
     let mut campaign =
         match Campaign::new(&a.target, a.contract.as_deref(), config, a.out_dir.clone()) {
             Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(2);
-            }
+            Err(e) => return usage(&e),
         };
     campaign.start().context("starting workers")?;
+    for w in &campaign.warnings {
+        tracing::warn!("{w}");
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .thread_name("rudder-mcp")
         .build()
         .context("starting the MCP runtime")?;
-    if let Some(addr) = a.mcp_http {
+    let stop = campaign.control();
+    runtime.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stop.stop();
+        }
+    });
+    if let Some(log) = &a.replay_commands {
+        match campaign.control().replay_commands(log) {
+            Ok(n) => tracing::info!("replayed {n} commands from {}", log.display()),
+            Err(e) => {
+                campaign.stop();
+                return usage(&format!("--replay-commands: {e}"));
+            }
+        }
+    }
+    Ok(Some((campaign, runtime)))
+}
+
+fn fuzz(a: FuzzArgs) -> Result<i32> {
+    let http = a.mcp_http.map(|addr| rudder::mcp::transport::HttpOptions {
+        addr,
+        token: a.mcp_token.clone(),
+        allow_remote: a.mcp_allow_remote,
+    });
+    if let Some(Err(e)) = http.as_ref().map(|o| o.validate()) {
+        eprintln!("error: {e}");
+        return Ok(2);
+    }
+    let Some((campaign, runtime)) = launch(&a)? else {
+        return Ok(2);
+    };
+    if let Some(opts) = http {
         let server =
             rudder::mcp::RudderServer::new(rudder::mcp::CampaignTools::new(campaign.control()));
-        let opts = rudder::mcp::transport::HttpOptions {
-            addr,
-            token: a.mcp_token.clone(),
-            allow_remote: a.mcp_allow_remote,
-        };
         match runtime.block_on(rudder::mcp::transport::serve_http(server, opts)) {
             Ok((bound, _task)) => eprintln!("MCP (streamable HTTP) at http://{bound}/mcp"),
             Err(e) => {
@@ -190,28 +220,6 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
             }
         }
     }
-    {
-        let stop = campaign.control();
-        runtime.spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                stop.stop();
-            }
-        });
-    }
-    if let Some(log) = &a.replay_commands {
-        match campaign.control().replay_commands(log) {
-            Ok(n) => tracing::info!("replayed {n} commands from {}", log.display()),
-            Err(e) => {
-                campaign.stop();
-                eprintln!("error: --replay-commands: {e}");
-                return Ok(2);
-            }
-        }
-    }
-    for w in &campaign.warnings {
-        tracing::warn!("{w}");
-    }
-    let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let tty = std::io::stderr().is_terminal();
     let bar = tty.then(|| {
         let b = indicatif::ProgressBar::new_spinner();
@@ -226,9 +234,6 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
         } else if last_line.elapsed() >= Duration::from_secs(5) {
             eprintln!("{}", progress_line(&campaign));
             last_line = std::time::Instant::now();
-        }
-        if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
-            campaign.stop();
         }
     }
     if let Some(b) = bar {
@@ -251,35 +256,9 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
 
 fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
     a.keep_alive = true;
-    let config = match load_config(&a) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(2);
-        }
-    };
-    let mut campaign =
-        match Campaign::new(&a.target, a.contract.as_deref(), config, a.out_dir.clone()) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(2);
-            }
-        };
-    campaign.start().context("starting workers")?;
-    if let Some(log) = &a.replay_commands
-        && let Err(e) = campaign.control().replay_commands(log)
-    {
-        campaign.stop();
-        eprintln!("error: --replay-commands: {e}");
+    let Some((campaign, runtime)) = launch(&a)? else {
         return Ok(2);
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .thread_name("rudder-mcp")
-        .build()
-        .context("starting the MCP runtime")?;
+    };
     let server =
         rudder::mcp::RudderServer::new(rudder::mcp::CampaignTools::new(campaign.control()));
     let served = runtime.block_on(rudder::mcp::transport::serve_stdio(server));

@@ -52,19 +52,27 @@ pub enum HttpError {
     Bind(SocketAddr, std::io::Error),
 }
 
+impl HttpOptions {
+    /// Refuses non-loopback binds without `allow_remote` and a token.
+    pub fn validate(&self) -> Result<(), HttpError> {
+        if !self.addr.ip().is_loopback() {
+            if !self.allow_remote {
+                return Err(HttpError::NotLoopback(self.addr));
+            }
+            if self.token.is_none() {
+                return Err(HttpError::NoToken);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Binds and serves `/mcp`; returns the bound address and the server task.
 pub async fn serve_http(
     server: RudderServer,
     opts: HttpOptions,
 ) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), HttpError> {
-    if !opts.addr.ip().is_loopback() {
-        if !opts.allow_remote {
-            return Err(HttpError::NotLoopback(opts.addr));
-        }
-        if opts.token.is_none() {
-            return Err(HttpError::NoToken);
-        }
-    }
+    opts.validate()?;
     let listener = tokio::net::TcpListener::bind(opts.addr)
         .await
         .map_err(|e| HttpError::Bind(opts.addr, e))?;
