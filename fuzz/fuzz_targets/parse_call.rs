@@ -26,10 +26,18 @@ fn abi() -> &'static Vec<Arc<alloy_json_abi::Function>> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(src) = std::str::from_utf8(data) else { return };
-    let defaults = CallDefaults { sender: rudder::executor::DEFAULT_SENDERS[0], value: Default::default() };
+    let Ok(src) = std::str::from_utf8(data) else {
+        return;
+    };
+    let defaults = CallDefaults {
+        sender: rudder::executor::DEFAULT_SENDERS[0],
+        value: Default::default(),
+    };
     if let Err(e) = parse_sequence(src) {
-        assert!(e.span.start <= e.span.end && e.span.end <= src.len(), "{e:?} in {src:?}");
+        assert!(
+            e.span.start <= e.span.end && e.span.end <= src.len(),
+            "{e:?} in {src:?}"
+        );
         assert!(src.is_char_boundary(e.span.start) && src.is_char_boundary(e.span.end));
         assert!(!e.expected.is_empty());
     }

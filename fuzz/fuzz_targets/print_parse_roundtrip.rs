@@ -37,9 +37,13 @@ fn build(t: &Ty, depth: u8) -> DynSolType {
         Ty::Fixed(n) => DynSolType::FixedBytes(*n as usize % 32 + 1),
         _ if leaf => DynSolType::Bool,
         Ty::Array(i) => DynSolType::Array(Box::new(build(i, depth + 1))),
-        Ty::FixedArray(i, n) => DynSolType::FixedArray(Box::new(build(i, depth + 1)), *n as usize % 3 + 1),
+        Ty::FixedArray(i, n) => {
+            DynSolType::FixedArray(Box::new(build(i, depth + 1)), *n as usize % 3 + 1)
+        }
         Ty::Tuple(items) if items.is_empty() => DynSolType::Bool,
-        Ty::Tuple(items) => DynSolType::Tuple(items.iter().take(4).map(|i| build(i, depth + 1)).collect()),
+        Ty::Tuple(items) => {
+            DynSolType::Tuple(items.iter().take(4).map(|i| build(i, depth + 1)).collect())
+        }
     }
 }
 
@@ -53,24 +57,44 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let types: Vec<DynSolType> = input.types.iter().take(5).map(|t| build(t, 0)).collect();
-    let sig = format!("f({})", types.iter().map(|t| t.sol_type_name().into_owned()).collect::<Vec<_>>().join(","));
+    let sig = format!(
+        "f({})",
+        types
+            .iter()
+            .map(|t| t.sol_type_name().into_owned())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
     let mut function = alloy_json_abi::Function::parse(&sig).unwrap();
     function.state_mutability = alloy_json_abi::StateMutability::Payable;
     let function = Arc::new(function);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(input.seed);
-    let dict = Dictionary::mine(&[], &["7 255 65535"], vec![rudder::executor::DEFAULT_SENDERS[0]]);
-    let args = types.iter().map(|t| random_value(&mut rng, &dict, t)).collect();
+    let dict = Dictionary::mine(
+        &[],
+        &["7 255 65535"],
+        vec![rudder::executor::DEFAULT_SENDERS[0]],
+    );
+    let args = types
+        .iter()
+        .map(|t| random_value(&mut rng, &dict, t))
+        .collect();
     let sender = rudder::executor::DEFAULT_SENDERS[(input.seed % 3) as usize];
     let tx = Tx {
         function: function.clone(),
         args,
         sender,
         value: alloy_primitives::U256::from(input.value),
-        delay: Delay { seconds: input.delay as u64, blocks: (input.delay / 7) as u64 },
+        delay: Delay {
+            seconds: input.delay as u64,
+            blocks: (input.delay / 7) as u64,
+        },
     };
     let functions = vec![function];
     let text = format_call(&tx, &functions, Some(rudder::executor::DEFAULT_SENDERS[0]));
-    let defaults = CallDefaults { sender: rudder::executor::DEFAULT_SENDERS[0], value: Default::default() };
+    let defaults = CallDefaults {
+        sender: rudder::executor::DEFAULT_SENDERS[0],
+        value: Default::default(),
+    };
     let back = parse_txs(&text, &functions, &defaults).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(back.len(), 1);
     assert_eq!(back[0], tx, "{text}");
