@@ -3,31 +3,13 @@
 
 mod common;
 
-use rudder::campaign::Campaign;
-use rudder::config::Config;
-use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 fn main() {
     let rounds = if common::quick() { 20 } else { 500 };
-    let dir = tempfile::tempdir().unwrap();
     let workers = 2;
-    let config = Config {
-        workers: Some(workers),
-        seed: Some(1),
-        test_limit: u64::MAX,
-        timeout: Some(600),
-        ..Config::default()
-    };
-    let mut c = Campaign::new(
-        Path::new("contracts/out/Token.json"),
-        None,
-        config,
-        Some(dir.path().to_path_buf()),
-    )
-    .unwrap();
-    c.start().unwrap();
+    let (_dir, c) = common::busy_campaign("Token", workers);
     std::thread::sleep(Duration::from_millis(300));
     let s = c.stores().clone();
     let control = c.control();

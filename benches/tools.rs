@@ -5,32 +5,14 @@
 
 mod common;
 
-use rudder::campaign::Campaign;
-use rudder::config::Config;
 use rudder::mcp::{CampaignTools, RudderServer};
 use serde_json::{Value, json};
-use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 fn main() {
     let quick = common::quick();
-    let dir = tempfile::tempdir().unwrap();
-    let config = Config {
-        workers: Some(2),
-        seed: Some(1),
-        test_limit: u64::MAX,
-        timeout: Some(600),
-        ..Config::default()
-    };
-    let mut c = Campaign::new(
-        Path::new("contracts/out/Token.json"),
-        None,
-        config,
-        Some(dir.path().to_path_buf()),
-    )
-    .unwrap();
-    c.start().unwrap();
+    let (_dir, c) = common::busy_campaign("Token", 2);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

@@ -31,3 +31,28 @@ pub fn per_sec(n: u64, d: Duration) -> f64 {
 pub fn quick() -> bool {
     std::env::args().any(|a| a == "--test") || std::env::var_os("RUDDER_BENCH_QUICK").is_some()
 }
+
+/// A running campaign on `contract` with `workers` busy workers and no call
+/// limit (10-minute timeout), in a temporary output directory.
+pub fn busy_campaign(
+    contract: &str,
+    workers: usize,
+) -> (tempfile::TempDir, rudder::campaign::Campaign) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = rudder::config::Config {
+        workers: Some(workers),
+        seed: Some(1),
+        test_limit: u64::MAX,
+        timeout: Some(600),
+        ..Default::default()
+    };
+    let mut c = rudder::campaign::Campaign::new(
+        std::path::Path::new(&format!("contracts/out/{contract}.json")),
+        None,
+        config,
+        Some(dir.path().to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    (dir, c)
+}
