@@ -426,7 +426,6 @@ pub struct Campaign {
     control: Control,
     receivers: Vec<crossbeam::channel::Receiver<Arc<Injection>>>,
     handles: Vec<JoinHandle<()>>,
-    writer_handle: Option<JoinHandle<()>>,
     /// Warnings to show the user (unused config keys, skipped corpus files).
     pub warnings: Vec<String>,
 }
@@ -495,7 +494,9 @@ impl Campaign {
             seed as u16
         );
         let journal_path = out_dir.join("journal").join(format!("run-{run_id}.jsonl"));
-        let (writer, writer_handle) =
+        // The writer thread ends when the last `Writer` (owned by the stores)
+        // is dropped; nothing joins it.
+        let (writer, _writer_thread) =
             Writer::start(journal_path.clone()).map_err(|source| CampaignError::Io {
                 path: journal_path.clone(),
                 source,
@@ -559,7 +560,6 @@ impl Campaign {
             control,
             receivers,
             handles: Vec::new(),
-            writer_handle: Some(writer_handle),
             warnings: Vec::new(),
         })
     }
@@ -760,16 +760,7 @@ impl Campaign {
         self.stores.finished.store(true, Ordering::Release);
         self.shrink_optima();
         self.stores.flush();
-        let report = Report::build(&self.stores);
-        self.shutdown_writer();
-        report
-    }
-
-    fn shutdown_writer(&mut self) {
-        self.stores.flush();
-        // The writer thread ends when every handle is dropped; it is also
-        // owned by the stores, which may outlive us, so just detach it.
-        self.writer_handle.take();
+        Report::build(&self.stores)
     }
 
     /// The report as of now.

@@ -10,7 +10,6 @@
 //! state workers never write shared memory. Readers (LCOV, `show_coverage`)
 //! sum the rows.
 
-use crate::ids::WorkerId;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
@@ -160,11 +159,6 @@ impl CoverageMap {
             pending: Vec::new(),
         }
     }
-
-    /// The row of a worker: workers use rows `0..workers`, the campaign the last.
-    pub fn worker_row(worker: WorkerId) -> usize {
-        worker.0 as usize
-    }
 }
 
 /// A worker's writer into the map. Not `Sync`: one per thread.
@@ -242,10 +236,6 @@ impl Recorder {
     /// Whether anything new to this recorder is waiting for [`commit`](Self::commit).
     pub fn has_pending(&self) -> bool {
         !self.pending.is_empty()
-    }
-
-    pub fn map(&self) -> &Arc<CoverageMap> {
-        &self.map
     }
 }
 

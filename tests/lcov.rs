@@ -49,34 +49,33 @@ fn lcov_tools_accept_it() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("sequence.info");
     std::fs::write(&file, known_run()).unwrap();
-    let out = Command::new("lcov")
-        .args(["--summary"])
-        .arg(&file)
-        .args(["--rc", "branch_coverage=1"])
-        .output()
-        .unwrap();
-    let all = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let all = run_clean(
+        Command::new("lcov")
+            .args(["--summary"])
+            .arg(&file)
+            .args(["--rc", "branch_coverage=1"]),
     );
-    assert!(out.status.success(), "lcov --summary failed:\n{all}");
     assert!(all.contains("lines"), "{all}");
-    assert!(!all.to_lowercase().contains("warning"), "{all}");
     let html = dir.path().join("html");
-    let out = Command::new("genhtml")
-        .arg(&file)
-        .args(["--branch-coverage", "--output-directory"])
-        .arg(&html)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    run_clean(
+        Command::new("genhtml")
+            .arg(&file)
+            .args(["--branch-coverage", "--output-directory"])
+            .arg(&html)
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
+    );
+    assert!(html.join("index.html").exists());
+}
+
+/// Runs `cmd`; it must succeed without printing a warning. Returns its output.
+fn run_clean(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
     let all = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "genhtml failed:\n{all}");
-    assert!(!all.to_lowercase().contains("warning"), "{all}");
-    assert!(html.join("index.html").exists());
+    assert!(out.status.success(), "{cmd:?} failed:\n{all}");
+    assert!(!all.to_lowercase().contains("warning"), "{cmd:?}:\n{all}");
+    all
 }
