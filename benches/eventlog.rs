@@ -33,18 +33,52 @@ fn payload(i: u64) -> Payload {
 trait Log: Send + Sync + 'static {
     fn name(&self) -> &'static str;
     fn push(&self, w: WorkerId, p: Payload);
-    fn snapshot(&self, out: &mut Vec<Event>);
+    /// Takes a consistent snapshot of the newest 2500 events and returns how
+    /// many it holds (`out` is scratch space for the copying variants).
+    fn snapshot(&self, out: &mut Vec<Event>) -> usize;
 }
 
-impl Log for EventLog {
+/// How a reader of the ring takes its snapshot.
+#[derive(Clone, Copy)]
+enum Read {
+    /// `view()`: the shared, immutable snapshot.
+    View,
+    /// `view()`, then every event visited newest first.
+    ViewIterated,
+    /// `snapshot_into`: the events copied into the reader's `Vec`.
+    Copied,
+}
+
+struct Ring(EventLog, Read);
+
+impl Log for Ring {
     fn name(&self) -> &'static str {
-        "ring (lock-free)"
+        match self.1 {
+            Read::View => "ring: view()",
+            Read::ViewIterated => "ring: view() + iterate all",
+            Read::Copied => "ring: copied into a Vec",
+        }
     }
     fn push(&self, w: WorkerId, p: Payload) {
-        self.push_at(1, w, p);
+        self.0.push_at(1, w, p);
     }
-    fn snapshot(&self, out: &mut Vec<Event>) {
-        self.snapshot_into(&Filter::default(), CAP, out);
+    fn snapshot(&self, out: &mut Vec<Event>) -> usize {
+        match self.1 {
+            Read::View => self.0.view().len(),
+            Read::ViewIterated => {
+                let v = self.0.view();
+                let mut n = 0;
+                for e in v.iter() {
+                    black_box(e.seq);
+                    n += 1;
+                }
+                n
+            }
+            Read::Copied => {
+                self.0.snapshot_into(&Filter::default(), CAP, out);
+                out.len()
+            }
+        }
     }
 }
 
@@ -71,9 +105,10 @@ impl Log for StdLog {
     fn push(&self, w: WorkerId, p: Payload) {
         push_deque(&mut self.0.lock().unwrap(), w, p);
     }
-    fn snapshot(&self, out: &mut Vec<Event>) {
+    fn snapshot(&self, out: &mut Vec<Event>) -> usize {
         out.clear();
         out.extend(self.0.lock().unwrap().0.iter().rev().copied());
+        out.len()
     }
 }
 
@@ -84,15 +119,18 @@ impl Log for PlLog {
     fn push(&self, w: WorkerId, p: Payload) {
         push_deque(&mut self.0.lock(), w, p);
     }
-    fn snapshot(&self, out: &mut Vec<Event>) {
+    fn snapshot(&self, out: &mut Vec<Event>) -> usize {
         out.clear();
         out.extend(self.0.lock().0.iter().rev().copied());
+        out.len()
     }
 }
 
 fn logs() -> Vec<Arc<dyn Log>> {
     vec![
-        Arc::new(EventLog::new(CAP)),
+        Arc::new(Ring(EventLog::new(CAP), Read::View)),
+        Arc::new(Ring(EventLog::new(CAP), Read::ViewIterated)),
+        Arc::new(Ring(EventLog::new(CAP), Read::Copied)),
         Arc::new(StdLog(std::sync::Mutex::new((
             VecDeque::with_capacity(CAP),
             0,
@@ -132,10 +170,7 @@ fn bench(c: &mut Criterion) {
         };
         let mut out = Vec::with_capacity(CAP);
         g.bench_function(format!("snapshot2500_under_load/{name}"), |b| {
-            b.iter(|| {
-                log.snapshot(&mut out);
-                black_box(out.len())
-            })
+            b.iter(|| black_box(log.snapshot(&mut out)))
         });
         stop.store(true, Ordering::Relaxed);
         producer.join().unwrap();
@@ -143,8 +178,11 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-/// 2 producers + 1 reader for `dur`: pushes/s, push p99.9, snapshot p50/p99.
-fn load(log: Arc<dyn Log>, dur: Duration) -> (f64, u64, u64, u64, u64) {
+/// 2 producers + 1 reader for `dur`: pushes/s, push p99.9, snapshot p50/p99,
+/// snapshots taken and the mean events per snapshot. With `pace`, each
+/// producer pushes at most that many events per second (spinning between
+/// batches, as a busy worker would); without, as fast as it can.
+fn load(log: Arc<dyn Log>, dur: Duration, pace: Option<f64>) -> (f64, u64, u64, u64, u64, u64) {
     let stop = Arc::new(AtomicBool::new(false));
     let producers: Vec<_> = (0..2)
         .map(|p| {
@@ -152,7 +190,15 @@ fn load(log: Arc<dyn Log>, dur: Duration) -> (f64, u64, u64, u64, u64) {
             std::thread::spawn(move || {
                 let mut lat = Vec::with_capacity(1 << 20);
                 let mut n = 0u64;
+                let t0 = Instant::now();
                 while !stop.load(Ordering::Relaxed) {
+                    if let Some(rate) = pace {
+                        while (n as f64) > t0.elapsed().as_secs_f64() * rate
+                            && !stop.load(Ordering::Relaxed)
+                        {
+                            std::hint::spin_loop();
+                        }
+                    }
                     // Time every 64th push (timer cost excluded from the rate).
                     for _ in 0..63 {
                         log.push(WorkerId(p), payload(n));
@@ -172,13 +218,14 @@ fn load(log: Arc<dyn Log>, dur: Duration) -> (f64, u64, u64, u64, u64) {
         std::thread::spawn(move || {
             let mut out = Vec::with_capacity(CAP);
             let mut lat = Vec::new();
+            let mut events = 0;
             while !stop.load(Ordering::Relaxed) {
                 let t = Instant::now();
-                log.snapshot(&mut out);
+                let n = log.snapshot(&mut out);
                 lat.push(t.elapsed().as_nanos() as u64);
-                black_box(out.len());
+                events += n as u64;
             }
-            lat
+            (lat, events)
         })
     };
     let t0 = Instant::now();
@@ -192,36 +239,58 @@ fn load(log: Arc<dyn Log>, dur: Duration) -> (f64, u64, u64, u64, u64) {
         push_lat.extend(lat);
     }
     let elapsed = t0.elapsed();
-    let mut snap = reader.join().unwrap();
+    let (mut snap, events) = reader.join().unwrap();
+    let taken = snap.len() as u64;
     (
         per_sec(pushes, elapsed),
         percentile(&mut push_lat, 99.9),
         percentile(&mut snap, 50.0),
         percentile(&mut snap, 99.0),
-        snap.len() as u64,
+        taken,
+        events / taken.max(1),
     )
 }
 
 fn report() {
-    let dur = if quick() {
-        Duration::from_millis(100)
-    } else {
-        Duration::from_secs(3)
+    // RUDDER_BENCH_LOAD_MS sets the load phase's length per structure.
+    let dur = match std::env::var("RUDDER_BENCH_LOAD_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        Some(ms) => Duration::from_millis(ms),
+        None if quick() => Duration::from_millis(100),
+        None => Duration::from_secs(3),
     };
-    println!("\nload: 2 producers + 1 reader snapshotting 2500, {dur:?} each");
-    println!("| structure | pushes/s | push p99.9 | snapshot p50 | snapshot p99 | snapshots |");
-    println!("|---|---|---|---|---|---|");
-    for log in logs() {
-        let (rate, p999, s50, s99, n) = load(log.clone(), dur);
+    let pace = 500_000.0;
+    for (title, pace) in [
+        ("as fast as they can", None),
+        (
+            "paced at 2 × 0.5 M pushes/s, a load every structure sustains",
+            Some(pace),
+        ),
+    ] {
         println!(
-            "| {} | {:.1} M | {} | {} | {} | {} |",
-            log.name(),
-            rate / 1e6,
-            fmt_ns(p999),
-            fmt_ns(s50),
-            fmt_ns(s99),
-            n
+            "\nload: 2 producers ({title}) + 1 reader snapshotting 2500, {dur:?} each, 3 runs"
         );
+        println!(
+            "| structure | run | pushes/s | push p99.9 | snapshot p50 | snapshot p99 | snapshots | events/snapshot |"
+        );
+        println!("|---|---|---|---|---|---|---|---|");
+        for log in logs() {
+            for run in 1..=3 {
+                let (rate, p999, s50, s99, n, per) = load(log.clone(), dur, pace);
+                println!(
+                    "| {} | {run} | {:.1} M | {} | {} | {} | {} | {} |",
+                    log.name(),
+                    rate / 1e6,
+                    fmt_ns(p999),
+                    fmt_ns(s50),
+                    fmt_ns(s99),
+                    n,
+                    per
+                );
+            }
+        }
     }
 }
 

@@ -529,7 +529,12 @@ impl Campaign {
             .collect();
         let stores = Arc::new(Stores {
             callable,
-            events: Arc::new(EventLog::default()),
+            // A lane per worker, one for the control plane's id and a spare:
+            // pushes never meet (see the eventlog module doc).
+            events: Arc::new(EventLog::with_lanes(
+                crate::eventlog::DEFAULT_CAPACITY,
+                workers + 2,
+            )),
             corpus: Arc::new(Corpus::new()),
             priorities: Arc::new(PrioritySet::new()),
             tests: Arc::new(TestStore::new(tests)),

@@ -166,7 +166,8 @@ impl CampaignTools {
             worker: a.worker_id.map(WorkerId),
             after: None,
         };
-        let mut events = self.stores.events.snapshot(&filter, a.count);
+        let view = self.stores.events.view();
+        let mut events: Vec<_> = view.select(&filter).take(a.count).collect();
         // Newest first by timestamp; sequence order breaks ties.
         events.sort_by_key(|e| std::cmp::Reverse((e.timestamp_ms, e.seq)));
         let events: Vec<Value> = events
@@ -180,7 +181,7 @@ impl CampaignTools {
                 })
             })
             .collect();
-        Ok(json!({ "events": events, "totalCount": self.stores.events.len() }))
+        Ok(json!({ "events": events, "totalCount": view.len() }))
     }
 
     fn show_coverage(&self, a: ShowCoverage) -> Result<Value, ToolError> {
