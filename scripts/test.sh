@@ -21,8 +21,10 @@ echo "== unit, integration and end-to-end tests (release)"
 cargo test --release --no-fail-fast
 echo "== benches compile"
 cargo build --release --benches
-echo "== loom model of the EventLog ring"
+echo "== loom model of the EventLog"
 cargo test --release --features loom --test loom
+echo "== Miri: the concurrent stores' unit tests (nightly miri component, SKIPPED if unavailable)"
+bash scripts/miri.sh
 echo "== cargo-fuzz harnesses build (stable toolchain, no sanitizer)"
 # Same profile and lock file as the main crate, so dependencies are shared.
 (cd fuzz && CARGO_TARGET_DIR=../target cargo build --release --bins)

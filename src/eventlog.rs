@@ -1144,7 +1144,7 @@ mod tests {
     /// chunk that other snapshots already share.
     #[test]
     fn a_late_event_is_merged_into_sequence_order() {
-        let log = EventLog::with_lanes(1000, 2);
+        let log = EventLog::with_lanes(256, 2);
         let stalled = log.claim(WorkerId(0)).unwrap();
         let late = log.ticket.fetch_add(1, Ordering::Relaxed);
         for i in 0..200 {
@@ -1200,12 +1200,14 @@ mod tests {
     #[test]
     fn stress_no_torn_events_over_ten_million_pushes() {
         const PRODUCERS: u64 = 2;
-        let per_producer: u64 = if cfg!(debug_assertions) {
+        let per_producer: u64 = if cfg!(miri) {
+            100
+        } else if cfg!(debug_assertions) {
             500_000
         } else {
             5_000_000
         };
-        let log = Arc::new(EventLog::new(64));
+        let log = Arc::new(EventLog::new(if cfg!(miri) { 8 } else { 64 }));
         let done = Arc::new(AtomicBool::new(false));
         // Two readers, so that one sometimes finds the shared view busy and
         // builds its own.

@@ -189,6 +189,7 @@ mod tests {
     use rand::rngs::SmallRng;
 
     #[test]
+    #[cfg_attr(miri, ignore = "statistics, not memory safety")]
     fn empty_set_picks_uniformly_from_the_abi() {
         let set = PrioritySet::new();
         let mut rng = SmallRng::seed_from_u64(1);
@@ -205,6 +206,7 @@ mod tests {
     /// 10% also lands on prioritized functions 2/10 of the time, which is
     /// accounted for), and 3:1 weights give 75% ± 2% within the set.
     #[test]
+    #[cfg_attr(miri, ignore = "statistics, not memory safety")]
     fn ninety_percent_from_the_set_weighted() {
         let set = Arc::new(PrioritySet::new());
         set.add(3, "a()", 3);
@@ -254,12 +256,14 @@ mod tests {
 
     #[test]
     fn concurrent_updates_are_not_lost() {
+        // Miri interprets every compare-and-swap of the RCU loop: fewer adds.
+        let per_thread = if cfg!(miri) { 4 } else { 50 };
         let set = Arc::new(PrioritySet::new());
         let threads: Vec<_> = (0..4)
             .map(|t| {
                 let set = set.clone();
                 std::thread::spawn(move || {
-                    for i in 0..50 {
+                    for i in 0..per_thread {
                         set.add(t * 100 + i, "x()", 1);
                     }
                 })
@@ -268,6 +272,6 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
-        assert_eq!(set.snapshot().len(), 200);
+        assert_eq!(set.snapshot().len(), 4 * per_thread);
     }
 }
