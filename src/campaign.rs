@@ -25,7 +25,7 @@ use crate::config::{Config, TestMode};
 use crate::corpus::{Corpus, CorpusEntry, Origin};
 use crate::eventlog::{Event, EventKind, EventLog, Payload, StopReason, now_ms};
 use crate::executor::{EvmSettings, ExecError, Target};
-use crate::ids::{TestId, WorkerId};
+use crate::ids::{EntryId, TestId, WorkerId};
 use crate::priority::PrioritySet;
 use crate::tx::{StoredTx, Tx};
 use generate::{Callable, Dictionary};
@@ -94,6 +94,10 @@ pub struct Stores {
     pub tests: Arc<TestStore>,
     /// Free text referenced by events (panic messages).
     pub notes: AppendVec<String>,
+    /// Corpus entries' printed calls, made once on a tool's first request
+    /// (entries never change; printing resolves every call against the ABI).
+    /// Only tools touch it.
+    printed: parking_lot::RwLock<std::collections::HashMap<EntryId, Arc<[String]>>>,
     pub stats: Stats,
     pub stop: AtomicBool,
     pub started: Instant,
@@ -174,6 +178,16 @@ impl Stores {
             .collect()
     }
 
+    /// The printed calls of corpus entry `entry`, printed once.
+    pub fn print_entry(&self, entry: &CorpusEntry) -> Arc<[String]> {
+        if let Some(p) = self.printed.read().get(&entry.id) {
+            return p.clone();
+        }
+        let p: Arc<[String]> = self.print_sequence(&entry.txs).into();
+        self.printed.write().insert(entry.id, p.clone());
+        p
+    }
+
     /// The `data` object of an event (seed 002 `read_logs`).
     pub fn event_data(&self, e: &Event) -> Value {
         let test_name = |id: TestId| {
@@ -209,11 +223,11 @@ impl Stores {
                 let seq = self
                     .corpus
                     .get(entry)
-                    .map(|e| self.print_sequence(&e.txs))
+                    .map(|e| self.print_entry(&e))
                     .unwrap_or_default();
                 json!({
                     "corpusEntry": entry.0, "newPoints": new_points,
-                    "totalPoints": total_points, "calls": calls, "sequence": seq
+                    "totalPoints": total_points, "calls": calls, "sequence": &seq[..]
                 })
             }
             Payload::PropertyFalsified {
@@ -539,6 +553,7 @@ impl Campaign {
             priorities: Arc::new(PrioritySet::new()),
             tests: Arc::new(TestStore::new(tests)),
             notes: AppendVec::new(),
+            printed: Default::default(),
             stats,
             stop: AtomicBool::new(false),
             started: Instant::now(),

@@ -205,3 +205,38 @@ fn a_killed_run_keeps_its_corpus() {
         "replayed corpus restores coverage"
     );
 }
+
+/// `read_logs` shows each new-coverage event with its corpus sequence; the
+/// sequence is printed once per entry and shared afterwards.
+#[test]
+fn coverage_events_show_their_corpus_sequence_printed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Campaign::new(
+        Path::new("contracts/out/Token.json"),
+        None,
+        config(TestMode::Property, 1, 3, 5_000),
+        Some(dir.path().to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    let stores = c.stores().clone();
+    c.wait();
+    let filter = rudder::eventlog::Filter {
+        kind: Some(rudder::eventlog::EventKind::CoverageIncreased),
+        ..Default::default()
+    };
+    let events = stores.events.snapshot(&filter, usize::MAX);
+    assert!(!events.is_empty());
+    for e in &events {
+        let rudder::eventlog::Payload::CoverageIncreased { entry, calls, .. } = e.payload else {
+            unreachable!()
+        };
+        let entry = stores.corpus.get(entry).expect("the entry exists");
+        let data = stores.event_data(e);
+        let shown: Vec<String> = serde_json::from_value(data["sequence"].clone()).unwrap();
+        assert_eq!(shown, stores.print_sequence(&entry.txs));
+        assert_eq!(shown.len(), calls as usize);
+        let (a, b) = (stores.print_entry(&entry), stores.print_entry(&entry));
+        assert!(std::sync::Arc::ptr_eq(&a, &b));
+    }
+}
