@@ -297,9 +297,6 @@ fn report() {
 criterion_group!(benches, bench);
 
 fn main() {
-    if !quick() {
-        benches();
-        Criterion::default().configure_from_args().final_summary();
-    }
+    common::criterion(benches);
     report();
 }

@@ -70,10 +70,7 @@ fn bench(c: &mut Criterion) {
 criterion_group!(benches, bench);
 
 fn main() {
-    if !common::quick() {
-        benches();
-        Criterion::default().configure_from_args().final_summary();
-    }
+    common::criterion(benches);
     let (t, mut ex) = setup("Token");
     let data = transfer_calldata(&t);
     let n = if common::quick() { 2_000 } else { 200_000 };

@@ -52,9 +52,5 @@ fn bench(c: &mut Criterion) {
 criterion_group!(benches, bench);
 
 fn main() {
-    if common::quick() {
-        return;
-    }
-    benches();
-    Criterion::default().configure_from_args().final_summary();
+    common::criterion(benches);
 }

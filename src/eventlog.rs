@@ -867,38 +867,29 @@ impl Snapshot {
         self.pushed
     }
 
-    /// The snapshot's chunks, newest first, each trimmed to the window and in
-    /// ascending order.
-    fn chunks(&self) -> impl Iterator<Item = &[Event]> {
+    /// Chunk `i` counting from the newest (the open one is 0), in ascending
+    /// order and trimmed to the window (only the oldest chunk can straddle it).
+    fn chunk(&self, i: usize) -> &[Event] {
         let n = self.sealed.len();
-        let trim = |i: usize, c: &'_ [Event]| -> usize {
-            if i == 0 { self.oldest_from } else { 0 }.min(c.len())
-        };
-        let open = if n == 0 {
-            &self.open[self.oldest_from.min(self.open.len())..]
+        let c: &[Event] = if i == 0 {
+            &self.open
         } else {
-            &self.open[..]
+            &self.sealed[n - i]
         };
-        std::iter::once(open).chain(
-            self.sealed
-                .iter()
-                .enumerate()
-                .rev()
-                .map(move |(i, c)| &c[trim(i, c)..]),
-        )
+        if i == n { &c[self.oldest_from..] } else { c }
+    }
+
+    /// The snapshot's chunks, newest first.
+    fn chunks(&self) -> impl Iterator<Item = &[Event]> {
+        (0..=self.sealed.len()).map(|i| self.chunk(i))
     }
 
     /// Every event, newest first (by sequence number).
     pub fn iter(&self) -> Iter<'_> {
-        let n = self.sealed.len();
         Iter {
-            sealed: &self.sealed,
-            current: if n == 0 {
-                &self.open[self.oldest_from..]
-            } else {
-                &self.open
-            },
-            oldest_from: self.oldest_from,
+            snapshot: self,
+            next_chunk: 0,
+            current: &[],
             left: self.len,
         }
     }
@@ -942,12 +933,11 @@ impl Snapshot {
 
 /// The events of a [`Snapshot`], newest first.
 pub struct Iter<'a> {
-    /// Sealed chunks not yet visited (the newest last).
-    sealed: &'a [Arc<[Event]>],
+    snapshot: &'a Snapshot,
+    /// The chunk to visit after `current` (see [`Snapshot::chunk`]).
+    next_chunk: usize,
     /// What is left of the chunk being visited (the next event last).
     current: &'a [Event],
-    /// Where the snapshot starts in the oldest chunk.
-    oldest_from: usize,
     /// Events not yet returned.
     left: usize,
 }
@@ -963,13 +953,11 @@ impl<'a> Iterator for Iter<'a> {
                 self.left -= 1;
                 return Some(e);
             }
-            let (chunk, rest) = self.sealed.split_last()?;
-            self.sealed = rest;
-            self.current = if rest.is_empty() {
-                &chunk[self.oldest_from..]
-            } else {
-                chunk
-            };
+            if self.next_chunk > self.snapshot.sealed.len() {
+                return None;
+            }
+            self.current = self.snapshot.chunk(self.next_chunk);
+            self.next_chunk += 1;
         }
     }
 

@@ -15,7 +15,7 @@ fn config(mode: TestMode, workers: usize, seed: u64, limit: u64) -> Config {
     }
 }
 
-fn run_in(name: &str, config: Config, dir: &Path) -> Report {
+fn start_in(name: &str, config: Config, dir: &Path) -> Campaign {
     let mut c = Campaign::new(
         Path::new(&format!("contracts/out/{name}.json")),
         None,
@@ -24,7 +24,11 @@ fn run_in(name: &str, config: Config, dir: &Path) -> Report {
     )
     .unwrap();
     c.start().unwrap();
-    c.wait()
+    c
+}
+
+fn run_in(name: &str, config: Config, dir: &Path) -> Report {
+    start_in(name, config, dir).wait()
 }
 
 fn run(name: &str, config: Config) -> Report {
@@ -211,14 +215,7 @@ fn a_killed_run_keeps_its_corpus() {
 #[test]
 fn coverage_events_show_their_corpus_sequence_printed_once() {
     let dir = tempfile::tempdir().unwrap();
-    let mut c = Campaign::new(
-        Path::new("contracts/out/Token.json"),
-        None,
-        config(TestMode::Property, 1, 3, 5_000),
-        Some(dir.path().to_path_buf()),
-    )
-    .unwrap();
-    c.start().unwrap();
+    let c = start_in("Token", config(TestMode::Property, 1, 3, 5_000), dir.path());
     let stores = c.stores().clone();
     c.wait();
     let filter = rudder::eventlog::Filter {

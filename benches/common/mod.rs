@@ -32,6 +32,17 @@ pub fn quick() -> bool {
     std::env::args().any(|a| a == "--test") || std::env::var_os("RUDDER_BENCH_QUICK").is_some()
 }
 
+/// Runs a bench's criterion group and prints criterion's summary, unless
+/// this is a quick run (then only the bench's own report runs).
+pub fn criterion(group: fn()) {
+    if !quick() {
+        group();
+        criterion::Criterion::default()
+            .configure_from_args()
+            .final_summary();
+    }
+}
+
 /// A running campaign on `contract` with `workers` busy workers and no call
 /// limit (10-minute timeout), in a temporary output directory.
 pub fn busy_campaign(
