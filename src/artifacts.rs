@@ -39,8 +39,19 @@ pub enum ArtifactError {
         "target {path}: no deployable contract (every contract is abstract, an interface or a library)"
     )]
     NoContract { path: PathBuf },
-    #[error("contract {name}: needs library linking, which rudder does not do yet ({placeholder})")]
+    #[error(
+        "contract {name}: links library placeholder {placeholder}, which names no library of this compilation (compile the library with it, or deploy it with `deployContracts`)"
+    )]
     Unlinked { name: String, placeholder: String },
+}
+
+/// Where a contract's bytecode needs a library's address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// The library's fully qualified name, `path:Name`.
+    pub library: String,
+    /// Byte offsets of the 20-byte placeholder in the creation code.
+    pub offsets: Vec<usize>,
 }
 
 /// A function or modifier definition in a source, from the AST.
@@ -78,6 +89,90 @@ pub struct Contract {
     pub runtime_map: Option<String>,
     /// Byte offset of the definition in its source (to pick the last one).
     pub position: u32,
+    /// A `library` (deployed for others to link, never the target by default).
+    pub is_library: bool,
+    /// Libraries the creation code must be linked against (zeros until then).
+    pub links: Vec<Link>,
+}
+
+impl Contract {
+    /// `path:Name`, the key solc links by.
+    pub fn qualified_name(&self) -> String {
+        format!("{}:{}", self.source, self.name)
+    }
+
+    /// The creation code with every library placeholder replaced by the
+    /// address `address_of` gives for it.
+    pub fn linked_creation_code(
+        &self,
+        address_of: impl Fn(&str) -> Option<alloy_primitives::Address>,
+    ) -> Result<Bytes, ArtifactError> {
+        let mut code = self.creation_code.to_vec();
+        for link in &self.links {
+            let a = address_of(&link.library).ok_or_else(|| ArtifactError::Unlinked {
+                name: self.name.clone(),
+                placeholder: link.library.clone(),
+            })?;
+            for &at in &link.offsets {
+                code[at..at + 20].copy_from_slice(a.as_slice());
+            }
+        }
+        Ok(code.into())
+    }
+}
+
+/// Hex bytecode whose library placeholders (`__$…$__` since solc 0.5,
+/// `__path:Name___…` before) are replaced by zeros; the placeholders are
+/// returned with their byte offsets.
+fn decode_linkable(hex: &str) -> Result<(Vec<u8>, Vec<(usize, String)>), String> {
+    let hex = hex.strip_prefix("0x").unwrap_or(hex);
+    let mut clean = String::with_capacity(hex.len());
+    let mut holes = Vec::new();
+    let mut i = 0;
+    while i < hex.len() {
+        if hex[i..].starts_with("__") {
+            let end = (i + 40).min(hex.len());
+            if end - i < 40 || !hex.is_char_boundary(end) {
+                return Err(format!("truncated library placeholder at {}", i / 2));
+            }
+            holes.push((i / 2, hex[i..end].to_string()));
+            clean.push_str(&"0".repeat(40));
+            i = end;
+        } else {
+            let c = &hex[i..i + 1];
+            clean.push_str(c);
+            i += 1;
+        }
+    }
+    let bytes = alloy_primitives::hex::decode(&clean).map_err(|e| e.to_string())?;
+    Ok((bytes, holes))
+}
+
+/// Which library (fully qualified name) a placeholder stands for.
+fn placeholder_library<'a>(placeholder: &str, libraries: &'a [String]) -> Option<&'a String> {
+    if let Some(hash) = placeholder
+        .strip_prefix("__$")
+        .and_then(|p| p.strip_suffix("$__"))
+    {
+        return libraries.iter().find(|fq| {
+            let h = alloy_primitives::keccak256(fq.as_bytes());
+            alloy_primitives::hex::encode(&h[..17]) == hash.to_ascii_lowercase()
+        });
+    }
+    // Legacy: the (possibly truncated) name, padded with underscores.
+    let text = placeholder.trim_start_matches("__").trim_end_matches('_');
+    if text.is_empty() {
+        return None;
+    }
+    libraries
+        .iter()
+        .find(|fq| fq.as_str() == text)
+        .or_else(|| libraries.iter().find(|fq| fq.starts_with(text)))
+        .or_else(|| {
+            libraries
+                .iter()
+                .find(|fq| fq.rsplit(':').next().is_some_and(|n| n.starts_with(text)))
+        })
 }
 
 /// A compilation: its sources and deployable contracts.
@@ -87,6 +182,11 @@ pub struct Project {
     pub contracts: Vec<Contract>,
     /// Where the target was loaded from.
     pub origin: PathBuf,
+    /// What the user should know (sources not found, optimizer-on coverage).
+    pub warnings: Vec<String>,
+    /// Whether the compilation ran solc's optimizer (coverage is then
+    /// approximate: merged blocks keep one source location).
+    pub optimized: bool,
 }
 
 impl Project {
@@ -121,14 +221,14 @@ impl Project {
                 }
             }),
             None => {
+                let candidates = || self.contracts.iter().filter(|c| !c.is_library);
                 let id_of = |c: &Contract| {
                     self.sources
                         .iter()
                         .find(|s| s.path == c.source)
                         .map_or(0, |s| s.id)
                 };
-                self.contracts
-                    .iter()
+                candidates()
                     .max_by_key(|c| (id_of(c), c.position))
                     .ok_or_else(|| ArtifactError::NoContract {
                         path: self.origin.clone(),
@@ -139,6 +239,53 @@ impl Project {
 
     pub fn source_by_id(&self, id: u32) -> Option<&Source> {
         self.sources.iter().find(|s| s.id == id)
+    }
+
+    /// The contract with this fully qualified (`path:Name`) or plain name.
+    pub fn by_name(&self, name: &str) -> Option<&Contract> {
+        self.contracts
+            .iter()
+            .find(|c| c.qualified_name() == name)
+            .or_else(|| self.contracts.iter().find(|c| c.name == name))
+    }
+
+    /// The libraries `contract` needs, transitively, dependencies first.
+    pub fn link_order<'a>(
+        &'a self,
+        contract: &'a Contract,
+    ) -> Result<Vec<&'a Contract>, ArtifactError> {
+        fn visit<'a>(
+            p: &'a Project,
+            c: &'a Contract,
+            seen: &mut Vec<String>,
+            out: &mut Vec<&'a Contract>,
+            depth: usize,
+        ) -> Result<(), ArtifactError> {
+            for link in &c.links {
+                if seen.contains(&link.library) {
+                    continue;
+                }
+                let lib = p
+                    .by_name(&link.library)
+                    .ok_or_else(|| ArtifactError::Unlinked {
+                        name: c.name.clone(),
+                        placeholder: link.library.clone(),
+                    })?;
+                if depth > 64 {
+                    return Err(ArtifactError::Format {
+                        path: p.origin.clone(),
+                        what: format!("library links of {} are cyclic", c.name),
+                    });
+                }
+                seen.push(link.library.clone());
+                visit(p, lib, seen, out, depth + 1)?;
+                out.push(lib);
+            }
+            Ok(())
+        }
+        let mut out = Vec::new();
+        visit(self, contract, &mut Vec::new(), &mut out, 0)?;
+        Ok(out)
     }
 
     fn from_foundry_out(dir: &Path) -> Result<Project, ArtifactError> {
@@ -230,6 +377,7 @@ impl Project {
             fmt("no `sources` object (is this solc standard-JSON output?)".into())
         })?;
         let mut sources = Vec::new();
+        let mut warnings = Vec::new();
         for (spath, s) in srcs {
             let id = s["id"]
                 .as_u64()
@@ -237,7 +385,18 @@ impl Project {
                 as u32;
             let text = input
                 .and_then(|i| i["sources"][spath]["content"].as_str().map(str::to_string))
+                .or_else(|| {
+                    out["sources"][spath]["content"]
+                        .as_str()
+                        .map(str::to_string)
+                })
                 .or_else(|| find_source_text(spath, path));
+            if text.is_none() {
+                warnings.push(format!(
+                    "source {spath} was not found (looked for it relative to the current directory and to each folder above {}): its lines and branches are left out of coverage and LCOV. Run rudder from the project root, or pass a Foundry build-info file (it embeds the sources)",
+                    path.display()
+                ));
+            }
             let lines = text.as_deref().map(LineIndex::new).unwrap_or_default();
             let mut functions = Vec::new();
             collect_functions(&s["ast"], "", &mut functions);
@@ -254,6 +413,7 @@ impl Project {
         for s in srcs.values() {
             collect_contract_positions(&s["ast"], &mut positions);
         }
+        let mut pending: Vec<(Contract, Vec<(usize, String)>)> = Vec::new();
         let mut contracts = Vec::new();
         let files = out["contracts"]
             .as_object()
@@ -269,37 +429,65 @@ impl Project {
                 }
                 let abi: JsonAbi = serde_json::from_value(c["abi"].clone())
                     .map_err(|e| fmt(format!("contract {name}: bad ABI: {e}")))?;
-                let decode = |hex: &str| -> Result<Bytes, ArtifactError> {
-                    if let Some(at) = hex.find("__") {
-                        return Err(ArtifactError::Unlinked {
-                            name: name.clone(),
-                            placeholder: hex[at..(at + 40).min(hex.len())].to_string(),
-                        });
-                    }
-                    alloy_primitives::hex::decode(hex)
-                        .map(Bytes::from)
+                let decode = |hex: &str| {
+                    decode_linkable(hex)
                         .map_err(|e| fmt(format!("contract {name}: bytecode is not hex: {e}")))
                 };
+                let (creation_code, holes) = decode(creation)?;
+                let (runtime_code, _) = decode(runtime)?;
                 let map = |v: &Value| v.as_str().filter(|s| !s.is_empty()).map(str::to_string);
-                contracts.push(Contract {
-                    name: name.clone(),
-                    source: spath.clone(),
-                    abi,
-                    creation_code: decode(creation)?,
-                    runtime_code: decode(runtime)?,
-                    creation_map: map(&c["evm"]["bytecode"]["sourceMap"]),
-                    runtime_map: map(&c["evm"]["deployedBytecode"]["sourceMap"]),
-                    position: positions
-                        .get(&(spath.clone(), name.clone()))
-                        .copied()
-                        .unwrap_or(0),
-                });
+                let (position, is_library) = positions
+                    .get(&(spath.clone(), name.clone()))
+                    .copied()
+                    .unwrap_or((0, false));
+                pending.push((
+                    Contract {
+                        name: name.clone(),
+                        source: spath.clone(),
+                        abi,
+                        creation_code: creation_code.into(),
+                        runtime_code: runtime_code.into(),
+                        creation_map: map(&c["evm"]["bytecode"]["sourceMap"]),
+                        runtime_map: map(&c["evm"]["deployedBytecode"]["sourceMap"]),
+                        position,
+                        is_library,
+                        links: Vec::new(),
+                    },
+                    holes,
+                ));
             }
         }
+        let libraries: Vec<String> = pending.iter().map(|(c, _)| c.qualified_name()).collect();
+        for (mut c, holes) in pending {
+            for (offset, placeholder) in holes {
+                let lib = placeholder_library(&placeholder, &libraries).ok_or_else(|| {
+                    ArtifactError::Unlinked {
+                        name: c.name.clone(),
+                        placeholder: placeholder.clone(),
+                    }
+                })?;
+                match c.links.iter_mut().find(|l| &l.library == lib) {
+                    Some(l) => l.offsets.push(offset),
+                    None => c.links.push(Link {
+                        library: lib.clone(),
+                        offsets: vec![offset],
+                    }),
+                }
+            }
+            contracts.push(c);
+        }
+        let optimized = input
+            .and_then(|i| i["settings"]["optimizer"]["enabled"].as_bool())
+            .unwrap_or(false)
+            || out["settings"]["optimizer"]["enabled"]
+                .as_bool()
+                .unwrap_or(false);
         Ok(Project {
             sources,
             contracts,
             origin: path.to_path_buf(),
+            warnings,
+            optimized,
         })
     }
 }
@@ -371,9 +559,10 @@ fn collect_functions(node: &Value, contract: &str, out: &mut Vec<FunctionSpan>) 
     }
 }
 
+/// `(path, name)` → (offset of the definition, whether it is a library).
 fn collect_contract_positions(
     node: &Value,
-    out: &mut std::collections::HashMap<(String, String), u32>,
+    out: &mut std::collections::HashMap<(String, String), (u32, bool)>,
 ) {
     if node["nodeType"] == "SourceUnit" {
         let path = node["absolutePath"].as_str().unwrap_or("").to_string();
@@ -382,7 +571,8 @@ fn collect_contract_positions(
                 && let (Some(name), Some((start, _))) =
                     (c["name"].as_str(), c["src"].as_str().and_then(parse_src))
             {
-                out.insert((path.clone(), name.to_string()), start);
+                let library = c["contractKind"] == "library";
+                out.insert((path.clone(), name.to_string()), (start, library));
             }
         }
     }

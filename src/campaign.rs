@@ -413,13 +413,14 @@ fn discover_tests(
                 }
             }
         }
-        TestMode::Assertion => {
+        TestMode::Assertion | TestMode::Overflow => {
+            let kind = if config.test_mode == TestMode::Overflow {
+                TestKind::Overflow
+            } else {
+                TestKind::Assertion
+            };
             for c in callable {
-                push(
-                    TestKind::Assertion,
-                    c.function.signature(),
-                    c.function.clone(),
-                );
+                push(kind, c.function.signature(), c.function.clone());
             }
         }
         TestMode::Optimization => {
@@ -468,10 +469,20 @@ impl Campaign {
             return Err(CampaignError::Setup("at least one sender is needed".into()));
         }
         let workers = config.worker_count().max(1);
+        config
+            .validate()
+            .map_err(|e| CampaignError::Setup(e.to_string()))?;
         let settings = EvmSettings {
             deployer: config.deployer,
             senders: config.senders.clone(),
             contract_addr: config.contract_addr,
+            balance: config.balance_addr,
+            balance_contract: config.balance_contract,
+            gas_limit: config.test_max_gas,
+            prop_gas_limit: config.prop_max_gas,
+            code_size: config.code_size,
+            deploy_contracts: config.deploy_contracts.clone(),
+            deploy_bytecodes: config.deploy_bytecodes.clone(),
             ..EvmSettings::default()
         };
         let target = Arc::new(Target::deploy(
@@ -485,10 +496,21 @@ impl Campaign {
             .functions
             .iter()
             .filter(|f| !f.name.starts_with(&config.prefix) && !f.name.starts_with(&opt_prefix))
+            .filter(|f| {
+                use alloy_json_abi::StateMutability::{Pure, View};
+                !(config.exclude_view_pure && matches!(f.state_mutability, View | Pure))
+            })
             .filter(|f| config.function_allowed(&f.name, &f.signature()))
             .map(|f| Callable::new(f.clone()).map_err(CampaignError::Setup))
             .collect::<Result<_, _>>()?;
         let tests = discover_tests(&config, &target.functions, &callable);
+        let mut project_warnings = project.warnings.clone();
+        if project.optimized {
+            project_warnings.push(
+                "the target was compiled with the optimizer: line and branch coverage are approximate (merged blocks keep one source location)"
+                    .into(),
+            );
+        }
         let out_dir = out_dir.unwrap_or_else(|| PathBuf::from("rudder-out").join(&contract.name));
         let corpus_dir = config
             .corpus_dir
@@ -580,7 +602,7 @@ impl Campaign {
             control,
             receivers,
             handles: Vec::new(),
-            warnings: Vec::new(),
+            warnings: project_warnings,
         })
     }
 
@@ -744,6 +766,43 @@ impl Campaign {
                     gas_used: 0,
                 },
             );
+        }
+        // Properties must hold right after deployment too: a property that
+        // is already false is falsified by the empty sequence (and a target
+        // with nothing else to call is still checked once).
+        if s.config.test_mode == TestMode::Property {
+            w.ex.reset();
+            for case in s.tests.cases() {
+                if !s.tests.is_open(case.id) {
+                    continue;
+                }
+                if let Some(reason) = w.property_fails(case) {
+                    s.tests.claim(case.id);
+                    s.tests.set_falsified(
+                        case.id,
+                        properties::Falsification {
+                            worker: None,
+                            found_ms: now_ms(),
+                            reason: format!("{reason} right after deployment"),
+                            original: Vec::new(),
+                            shrunk: Vec::new(),
+                            shrink_steps: 0,
+                            shrink_done: true,
+                            gas_used: 0,
+                        },
+                    );
+                    s.emit(
+                        WorkerId(row as u32),
+                        Payload::PropertyFalsified {
+                            test: case.id,
+                            calls: 0,
+                            gas_used: 0,
+                        },
+                    );
+                    s.persist_reproducer(case.id);
+                }
+            }
+            w.ex.reset();
         }
         if s.tests.all_decided() && !s.config.keep_alive {
             s.stop.store(true, Ordering::Release);

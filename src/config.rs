@@ -30,6 +30,9 @@ pub enum TestMode {
     Optimization,
     /// Only cover code.
     Exploration,
+    /// No call may overflow or underflow checked arithmetic (Panic 0x11,
+    /// solc ≥ 0.8); each function is a test, as in assertion mode.
+    Overflow,
 }
 
 impl TestMode {
@@ -39,6 +42,7 @@ impl TestMode {
             "assertion" => TestMode::Assertion,
             "optimization" => TestMode::Optimization,
             "exploration" => TestMode::Exploration,
+            "overflow" => TestMode::Overflow,
             _ => return None,
         })
     }
@@ -73,6 +77,56 @@ pub struct Config {
     pub stop_on_fail: bool,
     /// Keep workers alive (idle, waiting for injections) after the test limit.
     pub keep_alive: bool,
+    /// Sender of property and optimization checks (`psender`).
+    pub psender: Address,
+    /// Balance of the deployer and every sender (`balanceAddr`).
+    pub balance_addr: U256,
+    /// Balance given to the target at deployment (`balanceContract`).
+    pub balance_contract: U256,
+    /// A property check using more gas than this fails (`propMaxGas`).
+    pub prop_max_gas: u64,
+    /// Gas limit of each fuzzed call (`testMaxGas`).
+    pub test_max_gas: u64,
+    /// Gas price drawn from `0..=max_gasprice` per call (`maxGasprice`).
+    pub max_gasprice: u64,
+    /// Largest deployable runtime code (`codeSize`, EIP-170's 24576 by
+    /// default; init code may be twice that, EIP-3860).
+    pub code_size: u64,
+    /// Leave `view` and `pure` functions out of the fuzzed calls (`excludeViewPure`).
+    pub exclude_view_pure: bool,
+    /// Every deployed contract's functions are call targets (`allContracts`).
+    pub all_contracts: bool,
+    /// Contracts of the project to deploy at fixed addresses before the
+    /// target (`deployContracts: [["0x1f", "Name"], …]`).
+    pub deploy_contracts: Vec<(Address, String)>,
+    /// Raw creation bytecode to deploy at fixed addresses (`deployBytecodes`).
+    pub deploy_bytecodes: Vec<(Address, Vec<u8>)>,
+    /// Libraries to deploy and link (`solcLibs`); linking also happens for
+    /// any library the bytecode references.
+    pub solc_libs: Vec<String>,
+    /// Allow the `ffi` cheatcode to run commands (`allowFFI`, off by default).
+    pub allow_ffi: bool,
+    /// Coverage report formats written at the end (`coverageFormats`: lcov).
+    pub coverage_formats: Vec<String>,
+    /// Where coverage reports go (`coverageDir`, default: the corpus directory).
+    pub coverage_dir: Option<PathBuf>,
+}
+
+/// The most workers a campaign accepts (more are refused; more than the
+/// machine's cores is allowed with a warning from the CLI).
+pub const MAX_WORKERS: usize = 256;
+/// The longest sequence accepted (`seqLen`). Echidna's default is 100.
+pub const MAX_SEQ_LEN: usize = 10_000;
+
+/// The CLI flag a config key is also set by (for error messages).
+pub fn flag_of(key: &str) -> String {
+    match key {
+        "workers" => "--workers".into(),
+        "seqLen" => "--seq-len".into(),
+        "testLimit" => "--test-limit".into(),
+        "testMode" => "--test-mode".into(),
+        other => format!("config key `{other}`"),
+    }
 }
 
 impl Default for Config {
@@ -97,6 +151,21 @@ impl Default for Config {
             timeout: None,
             stop_on_fail: false,
             keep_alive: false,
+            psender: DEFAULT_SENDERS[0],
+            balance_addr: U256::from(0xffff_ffffu64) * U256::from(10u64).pow(U256::from(18)),
+            balance_contract: U256::ZERO,
+            prop_max_gas: 12_500_000,
+            test_max_gas: 12_500_000,
+            max_gasprice: 0,
+            code_size: 0x6000,
+            exclude_view_pure: false,
+            all_contracts: false,
+            deploy_contracts: Vec::new(),
+            deploy_bytecodes: Vec::new(),
+            solc_libs: Vec::new(),
+            allow_ffi: false,
+            coverage_formats: Vec::new(),
+            coverage_dir: None,
         }
     }
 }
@@ -121,6 +190,21 @@ const KNOWN: &[&str] = &[
     "maxValue",
     "timeout",
     "stopOnFail",
+    "psender",
+    "balanceAddr",
+    "balanceContract",
+    "propMaxGas",
+    "testMaxGas",
+    "maxGasprice",
+    "codeSize",
+    "excludeViewPure",
+    "allContracts",
+    "deployContracts",
+    "deployBytecodes",
+    "solcLibs",
+    "allowFFI",
+    "coverageFormats",
+    "coverageDir",
 ];
 
 fn key_err(key: &str, message: impl Into<String>) -> ConfigError {
@@ -203,12 +287,42 @@ pub fn parse_address(key: &str, v: &Value) -> Result<Address, ConfigError> {
         .map_err(|e| key_err(key, format!("bad address: {e}")))
 }
 
+/// YAML readers refuse integers past 128 bits (and round past 64), but
+/// Echidna configs write `maxValue` and balances as plain 10^30-style
+/// integers: such scalars are quoted before parsing and read as U256.
+fn quote_big_integers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let ending = &line[body.len()..];
+        if let Some((key, rest)) = body.split_once(':') {
+            let (value, comment) = match rest.find('#') {
+                Some(i) => (&rest[..i], &rest[i..]),
+                None => (rest, ""),
+            };
+            let v = value.trim();
+            if v.len() > 18
+                && v.bytes().all(|b| b.is_ascii_digit())
+                && !key.contains(['"', '\'', '['])
+            {
+                out.push_str(&format!("{key}: \"{v}\" {comment}"));
+                out.push_str(ending);
+                continue;
+            }
+        }
+        out.push_str(line);
+    }
+    out
+}
+
 fn as_u256(key: &str, v: &Value) -> Result<U256, ConfigError> {
     match v {
-        Value::Number(n) => n
-            .as_u64()
-            .map(U256::from)
-            .ok_or_else(|| key_err(key, format!("expected a non-negative integer, found {n}"))),
+        Value::Number(n) => n.as_u64().map(U256::from).ok_or_else(|| {
+            key_err(
+                key,
+                format!("expected a non-negative integer of at most 256 bits, found {n}"),
+            )
+        }),
         Value::String(s) => s
             .parse::<U256>()
             .map_err(|e| key_err(key, format!("expected an integer, found {s:?} ({e})"))),
@@ -217,6 +331,44 @@ fn as_u256(key: &str, v: &Value) -> Result<U256, ConfigError> {
             format!("expected an integer, found {}", describe(other)),
         )),
     }
+}
+
+fn string_list(key: &str, v: &Value) -> Result<Vec<String>, ConfigError> {
+    v.as_sequence()
+        .ok_or_else(|| {
+            key_err(
+                key,
+                format!("expected a list of strings, found {}", describe(v)),
+            )
+        })?
+        .iter()
+        .map(|s| as_string(key, s))
+        .collect()
+}
+
+/// `[[address, x], …]` (Echidna's `deployContracts` / `deployBytecodes`).
+fn pairs(key: &str, v: &Value) -> Result<Vec<(Address, Value)>, ConfigError> {
+    let list = v.as_sequence().ok_or_else(|| {
+        key_err(
+            key,
+            format!(
+                "expected a list of [address, value] pairs, found {}",
+                describe(v)
+            ),
+        )
+    })?;
+    list.iter()
+        .map(|p| match p.as_sequence().map(Vec::as_slice) {
+            Some([a, x]) => Ok((parse_address(key, a)?, x.clone())),
+            _ => Err(key_err(
+                key,
+                format!(
+                    "each item must be an [address, value] pair, found {}",
+                    describe(p)
+                ),
+            )),
+        })
+        .collect()
 }
 
 impl Config {
@@ -232,15 +384,19 @@ impl Config {
                 path: path.to_path_buf(),
                 message: format!("key `{key}`: {message}"),
             },
-            other => other,
+            ConfigError::File { message, .. } => ConfigError::File {
+                path: path.to_path_buf(),
+                message,
+            },
         })
     }
 
     pub fn from_yaml_str(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
-        let doc: Value = serde_yaml_ng::from_str(text).map_err(|e| ConfigError::File {
-            path: PathBuf::from("<yaml>"),
-            message: format!("not YAML: {e}"),
-        })?;
+        let doc: Value =
+            serde_yaml_ng::from_str(&quote_big_integers(text)).map_err(|e| ConfigError::File {
+                path: PathBuf::from("<yaml>"),
+                message: format!("not YAML: {e}"),
+            })?;
         let mut c = Config::default();
         let mut warnings = Vec::new();
         let map = match doc {
@@ -270,20 +426,9 @@ impl Config {
                     })?;
                 }
                 "testLimit" => c.test_limit = as_u64(key, v)?,
-                "seqLen" => {
-                    c.seq_len = as_u64(key, v)? as usize;
-                    if c.seq_len == 0 {
-                        return Err(key_err(key, "must be at least 1"));
-                    }
-                }
+                "seqLen" => c.seq_len = as_u64(key, v)?.min(usize::MAX as u64) as usize,
                 "shrinkLimit" => c.shrink_limit = as_u64(key, v)?,
-                "workers" => {
-                    let n = as_u64(key, v)? as usize;
-                    if n == 0 {
-                        return Err(key_err(key, "must be at least 1"));
-                    }
-                    c.workers = Some(n);
-                }
+                "workers" => c.workers = Some(as_u64(key, v)?.min(usize::MAX as u64) as usize),
                 "seed" => c.seed = Some(as_u64(key, v)?),
                 "corpusDir" => c.corpus_dir = Some(PathBuf::from(as_string(key, v)?)),
                 "sender" => {
@@ -320,6 +465,48 @@ impl Config {
                 "maxTimeDelay" => c.max_time_delay = as_u64(key, v)?,
                 "maxBlockDelay" => c.max_block_delay = as_u64(key, v)?,
                 "maxValue" => c.max_value = as_u256(key, v)?,
+                "balanceAddr" => c.balance_addr = as_u256(key, v)?,
+                "balanceContract" => c.balance_contract = as_u256(key, v)?,
+                "psender" => c.psender = parse_address(key, v)?,
+                "propMaxGas" => c.prop_max_gas = as_u64(key, v)?,
+                "testMaxGas" => c.test_max_gas = as_u64(key, v)?,
+                "maxGasprice" => c.max_gasprice = as_u64(key, v)?,
+                "codeSize" => c.code_size = as_u64(key, v)?,
+                "excludeViewPure" => c.exclude_view_pure = as_bool(key, v)?,
+                "allContracts" => c.all_contracts = as_bool(key, v)?,
+                "allowFFI" => c.allow_ffi = as_bool(key, v)?,
+                "solcLibs" => c.solc_libs = string_list(key, v)?,
+                "coverageFormats" => {
+                    c.coverage_formats = string_list(key, v)?;
+                    if let Some(f) = c
+                        .coverage_formats
+                        .iter()
+                        .find(|f| !matches!(f.as_str(), "lcov" | "txt" | "html"))
+                    {
+                        return Err(key_err(
+                            key,
+                            format!("unknown format {f:?} (lcov, txt or html)"),
+                        ));
+                    }
+                }
+                "coverageDir" => c.coverage_dir = Some(PathBuf::from(as_string(key, v)?)),
+                "deployContracts" => {
+                    c.deploy_contracts = pairs(key, v)?
+                        .into_iter()
+                        .map(|(a, name)| Ok((a, as_string(key, &name)?)))
+                        .collect::<Result<_, ConfigError>>()?;
+                }
+                "deployBytecodes" => {
+                    c.deploy_bytecodes = pairs(key, v)?
+                        .into_iter()
+                        .map(|(a, code)| {
+                            let hex = as_string(key, &code)?;
+                            let bytes = alloy_primitives::hex::decode(hex.trim_start_matches("0x"))
+                                .map_err(|e| key_err(key, format!("bytecode is not hex: {e}")))?;
+                            Ok((a, bytes))
+                        })
+                        .collect::<Result<_, ConfigError>>()?;
+                }
                 "timeout" => {
                     c.timeout = match v {
                         Value::Null => None,
@@ -333,7 +520,31 @@ impl Config {
                 )),
             }
         }
+        c.validate()?;
         Ok((c, warnings))
+    }
+
+    /// Checks the limits: workers in `1..=MAX_WORKERS`, sequence length in
+    /// `1..=MAX_SEQ_LEN`, at least one sender. The error names the key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(w) = self.workers
+            && !(1..=MAX_WORKERS).contains(&w)
+        {
+            return Err(key_err(
+                "workers",
+                format!("{w} is outside 1..={MAX_WORKERS}"),
+            ));
+        }
+        if !(1..=MAX_SEQ_LEN).contains(&self.seq_len) {
+            return Err(key_err(
+                "seqLen",
+                format!("{} is outside 1..={MAX_SEQ_LEN}", self.seq_len),
+            ));
+        }
+        if self.senders.is_empty() {
+            return Err(key_err("sender", "needs at least one address"));
+        }
+        Ok(())
     }
 
     /// The number of workers this config runs.
@@ -405,5 +616,63 @@ mod tests {
         assert!(e.to_string().contains("`sender`"), "{e}");
         let e = Config::from_yaml_str("seqLen: 0\n").unwrap_err();
         assert!(e.to_string().contains("`seqLen`"), "{e}");
+    }
+
+    #[test]
+    fn echidna_keys_beyond_the_basics() {
+        let (c, warnings) = Config::from_yaml_str(
+            "testMode: overflow\npsender: \"0x20000\"\nbalanceAddr: 1000000000000000000000000000\n\
+             balanceContract: 0x1000\npropMaxGas: 5000000\ntestMaxGas: 6000000\ncodeSize: 0xffff\n\
+             excludeViewPure: true\nallowFFI: false\nsolcLibs: [\"Score\"]\n\
+             maxValue: 100000000000000000000000000000000000000\n\
+             deployContracts: [[\"0x1f\", \"Score\"]]\ndeployBytecodes: [[\"0x2f\", \"0x6000\"]]\n\
+             coverageFormats: [\"lcov\"]\ncoverageDir: cov\n",
+        )
+        .unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(c.test_mode, TestMode::Overflow);
+        assert_eq!(c.psender, DEFAULT_SENDERS[1]);
+        assert_eq!(
+            c.balance_addr,
+            "1000000000000000000000000000".parse::<U256>().unwrap()
+        );
+        assert_eq!(c.balance_contract, U256::from(0x1000));
+        assert_eq!(
+            (c.prop_max_gas, c.test_max_gas, c.code_size),
+            (5_000_000, 6_000_000, 0xffff)
+        );
+        assert!(c.exclude_view_pure);
+        assert_eq!(
+            c.max_value,
+            "100000000000000000000000000000000000000"
+                .parse::<U256>()
+                .unwrap()
+        );
+        assert_eq!(c.deploy_contracts[0].1, "Score");
+        assert_eq!(c.deploy_bytecodes[0].1, vec![0x60, 0x00]);
+        assert_eq!(c.coverage_dir, Some(PathBuf::from("cov")));
+        let e = Config::from_yaml_str("coverageFormats: [\"pdf\"]\n").unwrap_err();
+        assert!(e.to_string().contains("coverageFormats"), "{e}");
+        let e = Config::from_yaml_str("deployContracts: [\"0x1f\"]\n").unwrap_err();
+        assert!(e.to_string().contains("deployContracts"), "{e}");
+    }
+
+    #[test]
+    fn limits_name_the_key_and_file_errors_name_the_file() {
+        for (yaml, key) in [
+            ("workers: 0\n", "workers"),
+            ("workers: 100000\n", "workers"),
+            ("seqLen: 1000000000\n", "seqLen"),
+        ] {
+            let e = Config::from_yaml_str(yaml).unwrap_err();
+            assert!(e.to_string().contains(&format!("`{key}`")), "{e}");
+        }
+        let dir = std::env::temp_dir().join(format!("rudder-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("bad.yaml");
+        std::fs::write(&f, "testLimit: [1\n").unwrap();
+        let e = Config::from_yaml_file(&f).unwrap_err();
+        assert!(e.to_string().contains("bad.yaml"), "{e}");
+        assert!(!e.to_string().contains("<yaml>"), "{e}");
     }
 }

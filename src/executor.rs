@@ -59,9 +59,20 @@ pub struct EvmSettings {
     pub balance: U256,
     /// Ether sent with the deployment.
     pub deploy_value: U256,
+    /// Gas limit of each fuzzed call (`testMaxGas`).
     pub gas_limit: u64,
+    /// Gas limit of property checks; running out fails the property (`propMaxGas`).
+    pub prop_gas_limit: u64,
     pub block_number: u64,
     pub timestamp: u64,
+    /// Balance of the target after deployment (`balanceContract`).
+    pub balance_contract: U256,
+    /// Largest runtime code (EIP-170); init code may be twice this (EIP-3860).
+    pub code_size: u64,
+    /// Contracts of the project (by name) to deploy at fixed addresses first.
+    pub deploy_contracts: Vec<(Address, String)>,
+    /// Creation bytecode to deploy at fixed addresses first.
+    pub deploy_bytecodes: Vec<(Address, Vec<u8>)>,
 }
 
 impl Default for EvmSettings {
@@ -73,8 +84,13 @@ impl Default for EvmSettings {
             balance: U256::from(0xffff_ffffu64) * U256::from(10u64).pow(U256::from(18)),
             deploy_value: U256::ZERO,
             gas_limit: 12_500_000,
+            prop_gas_limit: 12_500_000,
             block_number: INITIAL_BLOCK_NUMBER,
             timestamp: INITIAL_TIMESTAMP,
+            balance_contract: U256::ZERO,
+            code_size: 0x6000,
+            deploy_contracts: Vec::new(),
+            deploy_bytecodes: Vec::new(),
         }
     }
 }
@@ -101,6 +117,11 @@ pub enum RevertReason {
 impl Outcome {
     pub fn is_success(&self) -> bool {
         matches!(self, Outcome::Success { .. })
+    }
+
+    /// Checked arithmetic overflowed or underflowed: `Panic(0x11)`.
+    pub fn is_overflow(&self) -> bool {
+        matches!(self, Outcome::Revert { reason: RevertReason::Panic(c) } if *c == U256::from(0x11))
     }
 
     /// An assertion failure: `Panic(0x01)`, or the designated invalid opcode
@@ -227,6 +248,12 @@ pub struct Target {
     pub functions: Vec<Arc<Function>>,
     pub codes: Vec<CodeObject>,
     pub coverage: Arc<CoverageMap>,
+    /// `topic0` of every `AssertionFailed(..)` event of the project: emitting
+    /// one fails the call's assertion test, as in Echidna.
+    pub assertion_topics: Vec<B256>,
+    /// Contracts deployed before the target (libraries, `deployContracts`,
+    /// `deployBytecodes`): name and address.
+    pub predeployed: Vec<(String, Address)>,
     deployed: CacheDB<EmptyDB>,
     /// Coverage row used for deployment and campaign-side calls.
     pub campaign_row: usize,
@@ -249,8 +276,9 @@ fn build_evm(db: CacheDB<EmptyDB>, settings: &EvmSettings, insp: CoverageInspect
         .modify_cfg_chained(|cfg: &mut CfgEnv| {
             cfg.set_spec_and_mainnet_gas_params(SpecId::CANCUN);
             cfg.disable_nonce_check = true;
-            cfg.limit_contract_code_size = Some(usize::MAX);
-            cfg.limit_contract_initcode_size = Some(usize::MAX);
+            let size = usize::try_from(settings.code_size).unwrap_or(usize::MAX);
+            cfg.limit_contract_code_size = Some(size);
+            cfg.limit_contract_initcode_size = Some(size.saturating_mul(2));
         })
         .modify_block_chained(|b: &mut BlockEnv| {
             b.number = U256::from(settings.block_number);
@@ -277,6 +305,109 @@ fn tx_env(
         gas_price: 0,
         chain_id: None,
         ..TxEnv::default()
+    }
+}
+
+/// The name of the pseudo-function that calls the target with empty calldata
+/// (its `receive` or `fallback`); printed and parsed as `fallback()`.
+pub const FALLBACK: &str = "fallback";
+
+/// Whether `f` is the empty-calldata pseudo-function.
+pub fn is_fallback(f: &Function) -> bool {
+    f.name == FALLBACK && f.inputs.is_empty() && f.outputs.is_empty()
+}
+
+/// The pseudo-function for a contract with a `receive` or `fallback`
+/// (payable if either is).
+fn fallback_function(abi: &alloy_json_abi::JsonAbi) -> Option<Function> {
+    use alloy_json_abi::StateMutability;
+    if abi.function(FALLBACK).is_some() {
+        return None; // a real function of that name (solc < 0.6): leave it be
+    }
+    let payable = abi.receive.is_some()
+        || abi
+            .fallback
+            .as_ref()
+            .is_some_and(|f| f.state_mutability == StateMutability::Payable);
+    (abi.receive.is_some() || abi.fallback.is_some()).then(|| Function {
+        name: FALLBACK.into(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        state_mutability: if payable {
+            StateMutability::Payable
+        } else {
+            StateMutability::NonPayable
+        },
+    })
+}
+
+/// `topic0` of each `AssertionFailed` event declared anywhere in the project.
+fn assertion_topics(project: &Project) -> Vec<B256> {
+    let mut topics: Vec<B256> = project
+        .contracts
+        .iter()
+        .flat_map(|c| c.abi.events())
+        .filter(|e| e.name == "AssertionFailed")
+        .map(|e| e.selector())
+        .collect();
+    // Common shapes, for events declared only in an interface or library.
+    for sig in [
+        "AssertionFailed()",
+        "AssertionFailed(string)",
+        "AssertionFailed(uint256)",
+    ] {
+        topics.push(alloy_primitives::keccak256(sig));
+    }
+    topics.sort();
+    topics.dedup();
+    topics
+}
+
+/// Runs a CREATE of `code` from the deployer, commits it, and moves the new
+/// account to `at` when given. Returns where the contract lives.
+fn create(
+    evm: &mut Evm,
+    settings: &EvmSettings,
+    name: &str,
+    code: Bytes,
+    value: U256,
+    at: Option<Address>,
+) -> Result<Address, ExecError> {
+    let tx = tx_env(settings, settings.deployer, TxKind::Create, code, value);
+    let result = evm
+        .inspect_one_tx(tx)
+        .map_err(|e| ExecError::Evm(e.to_string()))?;
+    let state = evm.finalize();
+    let created = match &result {
+        ExecutionResult::Success {
+            output: Output::Create(_, Some(a)),
+            ..
+        } => *a,
+        other => {
+            let mut outcome = convert(other.clone()).outcome.to_string();
+            if outcome.contains("CreateContractSizeLimit") {
+                outcome.push_str(&format!(
+                    " (runtime code over {} bytes, EIP-170; raise `codeSize` to allow it)",
+                    settings.code_size
+                ));
+            }
+            return Err(ExecError::Deploy {
+                contract: name.to_string(),
+                outcome,
+            });
+        }
+    };
+    use revm::DatabaseCommit;
+    let db = &mut evm.ctx.journaled_state.database;
+    db.commit(state);
+    match at {
+        Some(at) if at != created => {
+            if let Some(acc) = db.cache.accounts.remove(&created) {
+                db.cache.accounts.insert(at, acc);
+            }
+            Ok(at)
+        }
+        _ => Ok(created),
     }
 }
 
@@ -335,6 +466,13 @@ impl Target {
         ));
         let campaign_row = workers;
 
+        if contract.runtime_code.len() as u64 > settings.code_size {
+            return Err(code_err(format!(
+                "runtime code is {} bytes, over the code size limit of {} (EIP-170); set `codeSize` in the config to deploy it anyway",
+                contract.runtime_code.len(),
+                settings.code_size
+            )));
+        }
         let mut db = CacheDB::new(EmptyDB::default());
         let mut funded = settings.senders.clone();
         funded.push(settings.deployer);
@@ -347,47 +485,78 @@ impl Target {
                 },
             );
         }
-        let mut insp = CoverageInspector::new(coverage.recorder(campaign_row), Vec::new());
-        insp.next_creation = Some(CodeId(0));
+        let insp = CoverageInspector::new(coverage.recorder(campaign_row), Vec::new());
         let mut evm = build_evm(db, &settings, insp);
-        let tx = tx_env(
-            &settings,
-            settings.deployer,
-            TxKind::Create,
-            contract.creation_code.clone(),
-            settings.deploy_value,
-        );
-        let result = evm
-            .inspect_one_tx(tx)
-            .map_err(|e| ExecError::Evm(e.to_string()))?;
-        let state = evm.finalize();
-        let created = match &result {
-            ExecutionResult::Success {
-                output: Output::Create(_, Some(a)),
-                ..
-            } => *a,
-            other => {
-                return Err(ExecError::Deploy {
-                    contract: contract.name.clone(),
-                    outcome: convert(other.clone()).outcome.to_string(),
-                });
-            }
+        // Libraries first (dependencies before dependents), then what the
+        // config asks to deploy, then the target.
+        let mut predeployed: Vec<(String, Address)> = Vec::new();
+        let libraries = project
+            .link_order(contract)
+            .map_err(|e| code_err(e.to_string()))?;
+        let link = |done: &[(String, Address)], c: &Contract| {
+            c.linked_creation_code(|lib| done.iter().find(|(n, _)| n == lib).map(|(_, a)| *a))
+                .map_err(|e| code_err(e.to_string()))
         };
-        evm.inspector.recorder.commit();
-        use revm::DatabaseCommit;
-        let mut db = std::mem::take(&mut evm.ctx.journaled_state.database);
-        db.commit(state);
-        let address = settings.contract_addr;
-        if created != address
-            && let Some(acc) = db.cache.accounts.remove(&created)
-        {
-            db.cache.accounts.insert(address, acc);
+        for lib in libraries {
+            let code = link(&predeployed, lib)?;
+            let a = create(&mut evm, &settings, &lib.name, code, U256::ZERO, None)?;
+            predeployed.push((lib.qualified_name(), a));
         }
-        let functions = contract
+        for (at, name) in &settings.deploy_contracts {
+            let c = project.by_name(name).ok_or_else(|| {
+                code_err(format!(
+                    "deployContracts: no contract named {name:?} in the project"
+                ))
+            })?;
+            for lib in project.link_order(c).map_err(|e| code_err(e.to_string()))? {
+                if !predeployed.iter().any(|(n, _)| *n == lib.qualified_name()) {
+                    let code = link(&predeployed, lib)?;
+                    let a = create(&mut evm, &settings, &lib.name, code, U256::ZERO, None)?;
+                    predeployed.push((lib.qualified_name(), a));
+                }
+            }
+            let code = link(&predeployed, c)?;
+            let a = create(&mut evm, &settings, name, code, U256::ZERO, Some(*at))?;
+            predeployed.push((c.qualified_name(), a));
+        }
+        for (at, code) in &settings.deploy_bytecodes {
+            let label = format!("bytecode at {at}");
+            let a = create(
+                &mut evm,
+                &settings,
+                &label,
+                code.clone().into(),
+                U256::ZERO,
+                Some(*at),
+            )?;
+            predeployed.push((label, a));
+        }
+        let creation = link(&predeployed, contract)?;
+        evm.inspector.next_creation = Some(CodeId(0));
+        let address = create(
+            &mut evm,
+            &settings,
+            &contract.name,
+            creation,
+            settings.deploy_value,
+            Some(settings.contract_addr),
+        )?;
+        evm.inspector.recorder.commit();
+        let mut db = std::mem::take(&mut evm.ctx.journaled_state.database);
+        if !settings.balance_contract.is_zero()
+            && let Some(acc) = db.cache.accounts.get_mut(&address)
+        {
+            acc.info.balance = settings.balance_contract;
+        }
+        let assertion_topics = assertion_topics(&project);
+        let mut functions: Vec<Arc<Function>> = contract
             .abi
             .functions()
             .map(|f| Arc::new(f.clone()))
             .collect();
+        if let Some(f) = fallback_function(&contract.abi) {
+            functions.push(Arc::new(f));
+        }
         Ok(Target {
             project,
             contract: contract.clone(),
@@ -398,6 +567,8 @@ impl Target {
             coverage,
             deployed: db,
             campaign_row,
+            assertion_topics,
+            predeployed,
         })
     }
 
@@ -503,13 +674,14 @@ impl Executor {
         self.views = self.views.wrapping_add(1);
         let record = self.recording && self.views % 64 == 1;
         self.evm.inspector.enabled = record;
-        let env = tx_env(
+        let mut env = tx_env(
             &self.target.settings,
             sender,
             TxKind::Call(self.target.address),
             Bytes::copy_from_slice(&function.selector()[..]),
             U256::ZERO,
         );
+        env.gas_limit = self.target.settings.prop_gas_limit;
         self.run(env, record)
     }
 

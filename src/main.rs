@@ -86,6 +86,12 @@ struct FuzzArgs {
     /// Bearer token HTTP clients must send (Authorization: Bearer TOKEN).
     #[arg(long, env = "RUDDER_MCP_TOKEN")]
     mcp_token: Option<String>,
+    /// Open MCP HTTP sessions at most; more are refused with 503.
+    #[arg(long, default_value_t = rudder::mcp::transport::DEFAULT_MAX_SESSIONS)]
+    mcp_max_sessions: usize,
+    /// Close an MCP HTTP session idle for this many seconds.
+    #[arg(long, default_value_t = rudder::mcp::transport::DEFAULT_SESSION_IDLE.as_secs())]
+    mcp_session_idle: u64,
     /// Keep workers alive after the test limit, serving injections, until
     /// stopped (Ctrl-C) or the timeout.
     #[arg(long)]
@@ -104,9 +110,6 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
         None => Config::default(),
     };
     if let Some(w) = a.workers {
-        if w == 0 {
-            return Err("--workers: must be at least 1".into());
-        }
         config.workers = Some(w);
     }
     if let Some(s) = a.seed {
@@ -116,9 +119,6 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
         config.test_limit = n;
     }
     if let Some(n) = a.seq_len {
-        if n == 0 {
-            return Err("--seq-len: must be at least 1".into());
-        }
         config.seq_len = n;
     }
     if let Some(m) = &a.test_mode {
@@ -133,6 +133,21 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
         config.corpus_dir = Some(d.clone());
     }
     config.keep_alive = a.keep_alive;
+    // Limits are checked once, by the library; here the key is named as a flag.
+    config.validate().map_err(|e| match e {
+        rudder::config::ConfigError::Key { key, message } => {
+            format!("{}: {message}", rudder::config::flag_of(&key))
+        }
+        other => other.to_string(),
+    })?;
+    if let Some(w) = config.workers {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if w > cores {
+            tracing::warn!(
+                "--workers {w} is more than the {cores} cores here: workers will share cores"
+            );
+        }
+    }
     Ok(config)
 }
 
@@ -200,6 +215,8 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
         addr,
         token: a.mcp_token.clone(),
         allow_remote: a.mcp_allow_remote,
+        max_sessions: a.mcp_max_sessions,
+        session_idle: Duration::from_secs(a.mcp_session_idle.max(1)),
     });
     if let Some(Err(e)) = http.as_ref().map(|o| o.validate()) {
         eprintln!("error: {e}");

@@ -5,11 +5,13 @@
 //! * [`campaign_tools`]: the handlers: parse, call a store, shape the answer.
 //! * [`errors`]: the seed's `ErrorResponse` and codes.
 //! * [`server`]: validation, the 100 ms budget, rmcp glue.
+//! * [`screen`]: raw messages checked (size, JSON) before rmcp reads them.
 //! * [`transport`]: stdio and loopback streamable HTTP.
 
 pub mod campaign_tools;
 pub mod errors;
 pub mod schemas;
+pub mod screen;
 pub mod server;
 pub mod transport;
 

@@ -11,7 +11,7 @@
 pub mod resolve;
 pub mod syntax;
 
-pub use resolve::{CallDefaults, ResolveError, resolve};
+pub use resolve::{CallDefaults, ResolveError, parse_address, resolve};
 pub use syntax::{CallExpr, Expr, ExprKind, ParseError, parse_call, parse_sequence};
 
 use crate::tx::{Tx, TxDisplay, write_value};

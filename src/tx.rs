@@ -47,6 +47,9 @@ impl Tx {
 
     /// Selector followed by the ABI-encoded arguments.
     pub fn calldata(&self) -> Vec<u8> {
+        if crate::executor::is_fallback(&self.function) {
+            return Vec::new();
+        }
         self.function
             .abi_encode_input(&self.args)
             .unwrap_or_else(|_| self.function.selector().to_vec())

@@ -62,6 +62,7 @@ impl<'de> Deserialize<'de> for crate::campaign::properties::TestKind {
             "property" => TestKind::Property,
             "assertion" => TestKind::Assertion,
             "optimization" => TestKind::Optimization,
+            "overflow" => TestKind::Overflow,
             other => {
                 return Err(serde::de::Error::custom(format!(
                     "unknown test kind {other}"

@@ -20,6 +20,16 @@ pub enum TestKind {
     Assertion,
     /// An `int256` function to maximise.
     Optimization,
+    /// A function whose calls must never overflow checked arithmetic.
+    Overflow,
+}
+
+impl TestKind {
+    /// Tests on the calls of one function (assertion, overflow), as opposed
+    /// to functions evaluated after every call (property, optimization).
+    pub fn is_per_call(self) -> bool {
+        matches!(self, TestKind::Assertion | TestKind::Overflow)
+    }
 }
 
 /// One test.

@@ -194,7 +194,12 @@ impl Report {
                         },
                         t.reason.as_deref().unwrap_or("")
                     );
-                    let _ = writeln!(o, "    call sequence:");
+                    if t.sequence.is_empty() {
+                        let _ =
+                            writeln!(o, "    call sequence: none (false right after deployment)");
+                    } else {
+                        let _ = writeln!(o, "    call sequence:");
+                    }
                     for c in &t.sequence {
                         let _ = writeln!(o, "      {c}");
                     }

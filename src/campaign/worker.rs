@@ -249,7 +249,7 @@ impl Worker {
                 result.new_points += new;
                 last_new = Some(i);
             }
-            if let Some(falsified) = self.check_tests(&executed, &r.outcome) {
+            if let Some(falsified) = self.check_tests(&executed, &r.outcome, &r.logs) {
                 result.falsified += falsified;
                 if falsified > 0 {
                     // The executor was used for shrinking: this sequence is over.
@@ -294,7 +294,12 @@ impl Worker {
 
     /// Checks the tests after the last call of `executed`; returns how many
     /// were newly falsified (`None` when nothing is checked in this mode).
-    fn check_tests(&mut self, executed: &[Tx], last: &Outcome) -> Option<u32> {
+    fn check_tests(
+        &mut self,
+        executed: &[Tx],
+        last: &Outcome,
+        logs: &[alloy_primitives::Log],
+    ) -> Option<u32> {
         let shared = self.shared.clone();
         let mut falsified = 0;
         match shared.config.test_mode {
@@ -308,19 +313,15 @@ impl Worker {
                     }
                 }
             }
-            crate::config::TestMode::Assertion => {
-                if last.is_assertion_failure() {
-                    let tx = executed.last().expect("one call ran");
-                    let sel = tx.function.selector();
-                    if let Some(case) = shared
-                        .tests
-                        .cases()
-                        .find(|c| c.kind == TestKind::Assertion && c.function.selector() == sel)
-                        && shared.tests.is_open(case.id)
-                    {
-                        falsified +=
-                            self.on_falsified(case, executed.to_vec(), last.to_string()) as u32;
-                    }
+            crate::config::TestMode::Assertion | crate::config::TestMode::Overflow => {
+                let tx = executed.last().expect("one call ran");
+                if let Some(reason) = self.call_fails(last, logs)
+                    && let Some(case) = shared.tests.cases().find(|c| {
+                        c.kind.is_per_call() && c.function.selector() == tx.function.selector()
+                    })
+                    && shared.tests.is_open(case.id)
+                {
+                    falsified += self.on_falsified(case, executed.to_vec(), reason) as u32;
                 }
             }
             crate::config::TestMode::Optimization => {
@@ -352,10 +353,43 @@ impl Worker {
         Some(falsified)
     }
 
-    /// `Some(reason)` if the property is false (or reverts) now.
+    /// Why the last call fails its per-call test in this mode: an assertion
+    /// (`Panic(0x01)`, the pre-0.8 invalid opcode, or an `AssertionFailed`
+    /// event) or, in overflow mode, checked arithmetic (`Panic(0x11)`).
+    pub(crate) fn call_fails(
+        &self,
+        outcome: &Outcome,
+        logs: &[alloy_primitives::Log],
+    ) -> Option<String> {
+        if self.shared.config.test_mode == crate::config::TestMode::Overflow {
+            return outcome.is_overflow().then(|| outcome.to_string());
+        }
+        if outcome.is_assertion_failure() {
+            return Some(outcome.to_string());
+        }
+        let topics = &self.shared.target.assertion_topics;
+        logs.iter()
+            .find(|l| l.topics().first().is_some_and(|t| topics.contains(t)))
+            .map(|_| "emitted AssertionFailed".to_string())
+    }
+
+    /// `Some(reason)` if the property is false (or reverts) now. A property
+    /// named `{prefix}revert_…` holds only when it reverts (Echidna's
+    /// convention).
     pub(crate) fn property_fails(&mut self, case: &TestCase) -> Option<String> {
-        let sender = self.shared.config.senders[0];
-        match self.ex.call_view(&case.function, sender).outcome {
+        let sender = self.shared.config.psender;
+        let must_revert = case
+            .name
+            .strip_prefix(&self.shared.config.prefix)
+            .is_some_and(|rest| rest.starts_with("revert_"));
+        let outcome = self.ex.call_view(&case.function, sender).outcome;
+        if must_revert {
+            return match outcome {
+                Outcome::Success { .. } => Some("did not revert".into()),
+                _ => None,
+            };
+        }
+        match outcome {
             Outcome::Success { output } => {
                 if output.len() >= 32 && U256::from_be_slice(&output[..32]) == U256::from(1) {
                     None
@@ -368,7 +402,7 @@ impl Worker {
     }
 
     pub(crate) fn optimization_value(&mut self, case: &TestCase) -> Option<I256> {
-        let sender = self.shared.config.senders[0];
+        let sender = self.shared.config.psender;
         match self.ex.call_view(&case.function, sender).outcome {
             Outcome::Success { output } if output.len() >= 32 => {
                 Some(I256::from_raw(U256::from_be_slice(&output[..32])))
@@ -445,9 +479,9 @@ impl Worker {
             let r = self.ex.call(tx);
             let failed = match case.kind {
                 TestKind::Property => self.property_fails(case).is_some(),
-                TestKind::Assertion => {
-                    r.outcome.is_assertion_failure()
-                        && tx.function.selector() == case.function.selector()
+                TestKind::Assertion | TestKind::Overflow => {
+                    tx.function.selector() == case.function.selector()
+                        && self.call_fails(&r.outcome, &r.logs).is_some()
                 }
                 TestKind::Optimization => match (self.opt_target, self.optimization_value(case)) {
                     (Some(target), Some(v)) => v >= target,

@@ -87,9 +87,20 @@ pub fn decode(map: &str) -> Result<Vec<SourceMapEntry>, SourceMapError> {
                 entry: i,
                 what: format!("{what} {field:?}"),
             };
+            // solc writes `-1` for code it generated itself (optimizer-on
+            // builds are full of it): no source range, like a file of -1.
             match k {
-                0 => cur.start = field.parse().map_err(|_| bad("bad start"))?,
-                1 => cur.len = field.parse().map_err(|_| bad("bad length"))?,
+                0 => {
+                    let v: i64 = field.parse().map_err(|_| bad("bad start"))?;
+                    cur.start = u32::try_from(v).unwrap_or(0);
+                    if v < 0 {
+                        cur.file = None;
+                    }
+                }
+                1 => {
+                    let v: i64 = field.parse().map_err(|_| bad("bad length"))?;
+                    cur.len = u32::try_from(v).unwrap_or(0);
+                }
                 2 => {
                     let f: i64 = field.parse().map_err(|_| bad("bad file index"))?;
                     cur.file = u32::try_from(f).ok();
@@ -172,6 +183,11 @@ mod tests {
         assert_eq!(e[4].jump, Jump::Out);
         assert_eq!((e[5].start, e[5].file), (5, None));
         assert!(decode("x:1").is_err());
+        // Optimizer output: compiler-generated code has `-1` everywhere.
+        let e = decode("1:2:0;-1:-1:-1:-;;7:3:0").unwrap();
+        assert_eq!((e[1].start, e[1].len, e[1].file), (0, 0, None));
+        assert_eq!(e[2], e[1]);
+        assert_eq!((e[3].start, e[3].len, e[3].file), (7, 3, Some(0)));
         assert!(decode("").unwrap().is_empty());
     }
 

@@ -95,11 +95,7 @@ fn parse<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
 }
 
 fn address(field: &str, s: &str) -> Result<Address, ToolError> {
-    s.parse::<Address>().map_err(|_| {
-        ToolError::invalid(format!(
-            "{field}: {s:?} is not a 0x-prefixed 20-byte address"
-        ))
-    })
+    crate::parser::parse_address(s).map_err(|e| ToolError::invalid(format!("{field}: {e}")))
 }
 
 fn lower(a: &Address) -> String {

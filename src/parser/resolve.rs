@@ -51,23 +51,45 @@ fn type_name(ty: &DynSolType) -> String {
 
 /// Checks an address literal's EIP-55 checksum when it is mixed case.
 fn address_from_hex(hex: &str, span: &Range<usize>) -> Result<Address, Misfit> {
-    let padded = format!("{hex:0>40}");
-    let a: Address = padded.parse().map_err(|_| Misfit {
+    checked_address_hex(hex).map_err(|message| Misfit {
         span: span.clone(),
-        message: format!("0x{hex} is not an address"),
-    })?;
+        message,
+    })
+}
+
+/// `hex` (up to 40 digits, no `0x`) as an address; a mixed-case 40-digit
+/// address must carry a valid EIP-55 checksum.
+fn checked_address_hex(hex: &str) -> Result<Address, String> {
+    if hex.is_empty() || hex.len() > 40 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("0x{hex} is not an address"));
+    }
+    let padded = format!("{hex:0>40}");
+    let a: Address = padded
+        .parse()
+        .map_err(|_| format!("0x{hex} is not an address"))?;
     let has_lower = hex.bytes().any(|b| b.is_ascii_lowercase());
     let has_upper = hex.bytes().any(|b| b.is_ascii_uppercase());
     if hex.len() == 40 && has_lower && has_upper {
         let good = a.to_checksum(None);
         if good[2..] != *hex {
-            return misfit(
-                span,
-                format!("0x{hex} has a wrong EIP-55 checksum (expected {good})"),
-            );
+            return Err(format!(
+                "0x{hex} has a wrong EIP-55 checksum (expected {good})"
+            ));
         }
     }
     Ok(a)
+}
+
+/// A full `0x` + 40-hex-digit address as accepted everywhere an address is
+/// given as text (tool arguments, config): all lower case, all upper case,
+/// or a valid EIP-55 checksum.
+pub fn parse_address(s: &str) -> Result<Address, String> {
+    let hex = s
+        .strip_prefix("0x")
+        .or_else(|| s.strip_prefix("0X"))
+        .filter(|h| h.len() == 40)
+        .ok_or_else(|| format!("{s:?} is not a 0x-prefixed 20-byte address"))?;
+    checked_address_hex(hex)
 }
 
 /// Fits `e` to `ty`: the value and a score (higher is a more exact fit).

@@ -191,8 +191,9 @@ fn lex_string(src: &str, start: usize) -> Result<(String, usize), ParseError> {
                         let h: String = (0..2)
                             .filter_map(|_| chars.next().map(|(_, c)| c))
                             .collect();
+                        let end = start + 1 + chars.offset();
                         let v = u8::from_str_radix(&h, 16).map_err(|_| ParseError {
-                            span: at..at + 4,
+                            span: at..end,
                             expected: "two hex digits after \\x".into(),
                             found: format!("{h:?}"),
                         })?;
@@ -202,11 +203,12 @@ fn lex_string(src: &str, start: usize) -> Result<(String, usize), ParseError> {
                         let h: String = (0..4)
                             .filter_map(|_| chars.next().map(|(_, c)| c))
                             .collect();
+                        let end = start + 1 + chars.offset();
                         let v = u32::from_str_radix(&h, 16)
                             .ok()
                             .and_then(char::from_u32)
                             .ok_or_else(|| ParseError {
-                                span: at..at + 6,
+                                span: at..end,
                                 expected: "four hex digits after \\u".into(),
                                 found: format!("{h:?}"),
                             })?;
@@ -273,9 +275,16 @@ pub struct CallExpr {
     pub span: Range<usize>,
 }
 
+/// How deeply arrays, tuples and casts may nest in one argument. Solidity
+/// values rarely nest past 4; the limit keeps hostile input (`f([[[[…`)
+/// from exhausting the parser's stack.
+pub const MAX_NESTING: usize = 32;
+
 struct P {
     toks: Vec<(Tok, Range<usize>)>,
     pos: usize,
+    /// Open `[`, `(` and casts around the expression being parsed.
+    depth: usize,
 }
 
 const UNITS: &[(&str, u64, u32)] = &[
@@ -516,6 +525,26 @@ impl P {
 
     fn expr(&mut self) -> Result<Expr, ParseError> {
         let (t, span) = self.peek().clone();
+        let nests =
+            matches!(t, Tok::Punct('[' | '(')) || matches!(&t, Tok::Ident(w) if is_type_name(w));
+        if nests {
+            if self.depth >= MAX_NESTING {
+                return err(
+                    span,
+                    format!("at most {MAX_NESTING} nested arrays, tuples or casts"),
+                    "deeper nesting",
+                );
+            }
+            self.depth += 1;
+        }
+        let r = self.expr_inner(t, span);
+        if nests {
+            self.depth -= 1;
+        }
+        r
+    }
+
+    fn expr_inner(&mut self, t: Tok, span: Range<usize>) -> Result<Expr, ParseError> {
         match t {
             Tok::Punct('-') => {
                 self.next();
@@ -594,19 +623,30 @@ fn parse_decimal(text: &str, span: Range<usize>) -> Result<U256, ParseError> {
 /// `text` (digits, optional `.fraction`, optional `e[-]exp`) times `m * 10^p`,
 /// which must come out a whole number.
 fn scale_decimal(text: &str, m: u64, p: u32, span: Range<usize>) -> Result<U256, ParseError> {
-    let (mantissa, exp) = match text.find(['e', 'E']) {
-        Some(i) => (&text[..i], text[i + 1..].parse::<i64>().unwrap_or(0)),
-        None => (text, 0),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{int}{frac}");
-    let exp10 = exp + p as i64 - frac.len() as i64;
     let overflow = || ParseError {
         span: span.clone(),
         expected: "a value that fits 256 bits".into(),
         found: text.to_string(),
     };
+    // An exponent that does not fit an i64 is never a 256-bit value (and
+    // never silently 0: `1e99999999999999999999` is an error, not 1).
+    let (mantissa, exp) = match text.find(['e', 'E']) {
+        Some(i) => (
+            &text[..i],
+            text[i + 1..].parse::<i64>().map_err(|_| overflow())?,
+        ),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    let exp10 = exp
+        .checked_add(p as i64)
+        .and_then(|e| e.checked_sub(frac.len() as i64))
+        .ok_or_else(overflow)?;
     let mut v = digits.parse::<U256>().map_err(|_| overflow())?;
+    if v.is_zero() {
+        return Ok(v);
+    }
     v = v.checked_mul(U256::from(m)).ok_or_else(overflow)?;
     if exp10 >= 0 {
         let f = U256::from(10u64)
@@ -631,7 +671,12 @@ fn scale_decimal(text: &str, m: u64, p: u32, span: Range<usize>) -> Result<U256,
 /// Parses one call or a sequence separated by `;` or line breaks.
 pub fn parse_sequence(src: &str) -> Result<Vec<CallExpr>, ParseError> {
     let toks = lex(src)?;
-    P { toks, pos: 0 }.sequence()
+    P {
+        toks,
+        pos: 0,
+        depth: 0,
+    }
+    .sequence()
 }
 
 /// Parses exactly one call.

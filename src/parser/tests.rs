@@ -288,3 +288,53 @@ mod roundtrip {
         }
     }
 }
+
+#[test]
+fn hostile_nesting_is_an_error_not_a_stack_overflow() {
+    let f = abi(&["transfer(address,uint256)", "poke(uint8)"]);
+    for src in [
+        format!("transfer({}", "[".repeat(3000)),
+        format!("transfer({}", "(".repeat(3000)),
+        format!("poke({}5{})", "uint8(".repeat(2000), ")".repeat(2000)),
+    ] {
+        let e = parse_sequence(&src).unwrap_err();
+        assert!(e.expected.contains("nested"), "{e}");
+        assert!(e.span.end <= src.len());
+        assert!(parse_txs(&src, &f, &defaults()).is_err());
+    }
+    // The limit itself is reachable.
+    let ok = format!(
+        "poke({}5{})",
+        "uint8(".repeat(super::syntax::MAX_NESTING),
+        ")".repeat(super::syntax::MAX_NESTING)
+    );
+    parse_sequence(&ok).unwrap();
+}
+
+#[test]
+fn escape_errors_stay_inside_the_input() {
+    // Found by the parse_call fuzz target: `\u` with fewer than four digits
+    // at the end of the input reported a span past its end.
+    for src in ["'\u{6}\u{1c}\\uint", "'\\x", "\"\\u1", "'\\xz"] {
+        let e = parse_sequence(src).unwrap_err();
+        assert!(e.span.end <= src.len(), "{e:?} in {src:?}");
+        assert!(src.is_char_boundary(e.span.start) && src.is_char_boundary(e.span.end));
+    }
+}
+
+#[test]
+fn an_exponent_that_overflows_is_an_error_not_zero() {
+    let f = abi(&["poke(uint256)"]);
+    for src in [
+        "poke(1e99999999999999999999)",
+        "poke(1e78)",
+        "poke(1e9223372036854775807 ether)",
+    ] {
+        let e = parse_txs(src, &f, &defaults()).unwrap_err();
+        assert!(e.to_string().contains("256 bits"), "{src}: {e}");
+    }
+    assert_eq!(one("poke(0e99999999)", &f).args[0], u(0, 256));
+    assert_eq!(one("poke(15e-1 ether)", &f).args[0], {
+        DynSolValue::Uint(U256::from(1_500_000_000_000_000_000u64), 256)
+    });
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+
+// Echidna's harness conventions in one place (each case is its own contract;
+// tests pick them with --contract).
+
+// Only properties: nothing else to call. The property is false after
+// deployment and must be reported as falsified, not "passing after 0 calls".
+contract OnlyProperties {
+    uint256 private x = 3;
+
+    function echidna_x_is_zero() external view returns (bool) {
+        return x == 0;
+    }
+
+    function echidna_x_is_three() external view returns (bool) {
+        return x == 3;
+    }
+}
+
+// `echidna_revert_*` must revert to pass.
+contract RevertProperties {
+    bool private unlocked;
+
+    function unlock(uint256 code) external {
+        if (code == 42) {
+            unlocked = true;
+        }
+    }
+
+    function echidna_revert_while_locked() external view returns (bool) {
+        require(unlocked, "locked");
+        return true;
+    }
+
+    function echidna_revert_always() external pure returns (bool) {
+        revert("always");
+    }
+}
+
+// Assertion mode: emitting AssertionFailed(..) is an assertion failure.
+contract AssertionEvents {
+    event AssertionFailed(string reason);
+
+    uint256 private last;
+
+    function check(uint256 v) external {
+        if (v > last + 1000) {
+            emit AssertionFailed("jumped too far");
+        }
+        last = v;
+    }
+
+    function fine(uint256 v) external {
+        last = v % 1000;
+    }
+}
+
+// Overflow mode: checked arithmetic that can overflow.
+contract Overflowing {
+    uint8 private small;
+
+    function grow(uint8 by) external {
+        small += by;
+    }
+
+    function safe(uint8 by) external {
+        small = by / 2;
+    }
+}

@@ -1,0 +1,287 @@
+//! The compiler matrix (contracts/matrix, built by contracts/build.sh with
+//! pinned solcjs 0.4.26 … 0.8.30, optimizer on and off, via-IR, external
+//! libraries, a Foundry build-info) and Echidna's harness conventions: each
+//! case loads, fuzzes and reaches its expected outcome on 3 seeds.
+
+use rudder::campaign::{Campaign, Report};
+use rudder::config::{Config, TestMode};
+use std::path::Path;
+
+fn run(target: &str, contract: Option<&str>, mode: TestMode, seed: u64, limit: u64) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        test_mode: mode,
+        workers: Some(1),
+        seed: Some(seed),
+        test_limit: limit,
+        ..Config::default()
+    };
+    let mut c = Campaign::new(Path::new(target), contract, config, Some(dir.path().into()))
+        .unwrap_or_else(|e| panic!("{target}: {e}"));
+    c.start().unwrap();
+    c.wait()
+}
+
+fn status<'a>(r: &'a Report, test: &str) -> &'a str {
+    &r.tests
+        .iter()
+        .find(|t| t.name == test)
+        .unwrap_or_else(|| panic!("no test {test} in\n{}", r.text()))
+        .status
+}
+
+/// `target` falsifies `test` on seeds 1, 2 and 3 within `limit` calls.
+fn falsified_on_three_seeds(
+    target: &str,
+    contract: Option<&str>,
+    mode: TestMode,
+    test: &str,
+    limit: u64,
+) {
+    for seed in 1..=3 {
+        let r = run(target, contract, mode, seed, limit);
+        assert_eq!(
+            status(&r, test),
+            "falsified",
+            "{target} seed {seed}:\n{}",
+            r.text()
+        );
+        assert!(
+            r.coverage.lines_hit > 0,
+            "{target}: no line coverage\n{}",
+            r.text()
+        );
+    }
+}
+
+#[test]
+fn solc_0_4_standard_json() {
+    falsified_on_three_seeds(
+        "contracts/matrix/out/Legacy04.json",
+        None,
+        TestMode::Property,
+        "echidna_stage_below_two",
+        100_000,
+    );
+}
+
+#[test]
+fn solc_0_5_unnamed_fallback_is_called() {
+    falsified_on_three_seeds(
+        "contracts/matrix/out/Pre06.json",
+        None,
+        TestMode::Property,
+        "echidna_never_fired",
+        50_000,
+    );
+}
+
+#[test]
+fn solc_0_6_receive_with_value() {
+    falsified_on_three_seeds(
+        "contracts/matrix/out/Receive06.json",
+        None,
+        TestMode::Property,
+        "echidna_nothing_received",
+        50_000,
+    );
+}
+
+#[test]
+fn solc_0_7_unchecked_wrap_around() {
+    falsified_on_three_seeds(
+        "contracts/matrix/out/Checked07.json",
+        None,
+        TestMode::Property,
+        "echidna_level_high",
+        50_000,
+    );
+}
+
+#[test]
+fn solc_0_8_optimizer_off_on_and_via_ir() {
+    for variant in ["Optimized08", "Optimized08-opt", "Optimized08-viair"] {
+        falsified_on_three_seeds(
+            &format!("contracts/matrix/out/{variant}.json"),
+            None,
+            TestMode::Property,
+            "echidna_total_below_threshold",
+            100_000,
+        );
+    }
+}
+
+#[test]
+fn external_libraries_are_deployed_and_linked() {
+    for variant in ["Linked", "Linked-opt"] {
+        falsified_on_three_seeds(
+            &format!("contracts/matrix/out/{variant}.json"),
+            None,
+            TestMode::Property,
+            "echidna_score_capped",
+            50_000,
+        );
+    }
+    // The libraries are not the default target, and they were deployed.
+    let p =
+        rudder::artifacts::Project::load(Path::new("contracts/matrix/out/Linked.json")).unwrap();
+    let c = p.contract(None).unwrap();
+    assert_eq!(c.name, "Linked");
+    let libs: Vec<_> = p
+        .link_order(c)
+        .unwrap()
+        .iter()
+        .map(|l| l.name.clone())
+        .collect();
+    assert_eq!(libs.len(), 2, "{libs:?}");
+}
+
+#[test]
+fn a_foundry_out_directory_with_build_info() {
+    falsified_on_three_seeds(
+        "contracts/matrix/foundry/out",
+        None,
+        TestMode::Property,
+        "echidna_score_capped",
+        50_000,
+    );
+}
+
+#[test]
+fn a_target_whose_only_functions_are_properties_is_checked_after_deployment() {
+    let r = run(
+        "contracts/matrix/out/Harness.json",
+        Some("OnlyProperties"),
+        TestMode::Property,
+        1,
+        1000,
+    );
+    assert_eq!(status(&r, "echidna_x_is_zero"), "falsified", "{}", r.text());
+    assert_eq!(status(&r, "echidna_x_is_three"), "passing", "{}", r.text());
+    assert!(
+        r.text().contains("false right after deployment"),
+        "{}",
+        r.text()
+    );
+}
+
+#[test]
+fn echidna_revert_properties_must_revert() {
+    for seed in 1..=3 {
+        let r = run(
+            "contracts/matrix/out/Harness.json",
+            Some("RevertProperties"),
+            TestMode::Property,
+            seed,
+            50_000,
+        );
+        assert_eq!(
+            status(&r, "echidna_revert_always"),
+            "passing",
+            "{}",
+            r.text()
+        );
+        assert_eq!(
+            status(&r, "echidna_revert_while_locked"),
+            "falsified",
+            "{}",
+            r.text()
+        );
+    }
+}
+
+#[test]
+fn assertion_failed_events_fail_assertion_tests() {
+    for seed in 1..=3 {
+        let r = run(
+            "contracts/matrix/out/Harness.json",
+            Some("AssertionEvents"),
+            TestMode::Assertion,
+            seed,
+            50_000,
+        );
+        assert_eq!(status(&r, "check(uint256)"), "falsified", "{}", r.text());
+        assert_eq!(status(&r, "fine(uint256)"), "passing", "{}", r.text());
+    }
+}
+
+#[test]
+fn overflow_mode_reports_checked_arithmetic_panics() {
+    for seed in 1..=3 {
+        let r = run(
+            "contracts/matrix/out/Harness.json",
+            Some("Overflowing"),
+            TestMode::Overflow,
+            seed,
+            50_000,
+        );
+        assert_eq!(status(&r, "grow(uint8)"), "falsified", "{}", r.text());
+        assert_eq!(status(&r, "safe(uint8)"), "passing", "{}", r.text());
+    }
+}
+
+#[test]
+fn the_code_size_limit_is_enforced_unless_configured() {
+    let project = std::sync::Arc::new(
+        rudder::artifacts::Project::load(Path::new("contracts/out/Token.json")).unwrap(),
+    );
+    let contract = project.contract(None).unwrap().clone();
+    let small = Config {
+        code_size: 100,
+        workers: Some(1),
+        ..Config::default()
+    };
+    let err = Campaign::from_project(project.clone(), &contract, small, None)
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("codeSize"), "{err}");
+    let big = Config {
+        code_size: 1 << 20,
+        workers: Some(1),
+        ..Config::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    assert!(Campaign::from_project(project, &contract, big, Some(dir.path().into())).is_ok());
+}
+
+#[test]
+fn source_maps_with_minus_one_entries_load() {
+    // Optimizer-on artifacts carry `-1:-1:-1` entries for generated code.
+    let text = std::fs::read_to_string("contracts/matrix/out/Optimized08-opt.json").unwrap();
+    assert!(
+        text.contains("-1:-1:-1"),
+        "the fixture must exercise -1 entries"
+    );
+    let r = run(
+        "contracts/matrix/out/Optimized08-opt.json",
+        None,
+        TestMode::Property,
+        1,
+        2000,
+    );
+    assert!(r.coverage.lines > 0);
+}
+
+#[test]
+fn a_missing_source_is_a_warning_that_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("SetSeven.json");
+    std::fs::copy("contracts/out/SetSeven.json", &copy).unwrap();
+    let cwd_guard = dir.path().join("elsewhere");
+    std::fs::create_dir(&cwd_guard).unwrap();
+    // Load from a copy whose ancestors do not hold contracts/SetSeven.sol:
+    // the text is still found relative to the current directory (the
+    // project root here), so rename the key instead.
+    let text = std::fs::read_to_string(&copy)
+        .unwrap()
+        .replace("contracts/SetSeven.sol", "gone/SetSeven.sol");
+    std::fs::write(&copy, text).unwrap();
+    let p = rudder::artifacts::Project::load(&copy).unwrap();
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.contains("gone/SetSeven.sol") && w.contains("not found")),
+        "{:?}",
+        p.warnings
+    );
+}
