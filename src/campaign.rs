@@ -112,6 +112,9 @@ pub struct Stores {
     writer: Writer,
     workers: usize,
     finished: AtomicBool,
+    /// Fault injection for tests: a worker whose bit is set panics at its
+    /// next sequence (see [`Stores::inject_worker_panic`]).
+    panic_requests: AtomicU64,
 }
 
 impl std::fmt::Debug for Stores {
@@ -366,9 +369,43 @@ impl Stores {
         ));
     }
 
-    /// Appends `line` to the file at `path` (through the disk writer).
-    pub(crate) fn append_line(&self, path: PathBuf, line: String) {
-        self.writer.send(WriteJob::Append(path, line));
+    /// Test hook: makes worker `worker` panic at its next sequence, to check
+    /// that a panicking worker is reported and restarted while the others go
+    /// on. Costs the workers one relaxed load per sequence.
+    #[doc(hidden)]
+    pub fn inject_worker_panic(&self, worker: usize) {
+        self.panic_requests
+            .fetch_or(1u64 << (worker % 64), Ordering::AcqRel);
+    }
+
+    /// Whether worker `worker` was asked to panic (clears the request).
+    pub(crate) fn take_panic_request(&self, worker: usize) -> bool {
+        let bit = 1u64 << (worker % 64);
+        self.panic_requests.load(Ordering::Relaxed) & bit != 0
+            && self.panic_requests.fetch_and(!bit, Ordering::AcqRel) & bit != 0
+    }
+
+    /// The folder exports (LCOV from `dump_lcov`) are written to.
+    pub fn exports_dir(&self) -> PathBuf {
+        self.out_dir.join("exports")
+    }
+
+    /// Where an export named `requested` goes (see [`persist::export_path`]):
+    /// inside [`Self::exports_dir`], never over the corpus, reproducers,
+    /// journals or the command log.
+    pub fn export_path(&self, requested: &str) -> Result<PathBuf, persist::ExportError> {
+        let journal_dir = self.journal_path.parent().unwrap_or(&self.out_dir);
+        persist::export_path(
+            &self.exports_dir(),
+            requested,
+            &[&self.corpus_dir, journal_dir],
+        )
+    }
+
+    /// Appends `line` to `path` and waits until it is synced to disk.
+    pub(crate) fn append_durable(&self, path: PathBuf, line: String) -> bool {
+        self.writer
+            .append_durable(path, line, std::time::Duration::from_secs(5))
     }
 
     /// Waits until everything sent to disk so far is written and synced.
@@ -434,6 +471,9 @@ fn discover_tests(
     }
     cases
 }
+
+/// How many times a panicking worker is restarted before it stays down.
+pub const MAX_RESTARTS: u32 = 8;
 
 /// A running (or finished) campaign.
 pub struct Campaign {
@@ -530,6 +570,12 @@ impl Campaign {
             seed as u16
         );
         let journal_path = out_dir.join("journal").join(format!("run-{run_id}.jsonl"));
+        // A corpus directory that cannot be written is an error now, before
+        // any work whose results would be lost.
+        persist::probe_writable(&corpus_dir).map_err(|source| CampaignError::Io {
+            path: corpus_dir.clone(),
+            source,
+        })?;
         // The writer thread ends when the last `Writer` (owned by the stores)
         // is dropped; nothing joins it.
         let (writer, _writer_thread) =
@@ -590,6 +636,7 @@ impl Campaign {
             writer,
             workers,
             finished: AtomicBool::new(false),
+            panic_requests: AtomicU64::new(0),
             target,
             config,
         });
@@ -632,27 +679,37 @@ impl Campaign {
                     stores.stats.workers[i]
                         .running
                         .store(true, Ordering::Release);
-                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        let mut w = worker::Worker::new(stores.clone(), id, rx);
-                        let reason = w.run();
-                        (reason, w)
-                    }));
-                    let calls = stores.stats.workers[i].calls.load(Ordering::Relaxed);
-                    let sequences = stores.stats.workers[i].sequences.load(Ordering::Relaxed);
-                    let reason = match outcome {
-                        Ok((reason, _w)) => reason,
-                        Err(panic) => {
-                            let msg = panic
-                                .downcast_ref::<String>()
-                                .cloned()
-                                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                                .unwrap_or_else(|| "panic".into());
-                            tracing::error!("worker {i} panicked: {msg}");
-                            let note = stores.notes.push(msg) as u64;
-                            stores.emit(id, Payload::WorkerPanicked { note });
-                            StopReason::Panicked
+                    // A worker that panics is reported and started again
+                    // (fresh EVM, same channel) while the others go on; after
+                    // MAX_RESTARTS panics it stays down.
+                    let mut restarts = 0;
+                    let reason = loop {
+                        let rx = rx.clone();
+                        let outcome =
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                let mut w = worker::Worker::new(stores.clone(), id, rx);
+                                w.run()
+                            }));
+                        match outcome {
+                            Ok(reason) => break reason,
+                            Err(panic) => {
+                                let msg = panic
+                                    .downcast_ref::<String>()
+                                    .cloned()
+                                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                                    .unwrap_or_else(|| "panic".into());
+                                tracing::error!("worker {i} panicked: {msg}");
+                                let note = stores.notes.push(msg) as u64;
+                                stores.emit(id, Payload::WorkerPanicked { note });
+                                restarts += 1;
+                                if restarts > MAX_RESTARTS || stores.stop.load(Ordering::Acquire) {
+                                    break StopReason::Panicked;
+                                }
+                            }
                         }
                     };
+                    let calls = stores.stats.workers[i].calls.load(Ordering::Relaxed);
+                    let sequences = stores.stats.workers[i].sequences.load(Ordering::Relaxed);
                     stores.emit(
                         id,
                         Payload::WorkerStopped {
@@ -745,19 +802,33 @@ impl Campaign {
                 ));
                 continue;
             }
+            // A run killed while shrinking left `shrink_done: false`: finish
+            // the shrinking now, from the best sequence it had saved.
+            let (shrunk, shrink_steps) = if stored.shrink_done {
+                (shrunk, 0)
+            } else {
+                let from = seq.clone();
+                let (s2, steps) = shrink::shrink(&mut w, case, from);
+                (s2, steps)
+            };
+            let resumed_shrink = !stored.shrink_done;
+            s.tests.claim(case.id);
             s.tests.set_falsified(
                 case.id,
                 properties::Falsification {
                     worker: None,
                     found_ms: now_ms(),
                     reason: stored.reason,
-                    shrink_done: stored.shrink_done,
+                    shrink_done: true,
                     original,
                     shrunk,
-                    shrink_steps: 0,
+                    shrink_steps,
                     gas_used: 0,
                 },
             );
+            if resumed_shrink {
+                s.persist_reproducer(case.id);
+            }
             s.emit(
                 WorkerId(row as u32),
                 Payload::PropertyFalsified {

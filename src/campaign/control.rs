@@ -22,12 +22,20 @@ use thiserror::Error;
 
 /// Most calls one injection may carry (seed 002).
 pub const MAX_INJECTED_CALLS: usize = 100;
+/// Injections queued for one worker at most; past it an injection is refused
+/// with [`ControlError::Busy`] and nothing is queued (backpressure).
+pub const MAX_QUEUED_INJECTIONS: usize = 64;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum ControlError {
     /// Bad input, naming the field and the value.
     #[error("{field}: {message}")]
     InvalidInput { field: String, message: String },
+    /// The workers are behind: too many injections are queued.
+    #[error(
+        "{queued} injections are queued for a worker (the limit is {limit}); retry once they have run"
+    )]
+    Busy { queued: usize, limit: usize },
 }
 
 impl ControlError {
@@ -156,6 +164,18 @@ impl Control {
                     txs.len()
                 ),
             ));
+        }
+        if let Some(queued) = self
+            .workers
+            .iter()
+            .map(|w| w.len())
+            .max()
+            .filter(|&q| q >= MAX_QUEUED_INJECTIONS)
+        {
+            return Err(ControlError::Busy {
+                queued,
+                limit: MAX_QUEUED_INJECTIONS,
+            });
         }
         let id = InjectionId(self.next_injection.fetch_add(1, Ordering::Relaxed));
         let calls = txs.len();
@@ -310,11 +330,13 @@ impl Control {
             "arguments": arguments,
             "result": result,
         });
-        // The disk writer appends and syncs it (at most a second later), so
-        // a control command never waits on fsync inside the tool budget.
-        self.stores.append_line(
+        // Durable before the caller hears back: the disk writer appends and
+        // syncs it (commands queued together share one sync).
+        if !self.stores.append_durable(
             self.stores.corpus_dir.join("mcp-commands.jsonl"),
             line.to_string(),
-        );
+        ) {
+            tracing::error!("the command log did not confirm a write within 5 s");
+        }
     }
 }

@@ -16,16 +16,23 @@ use std::time::{Duration, Instant};
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
+    // An unpredictable name, created exclusively (O_CREAT|O_EXCL never
+    // follows a symlink planted at that name): nobody can redirect the write.
     let tmp = dir.join(format!(
-        ".{}.{}.tmp",
+        ".{}.{:016x}.tmp",
         path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
-        std::process::id()
+        rand::random::<u64>()
     ));
-    {
-        let mut f = File::create(&tmp)?;
+    let written = (|| {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
+    // rename replaces a symlink at `path` itself; it never writes through it.
     std::fs::rename(&tmp, path)?;
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
@@ -34,6 +41,104 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// A corpus entry on disk.
+/// Why an export path was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("{0}")]
+    Refused(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Resolves `requested` (relative to `exports`, or absolute inside it) to
+/// a file path inside the exports folder, after following every symlink of
+/// its folders; refuses `..`, paths that leave the folder, and paths inside
+/// any of `protected` (corpus, reproducers, journals, command log).
+pub fn export_path(
+    exports: &Path,
+    requested: &str,
+    protected: &[&Path],
+) -> Result<PathBuf, ExportError> {
+    use std::path::Component;
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ExportError::Io { path, source }
+    };
+    std::fs::create_dir_all(exports).map_err(io(exports))?;
+    let base = std::fs::canonicalize(exports).map_err(io(exports))?;
+    let req = Path::new(requested);
+    let rel = if req.is_absolute() {
+        let abs_exports = std::path::absolute(exports).unwrap_or_else(|_| exports.to_path_buf());
+        req.strip_prefix(&base)
+            .or_else(|_| req.strip_prefix(&abs_exports))
+            .map(Path::to_path_buf)
+            .map_err(|_| {
+                ExportError::Refused(format!(
+                    "{requested:?} is outside the exports folder {}",
+                    base.display()
+                ))
+            })?
+    } else {
+        req.to_path_buf()
+    };
+    if rel.as_os_str().is_empty()
+        || rel.file_name().is_none()
+        || rel
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(ExportError::Refused(format!(
+            "{requested:?} must name a file inside the exports folder {} (no `..`)",
+            base.display()
+        )));
+    }
+    let joined = base.join(&rel);
+    let parent = joined.parent().unwrap_or(&base);
+    std::fs::create_dir_all(parent).map_err(io(parent))?;
+    let real_parent = std::fs::canonicalize(parent).map_err(io(parent))?;
+    if !real_parent.starts_with(&base) {
+        return Err(ExportError::Refused(format!(
+            "{requested:?} leaves the exports folder {} through a symlink",
+            base.display()
+        )));
+    }
+    let file = real_parent.join(joined.file_name().expect("checked above"));
+    for p in protected {
+        if let Ok(real) = std::fs::canonicalize(p)
+            && file.starts_with(&real)
+        {
+            return Err(ExportError::Refused(format!(
+                "{requested:?} is inside {}, which holds the campaign's own files",
+                real.display()
+            )));
+        }
+    }
+    if std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_dir()) {
+        return Err(ExportError::Refused(format!("{requested:?} is a folder")));
+    }
+    Ok(file)
+}
+
+/// Creates `dir` if needed and checks a file can be created, written,
+/// synced and removed in it.
+pub fn probe_writable(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let probe = dir.join(format!(".rudder-probe-{}", std::process::id()));
+    let r = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)?;
+        f.write_all(b"probe")?;
+        f.sync_all()
+    })();
+    let _ = std::fs::remove_file(&probe);
+    r
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StoredEntry {
@@ -112,6 +217,10 @@ pub enum WriteJob {
     File(PathBuf, Vec<u8>),
     /// A line to append to a log file (synced with the journal).
     Append(PathBuf, String),
+    /// Appends, syncs, then acknowledges: for lines that must be durable
+    /// before the caller answers (the command log). Lines queued together
+    /// share one sync (group commit).
+    AppendDurable(PathBuf, String, Sender<()>),
     /// Sync everything now and acknowledge.
     Flush(Sender<()>),
 }
@@ -144,6 +253,16 @@ impl Writer {
         let _ = self.tx.send(job);
     }
 
+    /// Appends `line` to `path` and blocks until it is synced to disk (or
+    /// `timeout` passes; returns whether it was acknowledged).
+    pub fn append_durable(&self, path: PathBuf, line: String, timeout: Duration) -> bool {
+        let (ack, done) = crossbeam::channel::bounded(1);
+        self.tx
+            .send(WriteJob::AppendDurable(path, line, ack))
+            .is_ok()
+            && done.recv_timeout(timeout).is_ok()
+    }
+
     /// Blocks until everything sent so far is on disk.
     pub fn flush(&self) {
         let (ack, done) = crossbeam::channel::bounded(1);
@@ -153,7 +272,26 @@ impl Writer {
     }
 }
 
+/// Appends one line to the log at `path`, opening it on first use.
+fn append(logs: &mut std::collections::HashMap<PathBuf, File>, path: &Path, line: &str) {
+    if !logs.contains_key(path) {
+        if let Some(d) = path.parent() {
+            let _ = std::fs::create_dir_all(d);
+        }
+        match OpenOptions::new().create(true).append(true).open(path) {
+            Ok(f) => {
+                logs.insert(path.to_path_buf(), f);
+            }
+            Err(e) => tracing::error!("opening {}: {e}", path.display()),
+        }
+    }
+    if let Some(f) = logs.get_mut(path) {
+        let _ = f.write_all(format!("{line}\n").as_bytes());
+    }
+}
+
 fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
+    let started = Instant::now();
     let mut last_sync = Instant::now();
     let mut dirty = false;
     let mut logs: std::collections::HashMap<PathBuf, File> = std::collections::HashMap::new();
@@ -163,7 +301,7 @@ fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
         }
     };
     loop {
-        match rx.recv_timeout(Duration::from_millis(250)) {
+        match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(WriteJob::Journal(line)) => {
                 let _ = journal.write_all(line.as_bytes());
                 let _ = journal.write_all(b"\n");
@@ -175,20 +313,38 @@ fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
                 }
             }
             Ok(WriteJob::Append(path, line)) => {
-                if !logs.contains_key(&path) {
-                    if let Some(d) = path.parent() {
-                        let _ = std::fs::create_dir_all(d);
-                    }
-                    match OpenOptions::new().create(true).append(true).open(&path) {
-                        Ok(f) => {
-                            logs.insert(path.clone(), f);
+                append(&mut logs, &path, &line);
+                dirty = true;
+            }
+            Ok(WriteJob::AppendDurable(path, line, ack)) => {
+                append(&mut logs, &path, &line);
+                let mut acks = vec![ack];
+                // Group commit: everything already queued shares this sync.
+                while let Ok(job) = rx.try_recv() {
+                    match job {
+                        WriteJob::AppendDurable(p, l, a) => {
+                            append(&mut logs, &p, &l);
+                            acks.push(a);
                         }
-                        Err(e) => tracing::error!("opening {}: {e}", path.display()),
+                        WriteJob::Append(p, l) => append(&mut logs, &p, &l),
+                        WriteJob::Journal(line) => {
+                            let _ = journal.write_all(line.as_bytes());
+                            let _ = journal.write_all(b"\n");
+                        }
+                        WriteJob::File(p, bytes) => {
+                            if let Err(e) = write_atomic(&p, &bytes) {
+                                tracing::error!("writing {}: {e}", p.display());
+                            }
+                        }
+                        WriteJob::Flush(a) => acks.push(a),
                     }
                 }
-                if let Some(f) = logs.get_mut(&path) {
-                    let _ = f.write_all(format!("{line}\n").as_bytes());
-                    dirty = true;
+                let _ = journal.flush();
+                let _ = journal.get_ref().sync_data();
+                sync_logs(&mut logs);
+                dirty = false;
+                for a in acks {
+                    let _ = a.send(());
                 }
             }
             Ok(WriteJob::Flush(ack)) => {
@@ -201,7 +357,14 @@ fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
-        if dirty && last_sync.elapsed() >= Duration::from_secs(1) {
+        // The first second syncs every 100 ms: a run killed right after it
+        // started still leaves its first events on disk.
+        let period = if started.elapsed() < Duration::from_secs(1) {
+            Duration::from_millis(100)
+        } else {
+            Duration::from_secs(1)
+        };
+        if dirty && last_sync.elapsed() >= period {
             let _ = journal.flush();
             let _ = journal.get_ref().sync_data();
             sync_logs(&mut logs);
@@ -217,6 +380,35 @@ fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exports_stay_in_their_folder_whatever_the_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let exports = dir.path().join("out/exports");
+        let corpus = dir.path().join("out/corpus");
+        std::fs::create_dir_all(&corpus).unwrap();
+        let ok = export_path(&exports, "cov/run.lcov", &[&corpus]).unwrap();
+        assert!(ok.starts_with(std::fs::canonicalize(&exports).unwrap()));
+        for bad in ["../corpus/x.json", "/etc/passwd", "", "a/../../x"] {
+            assert!(export_path(&exports, bad, &[&corpus]).is_err(), "{bad}");
+        }
+        // A symlinked folder inside the exports folder that points out of it.
+        std::os::unix::fs::symlink(&corpus, exports.join("sneaky")).unwrap();
+        let e = export_path(&exports, "sneaky/mcp-commands.jsonl", &[&corpus]).unwrap_err();
+        assert!(e.to_string().contains("symlink"), "{e}");
+        // A symlink planted at the file name is replaced, never written through.
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, b"precious").unwrap();
+        std::os::unix::fs::symlink(&victim, exports.join("planted.lcov")).unwrap();
+        let p = export_path(&exports, "planted.lcov", &[&corpus]).unwrap();
+        write_atomic(&p, b"lcov").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert_eq!(std::fs::read(&p).unwrap(), b"lcov");
+        // A corpus folder configured inside the exports folder is protected.
+        let inner = exports.join("corpus");
+        std::fs::create_dir_all(&inner).unwrap();
+        assert!(export_path(&exports, "corpus/x.json", &[&inner]).is_err());
+    }
 
     #[test]
     fn atomic_write_replaces_whole_files() {

@@ -126,6 +126,9 @@ impl Worker {
                 self.run_injection(&inj);
                 continue;
             }
+            if self.shared.take_panic_request(self.id.0 as usize) {
+                panic!("worker {} panicked on request (test fault hook)", self.id.0);
+            }
             if self.shared.callable.is_empty() {
                 break StopReason::Stopped;
             }

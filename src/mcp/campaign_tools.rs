@@ -9,7 +9,6 @@ use crate::ids::WorkerId;
 use alloy_primitives::{Address, U256};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -208,42 +207,19 @@ impl CampaignTools {
         }))
     }
 
-    /// Resolves `p` under the output directory, refusing anything outside it.
-    fn confine(&self, p: &str) -> Result<PathBuf, ToolError> {
-        let base = &self.stores.out_dir;
-        let path = Path::new(p);
-        let rel = if path.is_absolute() {
-            let abs_base = std::path::absolute(base).unwrap_or_else(|_| base.clone());
-            path.strip_prefix(&abs_base)
-                .map(Path::to_path_buf)
-                .map_err(|_| {
-                    ToolError::invalid(format!(
-                        "outputPath: {p:?} is outside the campaign's output directory {}",
-                        abs_base.display()
-                    ))
-                })?
-        } else {
-            path.to_path_buf()
-        };
-        if rel.as_os_str().is_empty()
-            || rel
-                .components()
-                .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
-        {
-            return Err(ToolError::invalid(format!(
-                "outputPath: {p:?} must name a file inside the campaign's output directory {} (no `..`)",
-                base.display()
-            )));
-        }
-        Ok(base.join(rel))
-    }
-
     fn dump_lcov(&self, a: DumpLcov, deadline: &Gate) -> Result<ToolAnswer, ToolError> {
         let target = a
             .output_path
             .as_deref()
-            .map(|p| self.confine(p))
-            .transpose()?;
+            .map(|p| self.stores.export_path(p))
+            .transpose()
+            .map_err(|e| match e {
+                crate::campaign::persist::ExportError::Refused(m) => {
+                    ToolError::invalid(format!("outputPath: {m}"))
+                        .with_details(json!({ "field": "outputPath" }))
+                }
+                io => ToolError::internal(io.to_string()),
+            })?;
         let report = self.stores.target.coverage_report();
         let text = report.lcov_text();
         let files = report.files.len();

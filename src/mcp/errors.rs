@@ -88,6 +88,16 @@ impl From<ControlError> for ToolError {
                 ToolError::invalid(format!("{field}: {message}"))
                     .with_details(json!({ "field": field }))
             }
+            // Seed 002 has no "busy" code: the call did nothing within its
+            // budget, which is what EXECUTION_TIMEOUT tells a client; the
+            // details say why and when to retry.
+            e @ ControlError::Busy { queued, limit } => ToolError {
+                code: ErrorCode::ExecutionTimeout,
+                message: e.to_string(),
+                details: Some(
+                    json!({ "reason": "busy", "queued": queued, "limit": limit, "retryAfterMs": 100 }),
+                ),
+            },
         }
     }
 }

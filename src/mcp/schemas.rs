@@ -133,7 +133,7 @@ pub fn campaign_tools() -> Vec<(&'static str, &'static str, Value, Value)> {
         ),
         (
             "dump_lcov",
-            "Export coverage in LCOV format. Without outputPath the LCOV text is the tool's text content (and `lcov` in the structured result); with outputPath the file is written under the campaign's output directory (relative paths are resolved there; paths outside it are INVALID_INPUT) and its path returned.",
+            "Export coverage in LCOV format. Without outputPath the LCOV text is the tool's text content (and `lcov` in the structured result); with outputPath the file is written inside the campaign's exports folder ({outDir}/exports; relative paths resolve there; `..`, paths leaving it (symlinks included) and the campaign's own files are INVALID_INPUT) and its path returned.",
             json!({
                 "$schema": DRAFT7,
                 "type": "object",

@@ -1,0 +1,328 @@
+//! Hostile and unlucky input, reproduced as tests (issue: nothing takes the
+//! campaign down, nothing acknowledged is lost): the parser's stack, JSON-RPC
+//! that rmcp would drop silently, numbers and addresses that must not be
+//! rounded or accepted, injection floods, durable command logs, a worker that
+//! panics, a run killed while shrinking, an unwritable corpus directory.
+
+use rudder::campaign::{Campaign, ControlError};
+use rudder::config::{Config, TestMode};
+use rudder::eventlog::EventKind;
+use rudder::mcp::{CampaignTools, RudderServer};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+fn config(workers: usize) -> Config {
+    Config {
+        workers: Some(workers),
+        seed: Some(3),
+        test_limit: u64::MAX,
+        timeout: Some(120),
+        keep_alive: true,
+        ..Config::default()
+    }
+}
+
+fn campaign(name: &str, config: Config, dir: &Path) -> Campaign {
+    Campaign::new(
+        Path::new(&format!("contracts/out/{name}.json")),
+        None,
+        config,
+        Some(dir.to_path_buf()),
+    )
+    .unwrap()
+}
+
+async fn tool(server: &RudderServer, name: &str, args: Value) -> Value {
+    let Value::Object(m) = args else { panic!() };
+    let r = server.run_tool(name, Some(m)).await;
+    let mut v = r.structured_content.expect("structured");
+    v["isError"] = json!(r.is_error == Some(true));
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deep_nesting_in_an_injection_is_invalid_input_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign("Token", config(1), dir.path());
+    let server = RudderServer::new(CampaignTools::new(c.control()));
+    for item in [
+        format!("transfer({}", "[".repeat(3000)),
+        format!("transfer({}", "(".repeat(3000)),
+        format!("transfer({}1{})", "uint8(".repeat(2000), ")".repeat(2000)),
+        "poke(1e99999999999999999999)".to_string(),
+    ] {
+        let v = tool(&server, "inject_transaction", json!({ "sequence": [item] })).await;
+        assert_eq!(v["error"]["code"], "INVALID_INPUT", "{v}");
+    }
+    assert_eq!(c.stores().corpus.len(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn addresses_must_carry_a_valid_checksum_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign("Token", config(1), dir.path());
+    let server = RudderServer::new(CampaignTools::new(c.control()));
+    // One letter's case flipped in a valid checksum address.
+    let bad = "0x00A329C0648769a73afAc7F9381E08FB43dBEA72";
+    for (name, args) in [
+        (
+            "inject_transaction",
+            json!({ "sequence": ["totalSupply()"], "sender": bad }),
+        ),
+        ("find_transaction_in_corpus", json!({ "sender": bad })),
+    ] {
+        let v = tool(&server, name, args).await;
+        assert_eq!(v["error"]["code"], "INVALID_INPUT", "{name}: {v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("checksum"),
+            "{v}"
+        );
+    }
+    let good = "0x00a329c0648769A73afAc7F9381E08FB43dBEA72";
+    let v = tool(
+        &server,
+        "find_transaction_in_corpus",
+        json!({ "sender": good }),
+    )
+    .await;
+    assert_eq!(v["isError"], false, "{v}");
+}
+
+/// Reads JSON-RPC lines the stdio transport writes until `n` have arrived.
+async fn read_replies(
+    lines: &mut tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    n: usize,
+) -> Vec<Value> {
+    let mut out = Vec::new();
+    while out.len() < n {
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("a reply within 10 s")
+            .unwrap()
+            .expect("the transport is open");
+        out.push(serde_json::from_str(&line).unwrap());
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_json_rpc_on_stdio_gets_an_error_reply_with_its_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign("Token", config(1), dir.path());
+    let server = RudderServer::new(CampaignTools::new(c.control()));
+    let (client, server_end) = tokio::io::duplex(1 << 20);
+    let (sr, sw) = tokio::io::split(server_end);
+    tokio::spawn(rudder::mcp::transport::serve_lines(server, sr, sw));
+    let (cr, mut cw) = tokio::io::split(client);
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"read_logs","arguments":{{"count":{}1{}}}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{{"name":"read_logs","arguments":{{"count":{}}}}}}}"#,
+        "9".repeat(1000)
+    );
+    let msgs = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_logs","arguments":{"count":NaN}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_logs","arguments":{"count":Infinity}}}"#.to_string(),
+        deep,
+        huge,
+    ];
+    for m in &msgs {
+        cw.write_all(m.as_bytes()).await.unwrap();
+        cw.write_all(b"\n").await.unwrap();
+    }
+    cw.flush().await.unwrap();
+    let mut lines = BufReader::new(cr).lines();
+    let replies = read_replies(&mut lines, msgs.len()).await;
+    let ids: Vec<Value> = replies.iter().map(|r| r["id"].clone()).collect();
+    assert_eq!(
+        ids,
+        vec![json!(1), json!(2), json!(3), json!("big")],
+        "{replies:?}"
+    );
+    for r in &replies {
+        assert_eq!(r["error"]["code"], -32700, "{r}");
+    }
+}
+
+#[test]
+fn an_injection_flood_is_refused_with_backpressure_and_nothing_is_queued() {
+    let dir = tempfile::tempdir().unwrap();
+    // Not started: nobody drains the queues.
+    let c = campaign("Token", config(2), dir.path());
+    let control = c.control();
+    let txs = control
+        .parse_calls(&["totalSupply()".into()], None, Default::default())
+        .unwrap();
+    let mut accepted = 0;
+    let err = loop {
+        match control.inject(txs.clone()) {
+            Ok(_) => accepted += 1,
+            Err(e) => break e,
+        }
+        assert!(accepted <= 1000, "no backpressure");
+    };
+    assert_eq!(accepted, rudder::campaign::control::MAX_QUEUED_INJECTIONS);
+    assert!(matches!(err, ControlError::Busy { .. }), "{err}");
+    // The refused injection was not logged as applied.
+    let log = std::fs::read_to_string(dir.path().join("corpus/mcp-commands.jsonl")).unwrap();
+    assert_eq!(
+        log.lines().filter(|l| l.contains("\"injection\"")).count(),
+        accepted
+    );
+}
+
+#[test]
+fn an_acknowledged_command_is_on_disk_when_the_call_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign("Token", config(1), dir.path());
+    let control = c.control();
+    let txs = control
+        .parse_calls(&["totalSupply()".into()], None, Default::default())
+        .unwrap();
+    for i in 1..=20 {
+        control.inject(txs.clone()).unwrap();
+        // No flush: the file already holds every acknowledged command.
+        let log = std::fs::read_to_string(dir.path().join("corpus/mcp-commands.jsonl")).unwrap();
+        assert_eq!(log.lines().count(), i);
+    }
+}
+
+#[test]
+fn a_panicking_worker_is_reported_and_restarted_while_the_others_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = campaign("Token", config(2), dir.path());
+    c.start().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    c.stores().inject_worker_panic(0);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while c.events_of(EventKind::WorkerPanicked).is_empty() {
+        assert!(Instant::now() < deadline, "no WorkerPanicked event");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let before = c.stores().stats.workers[0]
+        .calls
+        .load(std::sync::atomic::Ordering::Relaxed);
+    std::thread::sleep(Duration::from_millis(300));
+    let after = c.stores().stats.workers[0]
+        .calls
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        after > before,
+        "worker 0 was not restarted ({before} -> {after})"
+    );
+    assert!(c.events_of(EventKind::WorkerStopped).is_empty());
+    c.stop();
+    c.wait();
+}
+
+#[test]
+fn a_run_killed_while_shrinking_finishes_shrinking_on_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    // First run: falsify without shrinking (as if killed before it finished).
+    let first = Config {
+        workers: Some(1),
+        seed: Some(1),
+        test_limit: 200_000,
+        shrink_limit: 0,
+        keep_alive: false,
+        timeout: Some(60),
+        ..Config::default()
+    };
+    let r = campaign("SetSeven", first, dir.path());
+    let mut r = r;
+    r.start().unwrap();
+    let report = r.wait();
+    let long = report.tests[0].sequence.len();
+    let file = dir.path().join("corpus/reproducers/echidna_not_gone.json");
+    let mut stored: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    stored["shrinkDone"] = json!(false);
+    stored["shrunk"] = json!([]);
+    std::fs::write(&file, stored.to_string()).unwrap();
+    assert!(long > 2, "the unshrunk sequence should be long, got {long}");
+    // Resume: shrinking completes, the file says so, no calls are needed.
+    let second = Config {
+        workers: Some(1),
+        seed: Some(2),
+        test_limit: 1000,
+        keep_alive: false,
+        ..Config::default()
+    };
+    let mut c = campaign("SetSeven", second, dir.path());
+    c.start().unwrap();
+    let report = c.wait();
+    assert_eq!(report.tests[0].status, "falsified");
+    assert_eq!(
+        report.tests[0].sequence,
+        ["set(7)", "go()"],
+        "{}",
+        report.text()
+    );
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(stored["shrinkDone"], true);
+    assert_eq!(stored["shrunk"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn an_unwritable_corpus_directory_is_an_error_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let cfg = Config {
+        corpus_dir: Some(file.join("corpus")),
+        workers: Some(1),
+        ..Config::default()
+    };
+    let err = Campaign::new(
+        Path::new("contracts/out/Token.json"),
+        None,
+        cfg,
+        Some(dir.path().join("out")),
+    )
+    .err()
+    .expect("refused");
+    assert!(err.to_string().contains("corpus"), "{err}");
+}
+
+#[test]
+fn absurd_limits_are_refused_naming_the_key() {
+    for (cfg, key) in [
+        (
+            Config {
+                seq_len: 1_000_000_000,
+                ..Config::default()
+            },
+            "seqLen",
+        ),
+        (
+            Config {
+                workers: Some(10_000),
+                ..Config::default()
+            },
+            "workers",
+        ),
+        (
+            Config {
+                workers: Some(0),
+                ..Config::default()
+            },
+            "workers",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Campaign::new(
+            Path::new("contracts/out/Token.json"),
+            None,
+            cfg,
+            Some(dir.path().into()),
+        )
+        .err()
+        .expect("refused");
+        assert!(err.to_string().contains(key), "{err}");
+    }
+    let _ = TestMode::Property;
+}
