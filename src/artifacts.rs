@@ -124,7 +124,10 @@ impl Contract {
 /// Hex bytecode whose library placeholders (`__$…$__` since solc 0.5,
 /// `__path:Name___…` before) are replaced by zeros; the placeholders are
 /// returned with their byte offsets.
-fn decode_linkable(hex: &str) -> Result<(Vec<u8>, Vec<(usize, String)>), String> {
+/// Byte offsets of library placeholders with their text.
+type Holes = Vec<(usize, String)>;
+
+fn decode_linkable(hex: &str) -> Result<(Vec<u8>, Holes), String> {
     let hex = hex.strip_prefix("0x").unwrap_or(hex);
     let mut clean = String::with_capacity(hex.len());
     let mut holes = Vec::new();
@@ -413,7 +416,7 @@ impl Project {
         for s in srcs.values() {
             collect_contract_positions(&s["ast"], &mut positions);
         }
-        let mut pending: Vec<(Contract, Vec<(usize, String)>)> = Vec::new();
+        let mut pending: Vec<(Contract, Holes)> = Vec::new();
         let mut contracts = Vec::new();
         let files = out["contracts"]
             .as_object()
