@@ -16,7 +16,7 @@ if ! command -v lcov >/dev/null 2>&1; then
 fi
 echo "== bundled contract artifacts rebuild byte for byte (pinned solcjs from npm)"
 bash contracts/build.sh >/dev/null
-git diff --exit-code --stat -- contracts/out || { echo "contracts/out differs from a fresh build"; exit 1; }
+git diff --exit-code --stat -- contracts/out contracts/matrix || { echo "contract artifacts differ from a fresh build"; exit 1; }
 echo "== unit, integration and end-to-end tests (release)"
 cargo test --release --no-fail-fast
 echo "== benches compile"
@@ -25,6 +25,5 @@ echo "== loom model of the EventLog"
 cargo test --release --features loom --test loom
 echo "== Miri: the concurrent stores' unit tests (nightly miri component, SKIPPED if unavailable)"
 bash scripts/miri.sh
-echo "== cargo-fuzz harnesses build (stable toolchain, no sanitizer)"
-# Same profile and lock file as the main crate, so dependencies are shared.
-(cd fuzz && CARGO_TARGET_DIR=../target cargo build --release --bins)
+echo "== cargo-fuzz harnesses: build with coverage feedback and run each for a bounded time"
+FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash scripts/fuzz.sh

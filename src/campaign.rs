@@ -893,6 +893,25 @@ impl Campaign {
         }
     }
 
+    /// Writes the reports `coverageFormats` asks for (LCOV) into
+    /// `coverageDir` (default: the corpus directory), as Echidna does.
+    fn write_coverage_reports(&self) {
+        let s = &self.stores;
+        if !s.config.coverage_formats.iter().any(|f| f == "lcov") {
+            return;
+        }
+        let dir = s
+            .config
+            .coverage_dir
+            .clone()
+            .unwrap_or_else(|| s.corpus_dir.clone());
+        let path = dir.join(format!("covered.{}.lcov", s.run_id));
+        let text = s.target.coverage_report().lcov_text();
+        if let Err(e) = persist::write_atomic(&path, text.as_bytes()) {
+            tracing::error!("writing {}: {e}", path.display());
+        }
+    }
+
     /// Asks every worker to stop after its current call.
     pub fn stop(&self) {
         self.stores.stop.store(true, Ordering::Release);
@@ -909,6 +928,7 @@ impl Campaign {
         }
         self.stores.finished.store(true, Ordering::Release);
         self.shrink_optima();
+        self.write_coverage_reports();
         self.stores.flush();
         Report::build(&self.stores)
     }

@@ -87,15 +87,11 @@ pub struct Config {
     pub prop_max_gas: u64,
     /// Gas limit of each fuzzed call (`testMaxGas`).
     pub test_max_gas: u64,
-    /// Gas price drawn from `0..=max_gasprice` per call (`maxGasprice`).
-    pub max_gasprice: u64,
     /// Largest deployable runtime code (`codeSize`, EIP-170's 24576 by
     /// default; init code may be twice that, EIP-3860).
     pub code_size: u64,
     /// Leave `view` and `pure` functions out of the fuzzed calls (`excludeViewPure`).
     pub exclude_view_pure: bool,
-    /// Every deployed contract's functions are call targets (`allContracts`).
-    pub all_contracts: bool,
     /// Contracts of the project to deploy at fixed addresses before the
     /// target (`deployContracts: [["0x1f", "Name"], …]`).
     pub deploy_contracts: Vec<(Address, String)>,
@@ -106,7 +102,8 @@ pub struct Config {
     pub solc_libs: Vec<String>,
     /// Allow the `ffi` cheatcode to run commands (`allowFFI`, off by default).
     pub allow_ffi: bool,
-    /// Coverage report formats written at the end (`coverageFormats`: lcov).
+    /// Coverage report formats written at the end of a run (`coverageFormats`:
+    /// `lcov`, as `covered.RUN.lcov`).
     pub coverage_formats: Vec<String>,
     /// Where coverage reports go (`coverageDir`, default: the corpus directory).
     pub coverage_dir: Option<PathBuf>,
@@ -156,10 +153,8 @@ impl Default for Config {
             balance_contract: U256::ZERO,
             prop_max_gas: 12_500_000,
             test_max_gas: 12_500_000,
-            max_gasprice: 0,
             code_size: 0x6000,
             exclude_view_pure: false,
-            all_contracts: false,
             deploy_contracts: Vec::new(),
             deploy_bytecodes: Vec::new(),
             solc_libs: Vec::new(),
@@ -195,10 +190,8 @@ const KNOWN: &[&str] = &[
     "balanceContract",
     "propMaxGas",
     "testMaxGas",
-    "maxGasprice",
     "codeSize",
     "excludeViewPure",
-    "allContracts",
     "deployContracts",
     "deployBytecodes",
     "solcLibs",
@@ -470,22 +463,18 @@ impl Config {
                 "psender" => c.psender = parse_address(key, v)?,
                 "propMaxGas" => c.prop_max_gas = as_u64(key, v)?,
                 "testMaxGas" => c.test_max_gas = as_u64(key, v)?,
-                "maxGasprice" => c.max_gasprice = as_u64(key, v)?,
                 "codeSize" => c.code_size = as_u64(key, v)?,
                 "excludeViewPure" => c.exclude_view_pure = as_bool(key, v)?,
-                "allContracts" => c.all_contracts = as_bool(key, v)?,
                 "allowFFI" => c.allow_ffi = as_bool(key, v)?,
                 "solcLibs" => c.solc_libs = string_list(key, v)?,
                 "coverageFormats" => {
                     c.coverage_formats = string_list(key, v)?;
-                    if let Some(f) = c
-                        .coverage_formats
-                        .iter()
-                        .find(|f| !matches!(f.as_str(), "lcov" | "txt" | "html"))
-                    {
+                    if let Some(f) = c.coverage_formats.iter().find(|f| f.as_str() != "lcov") {
                         return Err(key_err(
                             key,
-                            format!("unknown format {f:?} (lcov, txt or html)"),
+                            format!(
+                                "{f:?} is not a format rudder writes: it writes \"lcov\" (render HTML from it with genhtml)"
+                            ),
                         ));
                     }
                 }

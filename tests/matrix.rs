@@ -285,3 +285,59 @@ fn a_missing_source_is_a_warning_that_names_the_file() {
         p.warnings
     );
 }
+
+#[test]
+fn coverage_formats_write_lcov_into_the_coverage_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let cov = dir.path().join("cov");
+    let config = Config {
+        workers: Some(1),
+        seed: Some(1),
+        test_limit: 2000,
+        coverage_formats: vec!["lcov".into()],
+        coverage_dir: Some(cov.clone()),
+        ..Config::default()
+    };
+    let mut c = Campaign::new(
+        Path::new("contracts/out/SetSeven.json"),
+        None,
+        config,
+        Some(dir.path().join("out")),
+    )
+    .unwrap();
+    c.start().unwrap();
+    c.wait();
+    let files: Vec<_> = std::fs::read_dir(&cov)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .collect();
+    assert_eq!(files.len(), 1);
+    let name = files[0].file_name().to_string_lossy().to_string();
+    assert!(
+        name.starts_with("covered.") && name.ends_with(".lcov"),
+        "{name}"
+    );
+    let text = std::fs::read_to_string(files[0].path()).unwrap();
+    assert!(text.contains("SF:contracts/SetSeven.sol"), "{text}");
+}
+
+#[test]
+fn property_sender_and_balances_follow_the_config() {
+    // psender is the caller of property checks; balanceContract funds the target.
+    let project = std::sync::Arc::new(
+        rudder::artifacts::Project::load(Path::new("contracts/out/Token.json")).unwrap(),
+    );
+    let contract = project.contract(None).unwrap().clone();
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        workers: Some(1),
+        balance_contract: alloy_primitives::U256::from(12345u64),
+        ..Config::default()
+    };
+    let c = Campaign::from_project(project, &contract, config, Some(dir.path().into())).unwrap();
+    let t = &c.stores().target;
+    assert_eq!(
+        t.deployed_balance(t.address),
+        alloy_primitives::U256::from(12345u64)
+    );
+}

@@ -192,7 +192,10 @@ async fn every_tool_happy_path_and_injection_falsifies() {
     let written = s
         .ok("dump_lcov", json!({"outputPath": "cov/lcov.info"}))
         .await;
-    assert!(dir.path().join("exports/cov/lcov.info").exists(), "{written}");
+    assert!(
+        dir.path().join("exports/cov/lcov.info").exists(),
+        "{written}"
+    );
 
     let inj = s
         .ok(
