@@ -523,6 +523,7 @@ impl Campaign {
             code_size: config.code_size,
             deploy_contracts: config.deploy_contracts.clone(),
             deploy_bytecodes: config.deploy_bytecodes.clone(),
+            allow_ffi: config.allow_ffi,
             ..EvmSettings::default()
         };
         let target = Arc::new(Target::deploy(
@@ -589,16 +590,26 @@ impl Campaign {
             target.address,
             alloy_primitives::Address::ZERO,
         ]);
+        for a in &target.deployed_contracts {
+            if !addresses.contains(a) {
+                addresses.push(*a);
+            }
+        }
         let sources: Vec<&str> = project
             .sources
             .iter()
             .filter_map(|s| s.text.as_deref())
             .collect();
-        let dictionary = Dictionary::mine(
+        let mut dictionary = Dictionary::mine(
             &[&contract.runtime_code, &contract.creation_code],
             &sources,
             addresses,
         );
+        // The block the sequences start from: contracts compare against it.
+        dictionary.add_constants([
+            alloy_primitives::U256::from(target.settings.timestamp),
+            alloy_primitives::U256::from(target.settings.block_number),
+        ]);
         let stats = Stats {
             workers: (0..=workers).map(|_| WorkerStats::default()).collect(),
             functions: callable.iter().map(|_| FunctionStats::default()).collect(),

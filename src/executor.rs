@@ -23,6 +23,7 @@ use revm::{ExecuteEvm, InspectEvm};
 use std::sync::Arc;
 use thiserror::Error;
 
+pub mod cheatcodes;
 pub mod inspector;
 
 pub use inspector::CoverageInspector;
@@ -73,6 +74,8 @@ pub struct EvmSettings {
     pub deploy_contracts: Vec<(Address, String)>,
     /// Creation bytecode to deploy at fixed addresses first.
     pub deploy_bytecodes: Vec<(Address, Vec<u8>)>,
+    /// Let the `ffi` cheatcode run commands (`allowFFI`).
+    pub allow_ffi: bool,
 }
 
 impl Default for EvmSettings {
@@ -91,6 +94,7 @@ impl Default for EvmSettings {
             code_size: 0x6000,
             deploy_contracts: Vec::new(),
             deploy_bytecodes: Vec::new(),
+            allow_ffi: false,
         }
     }
 }
@@ -254,6 +258,17 @@ pub struct Target {
     /// Contracts deployed before the target (libraries, `deployContracts`,
     /// `deployBytecodes`): name and address.
     pub predeployed: Vec<(String, Address)>,
+    /// Whether some code of the project calls the cheatcode address: then
+    /// every call runs under the inspector (which answers cheatcodes), even
+    /// where coverage is not recorded.
+    pub uses_cheatcodes: bool,
+    /// The block after deployment (constructors may `warp`, `roll`, `fee`…);
+    /// each sequence starts from it.
+    initial_block: BlockEnv,
+    initial_chain_id: u64,
+    /// Every account with code after deployment (the target, libraries,
+    /// contracts its constructor created): argument values worth trying.
+    pub deployed_contracts: Vec<Address>,
     deployed: CacheDB<EmptyDB>,
     /// Coverage row used for deployment and campaign-side calls.
     pub campaign_row: usize,
@@ -338,6 +353,19 @@ fn fallback_function(abi: &alloy_json_abi::JsonAbi) -> Option<Function> {
         } else {
             StateMutability::NonPayable
         },
+    })
+}
+
+/// Whether any code of the project mentions the cheatcode address.
+fn uses_cheatcodes(project: &Project) -> bool {
+    let needle = cheatcodes::CHEATCODE_ADDRESS;
+    project.contracts.iter().any(|c| {
+        // The address itself, or the string it is derived from when solc
+        // hashes it at run time (`keccak256("hevm cheat code")`, optimizer off).
+        [&c.creation_code, &c.runtime_code].iter().any(|code| {
+            code.windows(20).any(|w| w == needle.as_slice())
+                || code.windows(15).any(|w| w == b"hevm cheat code")
+        })
     })
 }
 
@@ -485,7 +513,22 @@ impl Target {
                 },
             );
         }
-        let insp = CoverageInspector::new(coverage.recorder(campaign_row), Vec::new());
+        if uses_cheatcodes(&project) {
+            // Solidity checks `extcodesize` before a call that returns
+            // nothing: the cheatcode address needs code (never run: the
+            // inspector answers those calls), as in hevm and Foundry.
+            let code = revm::bytecode::Bytecode::new_raw(Bytes::from_static(&[0x00]));
+            db.insert_account_info(
+                cheatcodes::CHEATCODE_ADDRESS,
+                AccountInfo {
+                    code_hash: code.hash_slow(),
+                    code: Some(code),
+                    ..Default::default()
+                },
+            );
+        }
+        let mut insp = CoverageInspector::new(coverage.recorder(campaign_row), Vec::new());
+        insp.cheats = cheatcodes::Cheatcodes::new(settings.allow_ffi);
         let mut evm = build_evm(db, &settings, insp);
         // Libraries first (dependencies before dependents), then what the
         // config asks to deploy, then the target.
@@ -542,6 +585,12 @@ impl Target {
             Some(settings.contract_addr),
         )?;
         evm.inspector.recorder.commit();
+        // Cheatcodes in constructors move the block: sequences start there.
+        let mut settings = settings;
+        let initial_block = evm.ctx.block.clone();
+        let initial_chain_id = evm.ctx.cfg.chain_id;
+        settings.block_number = initial_block.number.saturating_to();
+        settings.timestamp = initial_block.timestamp.saturating_to();
         let mut db = std::mem::take(&mut evm.ctx.journaled_state.database);
         if !settings.balance_contract.is_zero()
             && let Some(acc) = db.cache.accounts.get_mut(&address)
@@ -549,6 +598,18 @@ impl Target {
             acc.info.balance = settings.balance_contract;
         }
         let assertion_topics = assertion_topics(&project);
+        let mut deployed_contracts: Vec<Address> = db
+            .cache
+            .accounts
+            .iter()
+            .filter(|(a, acc)| {
+                **a != cheatcodes::CHEATCODE_ADDRESS
+                    && acc.info.code.as_ref().is_some_and(|c| !c.is_empty())
+            })
+            .map(|(a, _)| *a)
+            .collect();
+        deployed_contracts.sort();
+        let uses_cheatcodes = uses_cheatcodes(&project);
         let mut functions: Vec<Arc<Function>> = contract
             .abi
             .functions()
@@ -569,16 +630,24 @@ impl Target {
             campaign_row,
             assertion_topics,
             predeployed,
+            uses_cheatcodes,
+            deployed_contracts,
+            initial_block,
+            initial_chain_id,
         })
     }
 
     /// An executor over a fresh copy of the deployed state, recording into
     /// coverage row `row`.
     pub fn executor(self: &Arc<Self>, row: usize) -> Executor {
-        let insp =
+        let mut insp =
             CoverageInspector::new(self.coverage.recorder(row), vec![(self.address, CodeId(1))]);
+        insp.cheats = cheatcodes::Cheatcodes::new(self.settings.allow_ffi);
+        let mut evm = build_evm(self.deployed.clone(), &self.settings, insp);
+        evm.ctx.block = self.initial_block.clone();
+        evm.ctx.cfg.chain_id = self.initial_chain_id;
         Executor {
-            evm: build_evm(self.deployed.clone(), &self.settings, insp),
+            evm,
             target: self.clone(),
             block_number: self.settings.block_number,
             timestamp: self.settings.timestamp,
@@ -631,6 +700,11 @@ impl Executor {
         let _ = self.evm.finalize();
         self.block_number = self.target.settings.block_number;
         self.timestamp = self.target.settings.timestamp;
+        if self.target.uses_cheatcodes {
+            self.evm.ctx.block = self.target.initial_block.clone();
+            self.evm.ctx.cfg.chain_id = self.target.initial_chain_id;
+            self.evm.inspector.cheats.reset();
+        }
     }
 
     /// Current (block number, timestamp).
@@ -705,11 +779,16 @@ impl Executor {
     }
 
     fn run(&mut self, env: TxEnv, inspect: bool) -> CallResult {
-        let r = if inspect && self.evm.inspector.enabled {
+        let r = if (inspect && self.evm.inspector.enabled) || self.target.uses_cheatcodes {
             self.evm.inspect_one_tx(env)
         } else {
             self.evm.transact_one(env)
         };
+        if self.target.uses_cheatcodes {
+            // `warp` and `roll` last for the rest of the sequence.
+            self.block_number = self.evm.ctx.block.number.saturating_to();
+            self.timestamp = self.evm.ctx.block.timestamp.saturating_to();
+        }
         match r {
             Ok(res) => convert(res),
             Err(e) => CallResult {
@@ -726,6 +805,12 @@ impl Executor {
     /// the number of points new to the campaign.
     pub fn commit_coverage(&mut self) -> u32 {
         self.evm.inspector.recorder.commit()
+    }
+
+    /// Takes the addresses of contracts created since the last call of this
+    /// (seen only when the call ran under the inspector).
+    pub fn take_created(&mut self) -> Vec<Address> {
+        std::mem::take(&mut self.evm.inspector.created)
     }
 
     /// Takes the words seen in logs since the last call.

@@ -341,3 +341,29 @@ fn property_sender_and_balances_follow_the_config() {
         alloy_primitives::U256::from(12345u64)
     );
 }
+
+#[test]
+fn values_users_expect_created_addresses_string_literals_constants_and_the_initial_block() {
+    for seed in 1..=3 {
+        let r = run(
+            "contracts/matrix/out/Values.json",
+            Some("Values"),
+            TestMode::Property,
+            seed,
+            200_000,
+        );
+        for test in [
+            "echidna_child_not_poked", // an address created at run time
+            "echidna_not_opened",      // a string literal of the source
+            "echidna_not_bought",      // a constant as msg.value
+            "echidna_now_not_seen",    // the initial timestamp as an argument
+        ] {
+            assert_eq!(
+                status(&r, test),
+                "falsified",
+                "{test}, seed {seed}:\n{}",
+                r.text()
+            );
+        }
+    }
+}

@@ -46,6 +46,75 @@ pub struct Dictionary {
     seen: Vec<U256>,
     seen_next: usize,
     pub addresses: Vec<Address>,
+    /// String and hex literals of the sources (for `string` and `bytes`).
+    pub strings: Vec<Vec<u8>>,
+}
+
+/// Addresses a worker remembers at most (senders, deployed and run-time
+/// created contracts).
+pub const ADDRESS_CAP: usize = 128;
+
+/// The string (`"…"`, `'…'`) and hex (`hex"…"`) literals of a source, with
+/// simple escapes decoded; at most 256 of them, each at most 256 bytes.
+fn string_literals(text: &str) -> Vec<Vec<u8>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() && out.len() < 256 {
+        // Skip comments, which hold prose rather than values.
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                i += 1;
+            }
+            i += 2;
+            continue;
+        }
+        if b[i] == b'"' || b[i] == b'\'' {
+            let quote = b[i];
+            let hex = i >= 3 && &b[i - 3..i] == b"hex";
+            let mut j = i + 1;
+            let mut lit = Vec::new();
+            while j < b.len() && b[j] != quote && b[j] != b'\n' {
+                if b[j] == b'\\' && j + 1 < b.len() {
+                    j += 1;
+                    lit.push(match b[j] {
+                        b'n' => b'\n',
+                        b't' => b'\t',
+                        b'r' => b'\r',
+                        b'0' => 0,
+                        c => c,
+                    });
+                } else {
+                    lit.push(b[j]);
+                }
+                j += 1;
+            }
+            if hex {
+                let digits: String = lit
+                    .iter()
+                    .map(|&c| c as char)
+                    .filter(|c| *c != '_')
+                    .collect();
+                if let Ok(bytes) = alloy_primitives::hex::decode(digits) {
+                    lit = bytes;
+                }
+            }
+            if lit.len() <= 256 && !out.contains(&lit) {
+                out.push(lit);
+            }
+            i = j + 1;
+            continue;
+        }
+        i += 1;
+    }
+    out
 }
 
 const SEEN_CAP: usize = 512;
@@ -70,7 +139,13 @@ impl Dictionary {
                 }
             }
         }
+        let mut strings: Vec<Vec<u8>> = Vec::new();
         for text in sources {
+            for lit in string_literals(text) {
+                if !strings.contains(&lit) && strings.len() < 512 {
+                    strings.push(lit);
+                }
+            }
             for word in text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_') {
                 let w = word.replace('_', "");
                 let parsed = if let Some(h) = w.strip_prefix("0x") {
@@ -93,12 +168,36 @@ impl Dictionary {
         }
         constants.sort();
         constants.dedup();
+        let mut addresses = addresses;
+        addresses.dedup();
+        addresses.truncate(ADDRESS_CAP);
         Dictionary {
             constants,
             seen: Vec::new(),
             seen_next: 0,
             addresses,
+            strings,
         }
+    }
+
+    /// Adds constants worth trying (the initial timestamp and block number).
+    pub fn add_constants(&mut self, values: impl IntoIterator<Item = U256>) {
+        self.constants.extend(values);
+        self.constants.sort();
+        self.constants.dedup();
+    }
+
+    /// Remembers an address (a contract created at run time), bounded.
+    pub fn add_address(&mut self, a: Address) {
+        if self.addresses.len() < ADDRESS_CAP && !self.addresses.contains(&a) {
+            self.addresses.push(a);
+        }
+    }
+
+    /// A constant no larger than `max` (for ether values and delays).
+    fn pick_at_most(&self, rng: &mut SmallRng, max: U256) -> Option<U256> {
+        let n = self.constants.partition_point(|c| *c <= max);
+        (n > 0).then(|| self.constants[rng.random_range(0..n)])
     }
 
     /// Remembers a run-time value (bounded; oldest replaced).
@@ -243,7 +342,15 @@ pub fn random_value(rng: &mut SmallRng, dict: &Dictionary, ty: &DynSolType) -> D
             }
             DynSolValue::FixedBytes(B256::from(w), *n)
         }
+        DynSolType::Bytes if !dict.strings.is_empty() && rng.random_bool(0.25) => {
+            DynSolValue::Bytes(dict.strings.choose(rng).expect("non-empty").clone())
+        }
         DynSolType::Bytes => DynSolValue::Bytes(random_bytes(rng, dict, 64)),
+        DynSolType::String if !dict.strings.is_empty() && rng.random_bool(0.4) => {
+            // Source literals that are text (a `string` must be UTF-8 here).
+            let lit = dict.strings.choose(rng).expect("non-empty");
+            DynSolValue::String(String::from_utf8_lossy(lit).into_owned())
+        }
         DynSolType::String => {
             let len = rng.random_range(0..=16);
             let s: String = (0..len)
@@ -294,17 +401,29 @@ pub fn random_tx(
         .map(|t| random_value(rng, dict, t))
         .collect();
     let value = if callable.payable && rng.random_bool(0.5) && !ctx.max_value.is_zero() {
-        let limbs: [u64; 4] = rng.random();
-        U256::from_limbs(limbs) % (ctx.max_value + U256::from(1))
+        // The contract's own constants first (thresholds, prices), then any.
+        match dict.pick_at_most(rng, ctx.max_value) {
+            Some(v) if rng.random_bool(0.3) => v,
+            _ => {
+                let limbs: [u64; 4] = rng.random();
+                U256::from_limbs(limbs) % (ctx.max_value + U256::from(1))
+            }
+        }
     } else {
         U256::ZERO
+    };
+    let delay_of = |rng: &mut SmallRng, max: u64| -> u64 {
+        match dict.pick_at_most(rng, U256::from(max)) {
+            Some(v) if rng.random_bool(0.3) => v.saturating_to(),
+            _ => rng.random_range(0..=max),
+        }
     };
     let delay = if rng.random_bool(0.5) {
         Delay::NONE
     } else {
         Delay {
-            seconds: rng.random_range(0..=ctx.max_time_delay),
-            blocks: rng.random_range(0..=ctx.max_block_delay),
+            seconds: delay_of(rng, ctx.max_time_delay),
+            blocks: delay_of(rng, ctx.max_block_delay),
         }
     };
     Tx {
@@ -354,6 +473,10 @@ pub fn simplify(rng: &mut SmallRng, v: &DynSolValue) -> Option<DynSolValue> {
         }
         DynSolValue::FixedBytes(w, n) if !w.is_zero() => {
             Some(DynSolValue::FixedBytes(B256::ZERO, *n))
+        }
+        // Addresses shrink toward the default sender, then zero.
+        DynSolValue::Address(a) if *a != crate::executor::DEFAULT_SENDERS[0] && !a.is_zero() => {
+            Some(DynSolValue::Address(crate::executor::DEFAULT_SENDERS[0]))
         }
         DynSolValue::Array(items) if !items.is_empty() => {
             let mut items = items.clone();
@@ -461,6 +584,25 @@ mod tests {
             assert!(d.constants.contains(&U256::from(v)), "{v}");
         }
         assert!(!d.constants.contains(&U256::from(0x100)));
+    }
+
+    #[test]
+    fn string_and_hex_literals_are_mined_comments_are_not() {
+        let d = Dictionary::mine(
+            &[],
+            &[
+                "// \"not me\"\nrequire(keccak256(bytes(s)) == keccak256(\"open sesame\"), 'no\\n');\nbytes x = hex\"beef\";",
+            ],
+            vec![],
+        );
+        assert!(
+            d.strings.contains(&b"open sesame".to_vec()),
+            "{:?}",
+            d.strings
+        );
+        assert!(d.strings.contains(&b"no\n".to_vec()));
+        assert!(d.strings.contains(&vec![0xbe, 0xef]));
+        assert!(!d.strings.iter().any(|s| s == b"not me"));
     }
 
     #[test]

@@ -245,6 +245,9 @@ impl Worker {
             for w in self.ex.take_log_words() {
                 self.dict.add_b256(w);
             }
+            for a in self.ex.take_created() {
+                self.dict.add_address(a);
+            }
             executed.push(tx);
             gas.push(r.gas_used);
             let new = self.ex.commit_coverage();

@@ -2,6 +2,7 @@
 //! `JUMPI` direction of the target's code into the worker's coverage row, and
 //! keeps the words of emitted logs for the argument dictionary.
 
+use super::cheatcodes::{CHEATCODE_ADDRESS, Cheatcodes, Ctx};
 use crate::coverage::{CodeId, Recorder};
 use alloy_primitives::{Address, B256, Log};
 use revm::Inspector;
@@ -24,6 +25,11 @@ pub struct CoverageInspector {
     pub(crate) enabled: bool,
     /// Words seen in logs (topics and 32-byte data chunks) since last drained.
     pub(crate) log_words: Vec<B256>,
+    /// Cheatcode state (pranks, labels); calls to the cheatcode address are
+    /// answered here.
+    pub(crate) cheats: Cheatcodes,
+    /// Contracts created since last drained (bounded), for the dictionary.
+    pub(crate) created: Vec<Address>,
 }
 
 impl CoverageInspector {
@@ -35,6 +41,8 @@ impl CoverageInspector {
             frames: Vec::with_capacity(8),
             enabled: true,
             log_words: Vec::new(),
+            cheats: Cheatcodes::default(),
+            created: Vec::new(),
         }
     }
 
@@ -46,9 +54,9 @@ impl CoverageInspector {
     }
 }
 
-impl<CTX> Inspector<CTX> for CoverageInspector {
+impl Inspector<Ctx> for CoverageInspector {
     #[inline]
-    fn step(&mut self, interp: &mut Interpreter, _context: &mut CTX) {
+    fn step(&mut self, interp: &mut Interpreter, _context: &mut Ctx) {
         if !self.enabled {
             return;
         }
@@ -64,7 +72,7 @@ impl<CTX> Inspector<CTX> for CoverageInspector {
         }
     }
 
-    fn log(&mut self, _context: &mut CTX, log: Log) {
+    fn log(&mut self, _context: &mut Ctx, log: Log) {
         if self.log_words.len() < 64 {
             self.log_words.extend(log.data.topics().iter().copied());
             for chunk in log.data.data.chunks(32) {
@@ -75,17 +83,23 @@ impl<CTX> Inspector<CTX> for CoverageInspector {
         }
     }
 
-    fn call(&mut self, _context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
+    fn call(&mut self, context: &mut Ctx, inputs: &mut CallInputs) -> Option<CallOutcome> {
+        if inputs.bytecode_address == CHEATCODE_ADDRESS {
+            // call_end runs for this answer too: keep the frames balanced.
+            self.frames.push(None);
+            return Some(self.cheats.call(context, inputs));
+        }
+        self.cheats.apply_prank(context, inputs);
         let code = self.runtime_of(inputs.bytecode_address);
         self.frames.push(code);
         None
     }
 
-    fn call_end(&mut self, _context: &mut CTX, _inputs: &CallInputs, _outcome: &mut CallOutcome) {
+    fn call_end(&mut self, _context: &mut Ctx, _inputs: &CallInputs, _outcome: &mut CallOutcome) {
         self.frames.pop();
     }
 
-    fn create(&mut self, _context: &mut CTX, _inputs: &mut CreateInputs) -> Option<CreateOutcome> {
+    fn create(&mut self, _context: &mut Ctx, _inputs: &mut CreateInputs) -> Option<CreateOutcome> {
         let code = self.next_creation.take();
         self.frames.push(code);
         None
@@ -93,10 +107,16 @@ impl<CTX> Inspector<CTX> for CoverageInspector {
 
     fn create_end(
         &mut self,
-        _context: &mut CTX,
+        _context: &mut Ctx,
         _inputs: &CreateInputs,
-        _outcome: &mut CreateOutcome,
+        outcome: &mut CreateOutcome,
     ) {
         self.frames.pop();
+        if let Some(a) = outcome.address
+            && outcome.result.is_ok()
+            && self.created.len() < 16
+        {
+            self.created.push(a);
+        }
     }
 }

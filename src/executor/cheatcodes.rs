@@ -1,0 +1,389 @@
+//! hevm / Foundry cheatcodes at `0x7109709ECfa91a80626fF3989D68f67F5b1DD12D`:
+//! what Echidna harnesses and Foundry invariant tests call (`hevm.warp`,
+//! `vm.prank`, `vm.deal`, `vm.store`, …). The inspector answers calls to that
+//! address itself; nothing runs there. An unknown cheatcode reverts with a
+//! message naming its selector. `ffi` runs a command only when the config
+//! says `allowFFI: true`.
+
+use alloy_dyn_abi::{DynSolValue, JsonAbiExt};
+use alloy_json_abi::Function;
+use alloy_primitives::{Address, B256, Bytes, U256, address, hex};
+use revm::bytecode::Bytecode;
+use revm::context_interface::JournalTr;
+use revm::context_interface::journaled_state::account::JournaledAccountTr;
+use revm::database::{CacheDB, EmptyDB};
+use revm::handler::MainnetContext;
+use revm::interpreter::{CallInputs, CallOutcome, Gas, InstructionResult, InterpreterResult};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The cheatcode address (`address(uint160(uint256(keccak256("hevm cheat code"))))`).
+pub const CHEATCODE_ADDRESS: Address = address!("7109709ecfa91a80626ff3989d68f67f5b1dd12d");
+
+pub(crate) type Ctx = MainnetContext<CacheDB<EmptyDB>>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cheat {
+    Warp,
+    Roll,
+    Fee,
+    ChainId,
+    Coinbase,
+    Prevrandao,
+    Prank,
+    StartPrank,
+    StopPrank,
+    Deal,
+    Store,
+    Load,
+    Etch,
+    Addr,
+    Sign,
+    Label,
+    GetNonce,
+    SetNonce,
+    Assume,
+    ToString,
+    Ffi,
+}
+
+const SIGNATURES: &[(&str, Cheat)] = &[
+    ("warp(uint256)", Cheat::Warp),
+    ("roll(uint256)", Cheat::Roll),
+    ("fee(uint256)", Cheat::Fee),
+    ("chainId(uint256)", Cheat::ChainId),
+    ("coinbase(address)", Cheat::Coinbase),
+    ("prevrandao(bytes32)", Cheat::Prevrandao),
+    ("prevrandao(uint256)", Cheat::Prevrandao),
+    ("difficulty(uint256)", Cheat::Prevrandao),
+    ("prank(address)", Cheat::Prank),
+    ("prank(address,address)", Cheat::Prank),
+    ("startPrank(address)", Cheat::StartPrank),
+    ("startPrank(address,address)", Cheat::StartPrank),
+    ("stopPrank()", Cheat::StopPrank),
+    ("deal(address,uint256)", Cheat::Deal),
+    ("store(address,bytes32,bytes32)", Cheat::Store),
+    ("load(address,bytes32)(bytes32)", Cheat::Load),
+    ("etch(address,bytes)", Cheat::Etch),
+    ("addr(uint256)(address)", Cheat::Addr),
+    ("sign(uint256,bytes32)(uint8,bytes32,bytes32)", Cheat::Sign),
+    ("label(address,string)", Cheat::Label),
+    ("getNonce(address)(uint64)", Cheat::GetNonce),
+    ("setNonce(address,uint64)", Cheat::SetNonce),
+    ("assume(bool)", Cheat::Assume),
+    ("toString(address)(string)", Cheat::ToString),
+    ("toString(uint256)(string)", Cheat::ToString),
+    ("toString(int256)(string)", Cheat::ToString),
+    ("toString(bool)(string)", Cheat::ToString),
+    ("toString(bytes32)(string)", Cheat::ToString),
+    ("toString(bytes)(string)", Cheat::ToString),
+    ("ffi(string[])(bytes)", Cheat::Ffi),
+];
+
+fn table() -> &'static [(Function, Cheat)] {
+    static TABLE: OnceLock<Vec<(Function, Cheat)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        SIGNATURES
+            .iter()
+            .map(|(s, c)| (Function::parse(s).expect("cheatcode signatures parse"), *c))
+            .collect()
+    })
+}
+
+/// The signatures rudder answers (for docs and tests).
+pub fn supported() -> impl Iterator<Item = &'static str> {
+    SIGNATURES.iter().map(|(s, _)| *s)
+}
+
+/// An active prank: calls made by `prankster` from `depth` appear to come
+/// from `sender` (and, when set, the transaction from `origin`).
+#[derive(Clone, Debug)]
+struct Prank {
+    prankster: Address,
+    sender: Address,
+    origin: Option<Address>,
+    depth: usize,
+    single: bool,
+}
+
+/// Cheatcode state of one EVM: pranks and labels (reset with each sequence).
+#[derive(Debug, Default)]
+pub struct Cheatcodes {
+    prank: Option<Prank>,
+    /// Names given with `label`, shown nowhere yet but kept for traces.
+    pub labels: HashMap<Address, String>,
+    /// `allowFFI`: whether `ffi` may run commands.
+    pub allow_ffi: bool,
+}
+
+fn word(v: &DynSolValue) -> U256 {
+    match v {
+        DynSolValue::Uint(u, _) => *u,
+        DynSolValue::Int(i, _) => i.into_raw(),
+        DynSolValue::FixedBytes(b, _) => U256::from_be_bytes(b.0),
+        DynSolValue::Bool(b) => U256::from(*b as u8),
+        DynSolValue::Address(a) => U256::from_be_slice(a.as_slice()),
+        _ => U256::ZERO,
+    }
+}
+
+fn addr(v: &DynSolValue) -> Address {
+    v.as_address().unwrap_or_default()
+}
+
+fn b32(v: &DynSolValue) -> B256 {
+    B256::from(word(v).to_be_bytes::<32>())
+}
+
+/// `Error(string)` revert data.
+pub fn revert_data(message: &str) -> Bytes {
+    let mut data = vec![0x08, 0xc3, 0x79, 0xa0];
+    data.extend(DynSolValue::String(message.to_string()).abi_encode_params());
+    data.into()
+}
+
+impl Cheatcodes {
+    pub fn new(allow_ffi: bool) -> Self {
+        Cheatcodes {
+            allow_ffi,
+            ..Default::default()
+        }
+    }
+
+    /// Forgets pranks (a new sequence starts from the deployed state).
+    pub fn reset(&mut self) {
+        self.prank = None;
+    }
+
+    /// Rewrites the caller of a call made while a prank is active.
+    pub(crate) fn apply_prank(&mut self, ctx: &mut Ctx, inputs: &mut CallInputs) {
+        let Some(p) = &self.prank else { return };
+        if inputs.caller != p.prankster || ctx.journaled_state.depth != p.depth {
+            return;
+        }
+        inputs.caller = p.sender;
+        if let Some(o) = p.origin {
+            ctx.tx.caller = o;
+        }
+        if p.single {
+            self.prank = None;
+        }
+    }
+
+    /// Answers a call to [`CHEATCODE_ADDRESS`].
+    pub(crate) fn call(&mut self, ctx: &mut Ctx, inputs: &CallInputs) -> CallOutcome {
+        let data = inputs.input.bytes(ctx);
+        let (result, output) = match self.run(ctx, inputs.caller, &data) {
+            Ok(out) => (InstructionResult::Return, out),
+            Err(message) => (InstructionResult::Revert, revert_data(&message)),
+        };
+        CallOutcome::new(
+            InterpreterResult::new(result, output, Gas::new(inputs.gas_limit)),
+            inputs.return_memory_offset.clone(),
+        )
+    }
+
+    fn run(&mut self, ctx: &mut Ctx, caller: Address, data: &[u8]) -> Result<Bytes, String> {
+        if data.len() < 4 {
+            return Err("cheatcode call without a selector".into());
+        }
+        let Some((f, cheat)) = table().iter().find(|(f, _)| f.selector()[..] == data[..4]) else {
+            return Err(format!(
+                "unknown cheatcode 0x{} (rudder supports: {})",
+                hex::encode(&data[..4]),
+                SIGNATURES
+                    .iter()
+                    .map(|(s, _)| *s)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        };
+        let args = f
+            .abi_decode_input(&data[4..])
+            .map_err(|e| format!("cheatcode {}: bad arguments: {e}", f.signature()))?;
+        fn db_err<E: std::fmt::Debug>(e: E) -> String {
+            format!("state access failed: {e:?}")
+        }
+        let out: Vec<DynSolValue> = match cheat {
+            Cheat::Warp => {
+                ctx.block.timestamp = word(&args[0]);
+                vec![]
+            }
+            Cheat::Roll => {
+                ctx.block.number = word(&args[0]);
+                vec![]
+            }
+            Cheat::Fee => {
+                ctx.block.basefee = word(&args[0]).saturating_to();
+                vec![]
+            }
+            Cheat::ChainId => {
+                ctx.cfg.chain_id = word(&args[0]).saturating_to();
+                vec![]
+            }
+            Cheat::Coinbase => {
+                ctx.block.beneficiary = addr(&args[0]);
+                vec![]
+            }
+            Cheat::Prevrandao => {
+                ctx.block.prevrandao = Some(b32(&args[0]));
+                ctx.block.difficulty = word(&args[0]);
+                vec![]
+            }
+            Cheat::Prank | Cheat::StartPrank => {
+                self.prank = Some(Prank {
+                    prankster: caller,
+                    sender: addr(&args[0]),
+                    origin: args.get(1).map(addr),
+                    depth: ctx.journaled_state.depth,
+                    single: *cheat == Cheat::Prank,
+                });
+                vec![]
+            }
+            Cheat::StopPrank => {
+                self.prank = None;
+                vec![]
+            }
+            Cheat::Deal => {
+                let who = addr(&args[0]);
+                let mut acc = ctx
+                    .journaled_state
+                    .load_account_mut(who)
+                    .map_err(db_err)?
+                    .data;
+                acc.set_balance(word(&args[1]));
+                vec![]
+            }
+            Cheat::Store => {
+                let who = addr(&args[0]);
+                ctx.journaled_state.load_account(who).map_err(db_err)?;
+                ctx.journaled_state
+                    .sstore(who, word(&args[1]), word(&args[2]))
+                    .map_err(db_err)?;
+                vec![]
+            }
+            Cheat::Load => {
+                let who = addr(&args[0]);
+                ctx.journaled_state.load_account(who).map_err(db_err)?;
+                let v = ctx
+                    .journaled_state
+                    .sload(who, word(&args[1]))
+                    .map_err(db_err)?
+                    .data;
+                vec![DynSolValue::FixedBytes(
+                    B256::from(v.to_be_bytes::<32>()),
+                    32,
+                )]
+            }
+            Cheat::Etch => {
+                let who = addr(&args[0]);
+                let code = args[1].as_bytes().unwrap_or_default().to_vec();
+                ctx.journaled_state.load_account(who).map_err(db_err)?;
+                ctx.journaled_state
+                    .set_code(who, Bytecode::new_raw(code.into()));
+                vec![]
+            }
+            Cheat::Addr => {
+                let key = signing_key(&args[0])?;
+                let point = key.verifying_key().to_encoded_point(false);
+                let hash = alloy_primitives::keccak256(&point.as_bytes()[1..]);
+                vec![DynSolValue::Address(Address::from_slice(&hash[12..]))]
+            }
+            Cheat::Sign => {
+                let key = signing_key(&args[0])?;
+                let digest = b32(&args[1]);
+                let (sig, recid) = key
+                    .sign_prehash_recoverable(digest.as_slice())
+                    .map_err(|e| format!("sign: {e}"))?;
+                let bytes = sig.to_bytes();
+                vec![
+                    DynSolValue::Uint(U256::from(27 + recid.to_byte()), 8),
+                    DynSolValue::FixedBytes(B256::from_slice(&bytes[..32]), 32),
+                    DynSolValue::FixedBytes(B256::from_slice(&bytes[32..]), 32),
+                ]
+            }
+            Cheat::Label => {
+                let name = args[1].as_str().unwrap_or_default().to_string();
+                self.labels.insert(addr(&args[0]), name);
+                vec![]
+            }
+            Cheat::GetNonce => {
+                let who = addr(&args[0]);
+                let nonce = ctx
+                    .journaled_state
+                    .load_account(who)
+                    .map_err(db_err)?
+                    .data
+                    .info
+                    .nonce;
+                vec![DynSolValue::Uint(U256::from(nonce), 64)]
+            }
+            Cheat::SetNonce => {
+                let who = addr(&args[0]);
+                let mut acc = ctx
+                    .journaled_state
+                    .load_account_mut(who)
+                    .map_err(db_err)?
+                    .data;
+                acc.set_nonce(word(&args[1]).saturating_to());
+                vec![]
+            }
+            Cheat::Assume => {
+                if word(&args[0]).is_zero() {
+                    return Err("vm.assume rejected the input".into());
+                }
+                vec![]
+            }
+            Cheat::ToString => vec![DynSolValue::String(to_string(&args[0]))],
+            Cheat::Ffi => vec![DynSolValue::Bytes(self.ffi(&args[0])?)],
+        };
+        Ok(if out.is_empty() {
+            Bytes::new()
+        } else {
+            DynSolValue::Tuple(out).abi_encode_params().into()
+        })
+    }
+
+    /// Runs `argv` when `allowFFI` is on; returns its stdout (hex-decoded
+    /// when it is hex, as Foundry does).
+    fn ffi(&self, argv: &DynSolValue) -> Result<Vec<u8>, String> {
+        if !self.allow_ffi {
+            return Err(
+                "ffi is disabled: set `allowFFI: true` in the config to let contracts run commands"
+                    .into(),
+            );
+        }
+        let args: Vec<String> = argv
+            .as_array()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
+        let (cmd, rest) = args.split_first().ok_or("ffi needs a command")?;
+        let out = std::process::Command::new(cmd)
+            .args(rest)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("ffi {cmd}: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let trimmed = text.trim();
+        Ok(hex::decode(trimmed).unwrap_or_else(|_| trimmed.as_bytes().to_vec()))
+    }
+}
+
+fn signing_key(v: &DynSolValue) -> Result<k256::ecdsa::SigningKey, String> {
+    k256::ecdsa::SigningKey::from_slice(&word(v).to_be_bytes::<32>())
+        .map_err(|_| "the private key must be in 1..secp256k1n".to_string())
+}
+
+fn to_string(v: &DynSolValue) -> String {
+    match v {
+        DynSolValue::Address(a) => a.to_checksum(None),
+        DynSolValue::Uint(u, _) => u.to_string(),
+        DynSolValue::Int(i, _) => i.to_string(),
+        DynSolValue::Bool(b) => b.to_string(),
+        DynSolValue::FixedBytes(b, _) => format!("{b}"),
+        DynSolValue::Bytes(b) => format!("0x{}", hex::encode(b)),
+        other => format!("{other:?}"),
+    }
+}

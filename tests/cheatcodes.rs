@@ -1,0 +1,137 @@
+//! One test per cheatcode (contracts/matrix/Cheats.sol): each `check_*`
+//! function calls a cheatcode and asserts its effect; here each must succeed.
+
+use alloy_primitives::{Bytes, U256};
+use rudder::artifacts::Project;
+use rudder::executor::{DEFAULT_SENDERS, EvmSettings, Executor, Outcome, RevertReason, Target};
+use std::path::Path;
+use std::sync::Arc;
+
+fn executor(allow_ffi: bool) -> Executor {
+    let project = Arc::new(Project::load(Path::new("contracts/matrix/out/Cheats.json")).unwrap());
+    let contract = project.contract(Some("Cheats")).unwrap().clone();
+    let settings = EvmSettings {
+        allow_ffi,
+        ..EvmSettings::default()
+    };
+    let t = Arc::new(Target::deploy(project, &contract, settings, 1).unwrap());
+    assert!(t.uses_cheatcodes);
+    t.executor(0)
+}
+
+fn call(ex: &mut Executor, name: &str) -> Outcome {
+    let f = ex
+        .target()
+        .functions
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"))
+        .clone();
+    ex.reset();
+    let r = ex.call_raw(
+        DEFAULT_SENDERS[0],
+        Bytes::copy_from_slice(&f.selector()[..]),
+        U256::ZERO,
+        true,
+    );
+    r.outcome
+}
+
+fn passes(name: &str) {
+    let mut ex = executor(false);
+    let o = call(&mut ex, name);
+    assert!(o.is_success(), "{name}: {o}");
+}
+
+macro_rules! cheat_tests {
+    ($($test:ident => $f:literal),* $(,)?) => {
+        $( #[test] fn $test() { passes($f); } )*
+    };
+}
+
+cheat_tests! {
+    warp_and_roll_in_the_constructor_last => "check_constructor_block",
+    warp => "check_warp",
+    roll => "check_roll",
+    fee => "check_fee",
+    chain_id => "check_chainId",
+    coinbase => "check_coinbase",
+    prevrandao => "check_prevrandao",
+    difficulty => "check_difficulty",
+    prank => "check_prank",
+    prank_with_origin => "check_prank_origin",
+    start_prank_and_stop_prank => "check_startPrank_stopPrank",
+    deal => "check_deal",
+    store_and_load => "check_store_load",
+    etch => "check_etch",
+    addr_and_sign => "check_addr_sign",
+    label => "check_label",
+    get_nonce_and_set_nonce => "check_nonces",
+    assume_true => "check_assume_true",
+    to_string => "check_toString",
+}
+
+fn revert_message(o: &Outcome) -> String {
+    match o {
+        Outcome::Revert {
+            reason: RevertReason::Error(m),
+        } => m.clone(),
+        other => panic!("expected a revert with a message, got {other}"),
+    }
+}
+
+#[test]
+fn assume_false_rejects_the_call() {
+    let mut ex = executor(false);
+    let o = call(&mut ex, "reject_assume_false");
+    assert!(revert_message(&o).contains("assume"), "{o}");
+}
+
+#[test]
+fn an_unknown_cheatcode_reverts_naming_its_selector() {
+    let mut ex = executor(false);
+    let o = call(&mut ex, "reject_unknown");
+    let sel = alloy_primitives::hex::encode(&alloy_primitives::keccak256("notACheatcode()")[..4]);
+    let m = revert_message(&o);
+    assert!(m.contains(&format!("0x{sel}")), "{m}");
+}
+
+#[test]
+fn ffi_is_off_unless_allowed() {
+    let mut ex = executor(false);
+    let m = revert_message(&call(&mut ex, "reject_ffi"));
+    assert!(m.contains("allowFFI"), "{m}");
+    let mut ex = executor(true);
+    let o = call(&mut ex, "reject_ffi");
+    assert!(o.is_success(), "with allowFFI: {o}");
+}
+
+#[test]
+fn warp_inside_a_fuzzed_call_breaks_a_property_on_three_seeds() {
+    use rudder::campaign::Campaign;
+    use rudder::config::Config;
+    for seed in 1..=3 {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            workers: Some(1),
+            seed: Some(seed),
+            test_limit: 50_000,
+            ..Config::default()
+        };
+        let mut c = Campaign::new(
+            Path::new("contracts/matrix/out/Cheats.json"),
+            Some("Cheats"),
+            config,
+            Some(dir.path().into()),
+        )
+        .unwrap();
+        c.start().unwrap();
+        let r = c.wait();
+        let t = r
+            .tests
+            .iter()
+            .find(|t| t.name == "echidna_not_far_future")
+            .unwrap();
+        assert_eq!(t.status, "falsified", "seed {seed}:\n{}", r.text());
+    }
+}
