@@ -326,3 +326,26 @@ fn absurd_limits_are_refused_naming_the_key() {
     }
     let _ = TestMode::Property;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn root_level_schema_errors_name_the_properties() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign("Token", config(1), dir.path());
+    let server = RudderServer::new(CampaignTools::new(c.control()));
+    let v = tool(&server, "read_logs", json!({ "bogusField": 1 })).await;
+    assert_eq!(v["error"]["details"]["field"], "bogusField", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("bogusField: not a parameter of read_logs"),
+        "{v}"
+    );
+    let v = tool(&server, "find_transaction_in_corpus", json!({})).await;
+    let m = v["error"]["message"].as_str().unwrap();
+    assert!(
+        m.contains("functionSignature") && m.contains("sender") && m.contains("minValue"),
+        "{v}"
+    );
+    assert!(!m.contains("anyOf"), "{v}");
+}

@@ -292,8 +292,16 @@ fn random_int(rng: &mut SmallRng, dict: &Dictionary, bits: usize) -> I256 {
     } else {
         v
     };
-    if rng.random_bool(0.2) {
+    let v = if rng.random_bool(0.2) {
         v.wrapping_neg()
+    } else {
+        v
+    };
+    // Negating the type's minimum (-128 for int8) leaves the type: wrap it
+    // back into `bits` (found by the print_parse_roundtrip fuzz target).
+    if bits < 256 {
+        let shift = 256 - bits;
+        (v << shift).asr(shift)
     } else {
         v
     }
@@ -603,6 +611,20 @@ mod tests {
         assert!(d.strings.contains(&b"no\n".to_vec()));
         assert!(d.strings.contains(&vec![0xbe, 0xef]));
         assert!(!d.strings.iter().any(|s| s == b"not me"));
+    }
+
+    #[test]
+    fn signed_values_stay_inside_their_width() {
+        let d = Dictionary::mine(&[], &["128 255 32768"], vec![]);
+        let mut rng = SmallRng::seed_from_u64(4);
+        for bits in [8usize, 16, 24, 64, 128] {
+            let lo = -(I256::ONE << (bits - 1));
+            let hi = (I256::ONE << (bits - 1)) - I256::ONE;
+            for _ in 0..20_000 {
+                let v = random_int(&mut rng, &d, bits);
+                assert!(v >= lo && v <= hi, "int{bits}: {v}");
+            }
+        }
     }
 
     #[test]

@@ -101,13 +101,7 @@ impl RudderServer {
             .ok_or_else(|| ToolError::not_found(name))?;
         let args = Value::Object(args.unwrap_or_default());
         if let Some(first) = def.validator.iter_errors(&args).next() {
-            let path = first.instance_path().to_string();
-            let field = path.trim_start_matches('/').replace('/', ".");
-            let message = if field.is_empty() {
-                first.to_string()
-            } else {
-                format!("{field}: {first}")
-            };
+            let (field, message) = describe_violation(&first, &def.tool);
             return Err(ToolError::invalid(message)
                 .with_details(serde_json::json!({ "field": field, "schemaPath": first.schema_path().to_string() })));
         }
@@ -125,6 +119,58 @@ impl RudderServer {
         };
         joined
             .unwrap_or_else(|join| Err(ToolError::internal(format!("tool {name} failed: {join}"))))
+    }
+}
+
+/// The field a schema violation concerns and a message that names it. An
+/// error at the root (unknown, missing or "at least one of" properties)
+/// names the properties involved rather than quoting the schema keyword.
+fn describe_violation(e: &jsonschema::ValidationError<'_>, tool: &Tool) -> (String, String) {
+    use jsonschema::error::ValidationErrorKind as K;
+    let path = e.instance_path().to_string();
+    let field = path.trim_start_matches('/').replace('/', ".");
+    if !field.is_empty() {
+        return (field.clone(), format!("{field}: {e}"));
+    }
+    match e.kind() {
+        K::AdditionalProperties { unexpected } => {
+            let known: Vec<&str> = tool
+                .input_schema
+                .get("properties")
+                .and_then(|p| p.as_object())
+                .map(|p| p.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            let names = unexpected.join(", ");
+            (
+                names.clone(),
+                format!(
+                    "{names}: not a parameter of {} (parameters: {})",
+                    tool.name,
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            )
+        }
+        K::Required { property } => {
+            let name = property.as_str().unwrap_or("").to_string();
+            (name.clone(), format!("{name}: required"))
+        }
+        K::AnyOf { .. } => {
+            let names: Vec<String> = tool
+                .input_schema
+                .get("properties")
+                .and_then(|p| p.as_object())
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default();
+            (
+                names.join(", "),
+                format!("at least one of {} is required", names.join(", ")),
+            )
+        }
+        _ => ("arguments".into(), format!("arguments: {e}")),
     }
 }
 
