@@ -36,3 +36,45 @@ fn official_python_client_over_stdio_and_http() {
     );
     assert!(stdout.contains("e2e: all checks passed"), "{stdout}");
 }
+
+/// The short version of the load test (20 clients for 5 s over loopback
+/// HTTP): every call answered, none failed. The long mode, 100 clients for
+/// 60 s, is `.venv/bin/python tests/e2e/load.py target/release/rudder /tmp/load 100 60`
+/// (numbers in BENCHMARKS.md).
+#[test]
+fn load_many_http_clients_all_answered() {
+    let setup = Command::new("bash")
+        .arg("scripts/setup-python.sh")
+        .output()
+        .expect("bash");
+    assert!(
+        setup.status.success(),
+        "{}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    let python = String::from_utf8_lossy(&setup.stdout)
+        .trim()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new(python)
+        .arg("tests/e2e/load.py")
+        .arg(env!("CARGO_BIN_EXE_rudder"))
+        .arg(work.path())
+        .args(["20", "5"])
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "load failed\nstdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(stdout.trim().lines().last().unwrap()).unwrap();
+    assert_eq!(summary["errors"], 0, "{summary}");
+    assert!(summary["tool_calls"].as_u64().unwrap() > 100, "{summary}");
+}

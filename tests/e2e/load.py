@@ -1,0 +1,136 @@
+"""Load on the MCP control plane over loopback HTTP: CLIENTS concurrent
+official-`mcp` clients for SECONDS, mixing reads (read_logs, status,
+get_corpus_size, show_coverage, inspect_corpus_transactions) with injections,
+against a campaign whose workers keep both cores busy.
+
+usage: load.py RUDDER_BIN WORKDIR CLIENTS SECONDS
+Prints one JSON summary line (errors, server-side read latency percentiles
+from each result's `_meta.latencyUs`, calls/s before and under load) and
+exits non-zero if any call failed or got no answer.
+"""
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+from mcp import ClientSession
+from mcp.client.streamable_http import streamablehttp_client
+
+RUDDER, WORK, CLIENTS, SECONDS = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+TARGET = "contracts/out/Token.json"
+READS = [
+    ("read_logs", {"count": 20}),
+    ("status", {}),
+    ("get_corpus_size", {}),
+    ("show_coverage", {}),
+    ("inspect_corpus_transactions", {"limit": 5}),
+]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pct(xs, p):
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+async def calls_per_second(url, seconds):
+    async with streamablehttp_client(url) as (read, write, _):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            a = (await s.call_tool("status", {})).structuredContent["calls"]
+            t0 = time.monotonic()
+            await asyncio.sleep(seconds)
+            b = (await s.call_tool("status", {})).structuredContent["calls"]
+            return (b - a) / (time.monotonic() - t0)
+
+
+async def main():
+    port = free_port()
+    proc = subprocess.Popen(
+        [RUDDER, "fuzz", TARGET, "--workers", "2", "--seed", "7", "--keep-alive",
+         "--test-limit", "1000000000000", "--timeout", str(int(SECONDS + 120)),
+         "--out-dir", os.path.join(WORK, "load"), "--mcp-http", f"127.0.0.1:{port}",
+         "--mcp-max-sessions", str(CLIENTS + 16)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    stats = {"calls": 0, "errors": [], "busy": 0, "latency_us": [], "injections": 0}
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                if proc.poll() is not None:
+                    raise SystemExit(f"FAILED: rudder exited: {proc.stderr.read()}")
+                if time.monotonic() > deadline:
+                    raise SystemExit("FAILED: HTTP server did not start")
+                await asyncio.sleep(0.05)
+        before = await calls_per_second(url, 3)
+
+        async def client(i):
+            async with streamablehttp_client(url) as (read, write, _):
+                async with ClientSession(read, write) as s:
+                    await s.initialize()
+                    end = time.monotonic() + SECONDS
+                    n = 0
+                    while time.monotonic() < end:
+                        n += 1
+                        if n % 20 == 0:
+                            name, args = "inject_transaction", {"sequence": [f"transfer(0x0000000000000000000000000000000000010000, {i})"]}
+                        else:
+                            name, args = READS[(i + n) % len(READS)]
+                        try:
+                            r = await asyncio.wait_for(s.call_tool(name, args), timeout=30)
+                        except Exception as e:  # no answer is an error
+                            stats["errors"].append(f"{name}: {type(e).__name__}: {e}")
+                            continue
+                        stats["calls"] += 1
+                        v = r.structuredContent or {}
+                        if r.isError:
+                            if v.get("error", {}).get("details", {}).get("reason") == "busy":
+                                stats["busy"] += 1
+                            else:
+                                stats["errors"].append(f"{name}: {v}")
+                            continue
+                        if name == "inject_transaction":
+                            stats["injections"] += 1
+                        elif r.meta and "latencyUs" in r.meta:
+                            stats["latency_us"].append(r.meta["latencyUs"])
+
+        load_task = asyncio.gather(*(client(i) for i in range(CLIENTS)))
+        await asyncio.sleep(min(2.0, SECONDS / 3))
+        during = await calls_per_second(url, max(1.0, SECONDS / 3))
+        await load_task
+        lat = stats["latency_us"]
+        summary = {
+            "clients": CLIENTS, "seconds": SECONDS, "tool_calls": stats["calls"],
+            "errors": len(stats["errors"]), "busy_refusals": stats["busy"],
+            "injections": stats["injections"],
+            "read_latency_us": {"p50": pct(lat, 50), "p95": pct(lat, 95), "p99": pct(lat, 99), "max": max(lat) if lat else None},
+            "campaign_calls_per_s": {"before": round(before), "under_load": round(during),
+                                      "drop_percent": round(100 * (1 - during / before), 1) if before else None},
+        }
+        print(json.dumps(summary))
+        if stats["errors"]:
+            raise SystemExit("FAILED: " + "; ".join(stats["errors"][:5]))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+asyncio.run(main())
