@@ -385,6 +385,50 @@ impl Stores {
             && self.panic_requests.fetch_and(!bit, Ordering::AcqRel) & bit != 0
     }
 
+    /// Records a falsification found outside the workers (reloaded from the
+    /// corpus directory, or true right after deployment): shrinking done,
+    /// persisted when `persist`, reported as a `PropertyFalsified` event.
+    pub(crate) fn settle_falsified(
+        &self,
+        case: &TestCase,
+        reason: String,
+        original: Vec<Tx>,
+        shrunk: Vec<Tx>,
+        shrink_steps: u64,
+        persist: bool,
+    ) {
+        let calls = if shrunk.is_empty() {
+            original.len()
+        } else {
+            shrunk.len()
+        } as u32;
+        self.tests.claim(case.id);
+        self.tests.set_falsified(
+            case.id,
+            properties::Falsification {
+                worker: None,
+                found_ms: now_ms(),
+                reason,
+                original,
+                shrunk,
+                shrink_steps,
+                shrink_done: true,
+                gas_used: 0,
+            },
+        );
+        if persist {
+            self.persist_reproducer(case.id);
+        }
+        self.emit(
+            WorkerId(self.workers as u32),
+            Payload::PropertyFalsified {
+                test: case.id,
+                calls,
+                gas_used: 0,
+            },
+        );
+    }
+
     /// The folder exports (LCOV from `dump_lcov`) are written to.
     pub fn exports_dir(&self) -> PathBuf {
         self.out_dir.join("exports")
@@ -805,7 +849,6 @@ impl Campaign {
             } else {
                 &shrunk
             };
-            let calls = seq.len() as u32;
             if w.fails(case, seq).is_none() {
                 self.warnings.push(format!(
                     "reproducer {} no longer fails; the test is open again",
@@ -822,31 +865,13 @@ impl Campaign {
                 let (s2, steps) = shrink::shrink(&mut w, case, from);
                 (s2, steps)
             };
-            let resumed_shrink = !stored.shrink_done;
-            s.tests.claim(case.id);
-            s.tests.set_falsified(
-                case.id,
-                properties::Falsification {
-                    worker: None,
-                    found_ms: now_ms(),
-                    reason: stored.reason,
-                    shrink_done: true,
-                    original,
-                    shrunk,
-                    shrink_steps,
-                    gas_used: 0,
-                },
-            );
-            if resumed_shrink {
-                s.persist_reproducer(case.id);
-            }
-            s.emit(
-                WorkerId(row as u32),
-                Payload::PropertyFalsified {
-                    test: case.id,
-                    calls,
-                    gas_used: 0,
-                },
+            s.settle_falsified(
+                case,
+                stored.reason,
+                original,
+                shrunk,
+                shrink_steps,
+                !stored.shrink_done,
             );
         }
         // Properties must hold right after deployment too: a property that
@@ -859,29 +884,8 @@ impl Campaign {
                     continue;
                 }
                 if let Some(reason) = w.property_fails(case) {
-                    s.tests.claim(case.id);
-                    s.tests.set_falsified(
-                        case.id,
-                        properties::Falsification {
-                            worker: None,
-                            found_ms: now_ms(),
-                            reason: format!("{reason} right after deployment"),
-                            original: Vec::new(),
-                            shrunk: Vec::new(),
-                            shrink_steps: 0,
-                            shrink_done: true,
-                            gas_used: 0,
-                        },
-                    );
-                    s.emit(
-                        WorkerId(row as u32),
-                        Payload::PropertyFalsified {
-                            test: case.id,
-                            calls: 0,
-                            gas_used: 0,
-                        },
-                    );
-                    s.persist_reproducer(case.id);
+                    let reason = format!("{reason} right after deployment");
+                    s.settle_falsified(case, reason, Vec::new(), Vec::new(), 0, true);
                 }
             }
             w.ex.reset();

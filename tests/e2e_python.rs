@@ -4,8 +4,9 @@
 
 use std::process::Command;
 
-#[test]
-fn official_python_client_over_stdio_and_http() {
+/// The Python interpreter of `.venv`, after scripts/setup-python.sh has
+/// installed the official `mcp` client into it.
+fn python() -> String {
     let setup = Command::new("bash")
         .arg("scripts/setup-python.sh")
         .output()
@@ -15,12 +16,17 @@ fn official_python_client_over_stdio_and_http() {
         "scripts/setup-python.sh failed (it installs the `mcp` package from PyPI):\n{}",
         String::from_utf8_lossy(&setup.stderr)
     );
-    let python = String::from_utf8_lossy(&setup.stdout)
+    String::from_utf8_lossy(&setup.stdout)
         .trim()
         .lines()
         .last()
         .unwrap()
-        .to_string();
+        .to_string()
+}
+
+#[test]
+fn official_python_client_over_stdio_and_http() {
+    let python = python();
     let work = tempfile::tempdir().unwrap();
     let out = Command::new(python)
         .arg("tests/e2e/mcp_client.py")

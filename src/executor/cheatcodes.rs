@@ -245,10 +245,9 @@ impl Cheatcodes {
                 vec![]
             }
             Cheat::Deal => {
-                let who = addr(&args[0]);
                 let mut acc = ctx
                     .journaled_state
-                    .load_account_mut(who)
+                    .load_account_mut(addr(&args[0]))
                     .map_err(db_err)?
                     .data;
                 acc.set_balance(word(&args[1]));
@@ -319,10 +318,9 @@ impl Cheatcodes {
                 vec![DynSolValue::Uint(U256::from(nonce), 64)]
             }
             Cheat::SetNonce => {
-                let who = addr(&args[0]);
                 let mut acc = ctx
                     .journaled_state
-                    .load_account_mut(who)
+                    .load_account_mut(addr(&args[0]))
                     .map_err(db_err)?
                     .data;
                 acc.set_nonce(word(&args[1]).saturating_to());

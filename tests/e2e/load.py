@@ -19,6 +19,8 @@ import time
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
+from common import free_port, wait_for_port
+
 RUDDER, WORK, CLIENTS, SECONDS = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 TARGET = "contracts/out/Token.json"
 READS = [
@@ -28,12 +30,6 @@ READS = [
     ("show_coverage", {}),
     ("inspect_corpus_transactions", {"limit": 5}),
 ]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def pct(xs, p):
@@ -66,17 +62,7 @@ async def main():
     url = f"http://127.0.0.1:{port}/mcp"
     stats = {"calls": 0, "errors": [], "busy": 0, "latency_us": [], "injections": 0}
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if proc.poll() is not None:
-                    raise SystemExit(f"FAILED: rudder exited: {proc.stderr.read()}")
-                if time.monotonic() > deadline:
-                    raise SystemExit("FAILED: HTTP server did not start")
-                await asyncio.sleep(0.05)
+        await wait_for_port(proc, port)
         before = await calls_per_second(url, 3)
 
         async def client(i):

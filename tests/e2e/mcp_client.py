@@ -16,6 +16,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
+from common import free_port, wait_for_port
+
 RUDDER, WORK = sys.argv[1], sys.argv[2]
 TARGET = "contracts/out/MagicHash.json"
 KEY = "0x6c6f6f6b206f757420666f7220746865206d616769632076616c756521212121"
@@ -82,12 +84,6 @@ async def over_stdio():
             await exercise(session, "stdio")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def over_http():
     port = free_port()
     proc = subprocess.Popen(
@@ -97,16 +93,7 @@ async def over_http():
     )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if proc.poll() is not None:
-                    raise SystemExit(f"FAILED: rudder exited: {proc.stderr.read()}")
-                check(time.monotonic() < deadline, "HTTP server did not start")
-                await asyncio.sleep(0.05)
+        await wait_for_port(proc, port)
         async with streamablehttp_client(url) as (read, write, _):
             async with ClientSession(read, write) as session:
                 await exercise(session, "http")

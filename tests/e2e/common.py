@@ -1,0 +1,25 @@
+"""Helpers shared by the end-to-end scripts."""
+import asyncio
+import socket
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def wait_for_port(proc, port, seconds=30):
+    """Waits until rudder's HTTP server accepts connections on `port`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            if proc.poll() is not None:
+                raise SystemExit(f"FAILED: rudder exited: {proc.stderr.read()}")
+            if time.monotonic() > deadline:
+                raise SystemExit("FAILED: HTTP server did not start")
+            await asyncio.sleep(0.05)
