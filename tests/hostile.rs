@@ -349,3 +349,71 @@ async fn root_level_schema_errors_name_the_properties() {
     );
     assert!(!m.contains("anyOf"), "{v}");
 }
+
+/// One raw HTTP/1.1 POST to `/mcp`; returns the status code and the body
+/// read within two seconds.
+fn post(port: u16, body: &[u8], session: Option<&str>) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(id) = session {
+        head.push_str(&format!("Mcp-Session-Id: {id}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    let _ = s.write_all(body);
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = s.read(&mut chunk) {
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let code = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, text)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_bodies_and_sessions_are_bounded_and_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign("Token", config(1), dir.path());
+    let server = RudderServer::new(CampaignTools::new(c.control()));
+    let mut opts = rudder::mcp::transport::HttpOptions::loopback("127.0.0.1:0".parse().unwrap());
+    opts.max_sessions = 2;
+    let (bound, _task) = rudder::mcp::transport::serve_http(server, opts)
+        .await
+        .unwrap();
+    let port = bound.port();
+    tokio::task::spawn_blocking(move || {
+        // Not JSON: a JSON-RPC parse error with the request's id.
+        let (code, text) = post(port, br#"{"jsonrpc":"2.0","id":5,"method":"ping","x":NaN}"#, None);
+        assert_eq!(code, 400, "{text}");
+        assert!(text.contains("-32700") && text.contains("\"id\":5"), "{text}");
+        // Over the size limit: refused without being buffered whole.
+        let big = vec![b' '; rudder::mcp::screen::MAX_MESSAGE_BYTES + 10];
+        let (code, text) = post(port, &big, None);
+        assert_eq!(code, 413, "{}", &text[..text.len().min(300)]);
+        // Sessions: two may open, the third is refused with 503.
+        let init = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+        for i in 0..2 {
+            let (code, text) = post(port, init, None);
+            assert_eq!(code, 200, "session {i}: {text}");
+        }
+        let (code, text) = post(port, init, None);
+        assert_eq!(code, 503, "{text}");
+        assert!(text.contains("sessions"), "{text}");
+    })
+    .await
+    .unwrap();
+}

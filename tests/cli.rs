@@ -1,0 +1,108 @@
+//! The command line as a user meets it: bad flags and unusable directories
+//! are exit code 2 with one clear line naming the flag, never a backtrace.
+
+use std::process::Command;
+
+fn rudder(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("rudder runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn absurd_limits_are_usage_errors_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    for (flag, value, named) in [
+        ("--seq-len", "1000000000", "--seq-len"),
+        ("--seq-len", "0", "--seq-len"),
+        ("--workers", "10000", "--workers"),
+        ("--workers", "0", "--workers"),
+    ] {
+        let (code, err) = rudder(&[
+            "fuzz",
+            "contracts/out/SetSeven.json",
+            flag,
+            value,
+            "--out-dir",
+            out,
+        ]);
+        assert_eq!(code, 2, "{flag} {value}: {err}");
+        assert!(err.contains(named), "{flag} {value}: {err}");
+        assert!(
+            !err.contains("backtrace") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn remote_binds_need_a_real_token() {
+    for args in [
+        vec!["--mcp-http", "0.0.0.0:0", "--mcp-allow-remote"],
+        vec![
+            "--mcp-http",
+            "0.0.0.0:0",
+            "--mcp-allow-remote",
+            "--mcp-token",
+            "",
+        ],
+        vec![
+            "--mcp-http",
+            "0.0.0.0:0",
+            "--mcp-allow-remote",
+            "--mcp-token",
+            "short",
+        ],
+        vec!["--mcp-http", "127.0.0.1:0", "--mcp-token", " "],
+        vec!["--mcp-http", "0.0.0.0:0"],
+    ] {
+        let mut all = vec!["fuzz", "contracts/out/SetSeven.json"];
+        all.extend(args.iter().copied());
+        let (code, err) = rudder(&all);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("--mcp"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn an_unwritable_corpus_dir_is_exit_2_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, b"x").unwrap();
+    let corpus = file.join("corpus");
+    let (code, err) = rudder(&[
+        "fuzz",
+        "contracts/out/SetSeven.json",
+        "--corpus-dir",
+        corpus.to_str().unwrap(),
+        "--out-dir",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("corpus"), "{err}");
+}
+
+#[test]
+fn a_bad_config_file_names_the_file_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("echidna.yaml");
+    std::fs::write(&cfg, "seqLen: many\n").unwrap();
+    let (code, err) = rudder(&[
+        "fuzz",
+        "contracts/out/SetSeven.json",
+        "--config",
+        cfg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("echidna.yaml") && err.contains("seqLen"),
+        "{err}"
+    );
+}
