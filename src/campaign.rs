@@ -516,6 +516,25 @@ fn discover_tests(
     cases
 }
 
+/// Puts the calling thread (a worker) behind the control plane: nice +10 and
+/// `SCHED_BATCH` on Linux, so a tool call that wakes up gets a core at once
+/// even when every core runs a worker. Failures are ignored (best effort).
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: both calls only read the integers and the struct passed by
+        // value or by a pointer to a local that outlives the call; they
+        // change the scheduling of the calling thread alone (tid from
+        // gettid, pid 0 = the calling thread for sched_setscheduler).
+        unsafe {
+            let tid = libc::gettid();
+            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+            let param = libc::sched_param { sched_priority: 0 };
+            libc::sched_setscheduler(0, libc::SCHED_BATCH, &param);
+        }
+    }
+}
+
 /// How many times a panicking worker is restarted before it stays down.
 pub const MAX_RESTARTS: u32 = 8;
 
@@ -731,6 +750,9 @@ impl Campaign {
             let handle = std::thread::Builder::new()
                 .name(format!("rudder-worker-{i}"))
                 .spawn(move || {
+                    if stores.config.yield_to_control_plane {
+                        lower_this_threads_priority();
+                    }
                     stores.stats.workers[i]
                         .running
                         .store(true, Ordering::Release);

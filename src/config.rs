@@ -77,6 +77,11 @@ pub struct Config {
     pub stop_on_fail: bool,
     /// Keep workers alive (idle, waiting for injections) after the test limit.
     pub keep_alive: bool,
+    /// Run workers at a lower CPU priority (nice +10, `SCHED_BATCH` on Linux)
+    /// so that the control plane answers promptly while they saturate every
+    /// core. On by default; the campaign's throughput is the same when
+    /// nothing else wants the CPU.
+    pub yield_to_control_plane: bool,
     /// Sender of property and optimization checks (`psender`).
     pub psender: Address,
     /// Balance of the deployer and every sender (`balanceAddr`).
@@ -148,6 +153,7 @@ impl Default for Config {
             timeout: None,
             stop_on_fail: false,
             keep_alive: false,
+            yield_to_control_plane: true,
             psender: DEFAULT_SENDERS[0],
             balance_addr: U256::from(0xffff_ffffu64) * U256::from(10u64).pow(U256::from(18)),
             balance_contract: U256::ZERO,

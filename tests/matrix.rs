@@ -367,3 +367,31 @@ fn values_users_expect_created_addresses_string_literals_constants_and_the_initi
         }
     }
 }
+
+#[test]
+fn a_foundry_project_built_by_forge_with_default_settings() {
+    // forge 1.7.1's default build-info holds only ids and paths; rudder reads
+    // the per-contract artifacts (library placeholders, optimizer on).
+    for target in [
+        "contracts/matrix/forge-project",
+        "contracts/matrix/forge-project/out",
+    ] {
+        let p = rudder::artifacts::Project::load(Path::new(target)).unwrap();
+        assert_eq!(p.contract(None).unwrap().name, "Vaulted", "{target}");
+        assert!(p.optimized);
+        falsified_on_three_seeds(
+            target,
+            None,
+            TestMode::Property,
+            "echidna_total_small",
+            50_000,
+        );
+        falsified_on_three_seeds(
+            target,
+            Some("Linked"),
+            TestMode::Property,
+            "echidna_score_capped",
+            50_000,
+        );
+    }
+}
