@@ -36,6 +36,9 @@ pub const DEFAULT_SENDERS: [Address; 3] = [
     address!("0000000000000000000000000000000000030000"),
 ];
 pub const DEFAULT_CONTRACT_ADDR: Address = address!("00a329c0648769a73afac7f9381e08fb43dbea72");
+/// Gas available to each deployment (constructors may do a lot).
+pub const DEPLOY_GAS_LIMIT: u64 = 1_000_000_000;
+
 /// Echidna's initial block.
 pub const INITIAL_BLOCK_NUMBER: u64 = 4_370_000;
 pub const INITIAL_TIMESTAMP: u64 = 1_524_785_992;
@@ -401,7 +404,9 @@ fn create(
     value: U256,
     at: Option<Address>,
 ) -> Result<Address, ExecError> {
-    let tx = tx_env(settings, settings.deployer, TxKind::Create, code, value);
+    let mut tx = tx_env(settings, settings.deployer, TxKind::Create, code, value);
+    // Deployments are not fuzzed calls: `testMaxGas` does not bound them.
+    tx.gas_limit = DEPLOY_GAS_LIMIT;
     let result = evm
         .inspect_one_tx(tx)
         .map_err(|e| ExecError::Evm(e.to_string()))?;

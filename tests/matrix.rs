@@ -395,3 +395,156 @@ fn a_foundry_project_built_by_forge_with_default_settings() {
         );
     }
 }
+
+fn run_keys(config: Config) -> (Report, Campaign) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        workers: Some(1),
+        seed: Some(1),
+        test_limit: 3_000,
+        ..config
+    };
+    let mut c = Campaign::new(
+        Path::new("contracts/matrix/out/Keys.json"),
+        Some("Keys"),
+        config,
+        Some(dir.path().into()),
+    )
+    .unwrap();
+    let stores = c.stores().clone();
+    c.start().unwrap();
+    let r = c.wait();
+    // A second handle on the same stores for coverage and callables.
+    let again = Campaign::new(
+        Path::new("contracts/matrix/out/Keys.json"),
+        Some("Keys"),
+        Config {
+            workers: Some(1),
+            ..stores.config.clone()
+        },
+        Some(dir.path().join("again")),
+    )
+    .unwrap();
+    (r, again)
+}
+
+#[test]
+fn config_keys_change_what_contracts_observe() {
+    use alloy_primitives::{Address, U256};
+    let ether = U256::from(10u64).pow(U256::from(18));
+    // Defaults: every probe fails.
+    let (r, c) = run_keys(Config::default());
+    for t in [
+        "echidna_called_by_psender",
+        "echidna_sender_rich",
+        "echidna_oracle_deployed",
+        "echidna_bytecode_deployed",
+    ] {
+        assert_eq!(
+            status(&r, t),
+            "falsified",
+            "{t} with defaults\n{}",
+            r.text()
+        );
+    }
+    assert_eq!(status(&r, "echidna_expensive"), "passing", "{}", r.text());
+    let names: Vec<String> = c
+        .stores()
+        .callable
+        .iter()
+        .map(|x| x.function.name.clone())
+        .collect();
+    assert!(
+        names.contains(&"look".to_string()) && names.contains(&"compute".to_string()),
+        "{names:?}"
+    );
+    // With the keys set: each probe passes (or fails, for propMaxGas).
+    let (r, c) = run_keys(Config {
+        psender: "0x0000000000000000000000000000000000020000"
+            .parse()
+            .unwrap(),
+        balance_addr: U256::from(777u64) * ether,
+        deploy_contracts: vec![(Address::with_last_byte(0x1f), "Oracle".into())],
+        deploy_bytecodes: vec![(
+            Address::with_last_byte(0x2f),
+            alloy_primitives::hex::decode("600060005360016000f3").unwrap(),
+        )],
+        prop_max_gas: 100_000,
+        exclude_view_pure: true,
+        ..Config::default()
+    });
+    for t in [
+        "echidna_called_by_psender",
+        "echidna_sender_rich",
+        "echidna_oracle_deployed",
+        "echidna_bytecode_deployed",
+    ] {
+        assert_eq!(
+            status(&r, t),
+            "passing",
+            "{t} with the key set\n{}",
+            r.text()
+        );
+    }
+    assert_eq!(
+        status(&r, "echidna_expensive"),
+        "falsified",
+        "propMaxGas\n{}",
+        r.text()
+    );
+    let names: Vec<String> = c
+        .stores()
+        .callable
+        .iter()
+        .map(|x| x.function.name.clone())
+        .collect();
+    assert!(
+        !names.contains(&"look".to_string()) && !names.contains(&"compute".to_string()),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn test_max_gas_is_the_gas_limit_of_fuzzed_calls() {
+    let line_of = |text: &str| {
+        text.lines()
+            .position(|l| l.contains("spent = acc;"))
+            .unwrap() as u32
+            + 1
+    };
+    let src = std::fs::read_to_string("contracts/matrix/Keys.sol").unwrap();
+    let line = line_of(&src);
+    for (gas, reached) in [(12_500_000u64, true), (100_000, false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            workers: Some(1),
+            seed: Some(1),
+            test_limit: 3_000,
+            test_max_gas: gas,
+            test_mode: TestMode::Exploration,
+            ..Config::default()
+        };
+        let mut c = Campaign::new(
+            Path::new("contracts/matrix/out/Keys.json"),
+            Some("Keys"),
+            config,
+            Some(dir.path().into()),
+        )
+        .unwrap();
+        let stores = c.stores().clone();
+        c.start().unwrap();
+        c.wait();
+        let report = stores.target.coverage_report();
+        let f = report
+            .files
+            .iter()
+            .find(|f| f.path.ends_with("Keys.sol"))
+            .unwrap();
+        let hits = f.lines.get(&line).copied().unwrap_or(0);
+        assert_eq!(
+            hits > 0,
+            reached,
+            "testMaxGas {gas}: line {line} hit {hits} times"
+        );
+    }
+}
