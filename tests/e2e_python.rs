@@ -5,8 +5,14 @@
 use std::process::Command;
 
 /// The Python interpreter of `.venv`, after scripts/setup-python.sh has
-/// installed the official `mcp` client into it.
+/// installed the official `mcp` client into it (once per test binary: two
+/// tests creating the venv at once on a fresh clone would race).
 fn python() -> String {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(setup_python).clone()
+}
+
+fn setup_python() -> String {
     let setup = Command::new("bash")
         .arg("scripts/setup-python.sh")
         .output()
