@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 MCP_VERSION=1.30.0
+# One setup at a time: concurrent callers would race creating the venv.
+exec 9>".venv.lock"
+flock 9
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv >&2
 fi

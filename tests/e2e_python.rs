@@ -55,21 +55,7 @@ fn official_python_client_over_stdio_and_http() {
 /// (numbers in BENCHMARKS.md).
 #[test]
 fn load_many_http_clients_all_answered() {
-    let setup = Command::new("bash")
-        .arg("scripts/setup-python.sh")
-        .output()
-        .expect("bash");
-    assert!(
-        setup.status.success(),
-        "{}",
-        String::from_utf8_lossy(&setup.stderr)
-    );
-    let python = String::from_utf8_lossy(&setup.stdout)
-        .trim()
-        .lines()
-        .last()
-        .unwrap()
-        .to_string();
+    let python = python();
     let work = tempfile::tempdir().unwrap();
     let out = Command::new(python)
         .arg("tests/e2e/load.py")
