@@ -419,7 +419,7 @@ impl Config {
                         key_err(
                             key,
                             format!(
-                                "expected property, assertion, optimization or exploration, found {s:?}"
+                                "expected property, assertion, overflow, optimization or exploration, found {s:?}"
                             ),
                         )
                     })?;

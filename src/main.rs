@@ -56,7 +56,7 @@ struct FuzzArgs {
     /// Calls per sequence.
     #[arg(long)]
     seq_len: Option<usize>,
-    /// property, assertion, optimization or exploration.
+    /// property, assertion, overflow, optimization or exploration.
     #[arg(long)]
     test_mode: Option<String>,
     /// Stop after this many seconds.
@@ -123,7 +123,7 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     }
     if let Some(m) = &a.test_mode {
         config.test_mode = rudder::config::TestMode::parse(m).ok_or_else(|| {
-            format!("--test-mode: expected property, assertion, optimization or exploration, found {m:?}")
+            format!("--test-mode: expected property, assertion, overflow, optimization or exploration, found {m:?}")
         })?;
     }
     if let Some(t) = a.timeout {
