@@ -56,12 +56,25 @@ pub(crate) fn shrink(w: &mut Worker, case: &TestCase, seq: Vec<Tx>) -> (Vec<Tx>,
         let mut i = 0;
         while i < best.len() && best.len() > 1 && steps < limit {
             let mut cand = best.clone();
-            cand.remove(i);
+            let removed = cand.remove(i);
             if try_candidate(w, &mut best, cand, &mut steps) {
                 progress = true;
-            } else {
-                i += 1;
+                continue;
             }
+            // The call may matter only for the time it waited: drop it but
+            // let the next call wait as long (as Echidna does).
+            if !removed.delay.is_none() && i < best.len() - 1 && steps < limit {
+                let mut cand = best.clone();
+                cand.remove(i);
+                let next = &mut cand[i].delay;
+                next.seconds = next.seconds.saturating_add(removed.delay.seconds);
+                next.blocks = next.blocks.saturating_add(removed.delay.blocks);
+                if try_candidate(w, &mut best, cand, &mut steps) {
+                    progress = true;
+                    continue;
+                }
+            }
+            i += 1;
         }
         // Delays, values, senders toward their defaults.
         for i in 0..best.len() {
