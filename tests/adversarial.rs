@@ -15,19 +15,6 @@ use rudder::mcp::{CampaignTools, RudderServer};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
-const TOOLS: &[&str] = &[
-    "read_logs",
-    "show_coverage",
-    "dump_lcov",
-    "get_corpus_size",
-    "inspect_corpus_transactions",
-    "find_transaction_in_corpus",
-    "inject_transaction",
-    "prioritize_function",
-    "clear_priorities",
-    "status",
-];
-
 const FIELDS: &[&str] = &[
     "count",
     "eventType",
@@ -158,11 +145,17 @@ async fn random_and_adversarial_tool_calls_never_break_anything() {
     .unwrap();
     let log = c.stores().corpus_dir.join("mcp-commands.jsonl");
     let server = RudderServer::new(CampaignTools::new(c.control()));
+    // Every advertised tool, as the server lists it.
+    let tools: Vec<String> = server
+        .tool_list()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
     let mut rng = SmallRng::seed_from_u64(0xbad);
     let mut rejected = 0;
     for i in 0..calls {
         let tool = if rng.random_bool(0.97) {
-            TOOLS.choose(&mut rng).unwrap().to_string()
+            tools.choose(&mut rng).unwrap().clone()
         } else {
             nasty_string(&mut rng)
         };

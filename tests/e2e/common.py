@@ -1,6 +1,7 @@
 """Helpers shared by the end-to-end scripts."""
 import asyncio
 import socket
+import subprocess
 import time
 
 
@@ -23,3 +24,12 @@ async def wait_for_port(proc, port, seconds=30):
             if time.monotonic() > deadline:
                 raise SystemExit("FAILED: HTTP server did not start")
             await asyncio.sleep(0.05)
+
+
+def stop(proc):
+    """Terminates rudder, killing it if it does not exit within 20 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()

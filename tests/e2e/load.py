@@ -19,7 +19,7 @@ import time
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
-from common import free_port, wait_for_port
+from common import free_port, stop, wait_for_port
 
 RUDDER, WORK, CLIENTS, SECONDS = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 TARGET = "contracts/out/Token.json"
@@ -112,11 +112,7 @@ async def main():
         if stats["errors"]:
             raise SystemExit("FAILED: " + "; ".join(stats["errors"][:5]))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 asyncio.run(main())

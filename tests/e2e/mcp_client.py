@@ -16,7 +16,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
-from common import free_port, wait_for_port
+from common import free_port, stop, wait_for_port
 
 RUDDER, WORK = sys.argv[1], sys.argv[2]
 TARGET = "contracts/out/MagicHash.json"
@@ -112,11 +112,7 @@ async def over_http():
         await asyncio.gather(*(one_client(i) for i in range(3)))
         print("http: three concurrent clients ok")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 asyncio.run(over_stdio())
