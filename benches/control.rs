@@ -38,7 +38,7 @@ fn main() {
         lat.push(t0.elapsed().as_nanos() as u64);
         std::thread::sleep(Duration::from_millis(2));
     }
-    let calls = s.stats.calls.load(Ordering::Relaxed);
+    let calls = s.stats.calls();
     c.stop();
     let _ = c.wait();
     println!("| injections | workers | p50 | p99 | max | campaign calls meanwhile |");

@@ -10,28 +10,33 @@
 
 pub mod control;
 pub mod generate;
+pub mod oracle;
 pub mod persist;
 pub mod properties;
+pub mod render;
 pub mod report;
 mod shrink;
 mod worker;
 
 pub use control::{Control, ControlError, Injection};
-pub use report::Report;
+pub use oracle::{Goal, Oracle};
+pub use persist::Layout;
+pub use render::Renderer;
+pub use report::{Report, TestStatus};
 
-use crate::appendvec::AppendVec;
 use crate::artifacts::{ArtifactError, Project};
 use crate::config::{Config, TestMode};
 use crate::corpus::{Corpus, CorpusEntry, Origin};
 use crate::eventlog::{Event, EventKind, EventLog, Payload, StopReason, now_ms};
 use crate::executor::{EvmSettings, ExecError, Target};
-use crate::ids::{EntryId, TestId, WorkerId};
+use crate::ids::{TestId, WorkerId};
 use crate::priority::PrioritySet;
 use crate::tx::{StoredTx, Tx};
+use crossbeam::utils::CachePadded;
 use generate::{Callable, Dictionary};
 use persist::{StoredEntry, StoredReproducer, WriteJob, Writer};
 use properties::{TestCase, TestKind, TestStore};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -54,16 +59,20 @@ pub enum CampaignError {
     },
 }
 
-/// Per-worker counters.
+/// Counters one worker bumps, on cache lines of its own; readers sum the
+/// rows. (A campaign-wide counter bumped on every call would bounce one
+/// cache line between every core.)
 #[derive(Debug, Default)]
 pub struct WorkerStats {
     pub calls: AtomicU64,
     pub sequences: AtomicU64,
     pub injections: AtomicU64,
     pub running: AtomicBool,
+    /// Per callable function, indexed like [`Stores::callable`].
+    pub functions: Box<[FunctionStats]>,
 }
 
-/// Per-function counters (indexed like [`Stores::callable`]).
+/// Per-function counters of one worker.
 #[derive(Debug, Default)]
 pub struct FunctionStats {
     /// Calls drawn by the generator (through the priority sampler).
@@ -73,16 +82,103 @@ pub struct FunctionStats {
     pub reverts: AtomicU64,
 }
 
-/// Campaign-wide counters.
-#[derive(Debug, Default)]
-pub struct Stats {
-    pub calls: AtomicU64,
-    /// One per worker, then one for the campaign itself.
-    pub workers: Vec<WorkerStats>,
-    pub functions: Vec<FunctionStats>,
+/// One function's counters summed over the workers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FunctionTotals {
+    pub generated: u64,
+    pub calls: u64,
+    pub reverts: u64,
 }
 
-/// Everything the workers write and the tools read.
+/// Calls a worker claims against `testLimit` at a time (see [`CallBudget`]).
+pub const BUDGET_CHUNK: u64 = 64;
+
+/// Campaign-wide counters: one row per worker, then one for the campaign
+/// itself (resume, shrinking after the run).
+#[derive(Debug)]
+pub struct Stats {
+    pub workers: Vec<CachePadded<WorkerStats>>,
+    /// Calls granted against `testLimit` so far, claimed in chunks.
+    granted: CachePadded<AtomicU64>,
+}
+
+impl Stats {
+    fn new(rows: usize, functions: usize) -> Self {
+        Stats {
+            workers: (0..rows)
+                .map(|_| {
+                    CachePadded::new(WorkerStats {
+                        functions: (0..functions).map(|_| FunctionStats::default()).collect(),
+                        ..Default::default()
+                    })
+                })
+                .collect(),
+            granted: CachePadded::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Calls executed by every worker so far.
+    pub fn calls(&self) -> u64 {
+        self.workers
+            .iter()
+            .map(|w| w.calls.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// Each callable function's counters, summed over the workers.
+    pub fn function_totals(&self) -> Vec<FunctionTotals> {
+        let n = self.workers.first().map_or(0, |w| w.functions.len());
+        let mut out = vec![FunctionTotals::default(); n];
+        for w in &self.workers {
+            for (t, f) in out.iter_mut().zip(w.functions.iter()) {
+                t.generated += f.generated.load(Ordering::Relaxed);
+                t.calls += f.calls.load(Ordering::Relaxed);
+                t.reverts += f.reverts.load(Ordering::Relaxed);
+            }
+        }
+        out
+    }
+}
+
+/// A worker's share of `testLimit`: it claims [`BUDGET_CHUNK`] calls at a
+/// time from the campaign-wide grant (one shared `fetch_add` per chunk, not
+/// per call). Grants are disjoint and never pass the limit, so the workers
+/// together execute at most `testLimit` calls, and exactly that many when
+/// they all run to the limit.
+#[derive(Debug, Default)]
+pub(crate) struct CallBudget {
+    left: u64,
+}
+
+impl CallBudget {
+    /// Takes one call from the budget; `false` once the limit is reached.
+    pub(crate) fn take(&mut self, stores: &Stores) -> bool {
+        if self.left == 0 {
+            let limit = stores.config.test_limit;
+            let prev = stores
+                .stats
+                .granted
+                .fetch_add(BUDGET_CHUNK, Ordering::Relaxed);
+            if prev >= limit {
+                return false;
+            }
+            self.left = BUDGET_CHUNK.min(limit - prev);
+        }
+        self.left -= 1;
+        true
+    }
+
+    /// Whether the limit is reached for this worker (no call left locally,
+    /// and none left to claim).
+    pub(crate) fn exhausted(&self, stores: &Stores) -> bool {
+        self.left == 0 && stores.stats.granted.load(Ordering::Relaxed) >= stores.config.test_limit
+    }
+}
+
+/// What the campaign's tools and embedders read: the target, the event log,
+/// the corpus, the priority set, the tests, coverage and the counters. The
+/// campaign's private working state (the dictionary, the disk writer, the
+/// selector index) is reachable only inside the crate.
 pub struct Stores {
     pub config: Config,
     pub target: Arc<Target>,
@@ -92,21 +188,14 @@ pub struct Stores {
     pub corpus: Arc<Corpus>,
     pub priorities: Arc<PrioritySet>,
     pub tests: Arc<TestStore>,
-    /// Free text referenced by events (panic messages).
-    pub notes: AppendVec<String>,
-    /// Corpus entries' printed calls, made once on a tool's first request
-    /// (entries never change; printing resolves every call against the ABI).
-    /// Only tools touch it.
-    printed: parking_lot::RwLock<std::collections::HashMap<EntryId, Arc<[String]>>>,
     pub stats: Stats,
     pub stop: AtomicBool,
     pub started: Instant,
     pub started_ms: u64,
     pub seed: u64,
     pub run_id: String,
-    pub out_dir: PathBuf,
-    pub corpus_dir: PathBuf,
-    pub journal_path: PathBuf,
+    layout: persist::Layout,
+    render: Arc<Renderer>,
     pub(crate) dictionary: Dictionary,
     selector_index: std::collections::HashMap<alloy_primitives::Selector, usize>,
     writer: Writer,
@@ -131,24 +220,74 @@ impl Stores {
         self.workers
     }
 
+    /// The id events of the campaign itself carry (one past the last worker).
+    pub fn campaign_worker_id(&self) -> WorkerId {
+        WorkerId(self.workers as u32)
+    }
+
     /// Whether the campaign has ended (every worker stopped).
     pub fn finished(&self) -> bool {
         self.finished.load(Ordering::Acquire)
     }
 
-    /// The counters of `tx`'s function, if it is callable.
-    pub(crate) fn function_stats(&self, tx: &Tx) -> Option<&FunctionStats> {
-        self.selector_index
-            .get(&tx.function.selector())
-            .map(|&i| &self.stats.functions[i])
+    /// Where this campaign's files live.
+    pub fn layout(&self) -> &persist::Layout {
+        &self.layout
     }
 
-    pub(crate) fn should_stop(&self) -> Option<StopReason> {
+    /// Renders events and sequences as JSON and call syntax.
+    pub fn renderer(&self) -> &Renderer {
+        &self.render
+    }
+
+    /// The journal file of this run.
+    pub fn journal_path(&self) -> PathBuf {
+        self.layout.journal()
+    }
+
+    /// Line and branch coverage as of now, per contract and per file.
+    pub fn coverage_report(&self) -> crate::coverage::lcov::CoverageReport {
+        self.target.coverage_report()
+    }
+
+    /// The target function with canonical signature `signature`, or a
+    /// message listing the functions there are.
+    pub fn function_by_signature(
+        &self,
+        signature: &str,
+    ) -> Result<&Arc<alloy_json_abi::Function>, String> {
+        self.target
+            .functions
+            .iter()
+            .find(|f| f.signature() == signature)
+            .ok_or_else(|| {
+                let all: Vec<String> = self
+                    .target
+                    .functions
+                    .iter()
+                    .map(|f| f.signature())
+                    .collect();
+                format!(
+                    "{signature:?} is not a function of {}; functions: {}",
+                    self.target.contract.name,
+                    all.join(", ")
+                )
+            })
+    }
+
+    /// The counters worker row `worker` bumps for `tx`'s function, if it
+    /// is callable.
+    pub(crate) fn function_stats(&self, worker: usize, tx: &Tx) -> Option<&FunctionStats> {
+        self.selector_index
+            .get(&tx.function.selector())
+            .map(|&i| &self.stats.workers[worker].functions[i])
+    }
+
+    /// Why the campaign should stop now, apart from the call budget (which
+    /// each worker tracks itself, see [`CallBudget`]).
+    pub(crate) fn stop_reason(&self) -> Option<StopReason> {
         if self.stop.load(Ordering::Acquire) {
             return Some(StopReason::Stopped);
-        }
-        if self.stats.calls.load(Ordering::Relaxed) >= self.config.test_limit {
-            return Some(StopReason::TestLimit);
         }
         if let Some(t) = self.config.timeout
             && self.started.elapsed().as_secs() >= t
@@ -158,138 +297,32 @@ impl Stores {
         None
     }
 
-    /// Pushes an event to the ring and the journal.
+    /// Pushes an event to the ring and hands it to the journal; the writer
+    /// thread renders it (workers never format JSON).
     pub fn emit(&self, worker: WorkerId, payload: Payload) {
         let ts = now_ms();
         let seq = self.events.push_at(ts, worker, payload);
-        let event = Event {
+        self.writer.send(WriteJob::Event(Event {
             seq: seq.unwrap_or(crate::ids::Seq(u64::MAX)),
             timestamp_ms: ts,
             worker,
             payload,
-        };
-        let line = self.event_json(&event);
-        self.writer.send(WriteJob::Journal(line.to_string()));
+        }));
+    }
+
+    /// Records a panic message for a `WorkerPanicked` event.
+    pub(crate) fn note(&self, text: String) -> u64 {
+        self.render.note(text)
     }
 
     /// The printed calls of a sequence (sender shown when not the default).
     pub fn print_sequence(&self, txs: &[Tx]) -> Vec<String> {
-        txs.iter()
-            .map(|t| {
-                crate::parser::format_call(t, &self.target.functions, Some(self.config.senders[0]))
-            })
-            .collect()
+        self.render.sequence(txs)
     }
 
-    /// The printed calls of corpus entry `entry`, printed once.
-    pub fn print_entry(&self, entry: &CorpusEntry) -> Arc<[String]> {
-        if let Some(p) = self.printed.read().get(&entry.id) {
-            return p.clone();
-        }
-        let p: Arc<[String]> = self.print_sequence(&entry.txs).into();
-        self.printed.write().insert(entry.id, p.clone());
-        p
-    }
-
-    /// The `data` object of an event (seed 002 `read_logs`).
-    pub fn event_data(&self, e: &Event) -> Value {
-        let test_name = |id: TestId| {
-            self.tests
-                .case(id)
-                .map(|c| c.name.clone())
-                .unwrap_or_default()
-        };
-        match e.payload {
-            Payload::WorkerStarted { seed } => json!({ "seed": seed }),
-            Payload::WorkerStopped {
-                calls,
-                sequences,
-                reason,
-            } => json!({ "calls": calls, "sequences": sequences, "reason": reason.as_str() }),
-            Payload::TransactionExecuted {
-                calls,
-                reverts,
-                sequences,
-                gas_used,
-                total_calls,
-            } => json!({
-                "calls": calls, "reverts": reverts, "sequences": sequences,
-                "gasUsed": gas_used, "workerTotalCalls": total_calls,
-                "aggregated": true
-            }),
-            Payload::CoverageIncreased {
-                entry,
-                new_points,
-                total_points,
-                calls,
-            } => {
-                let seq = self
-                    .corpus
-                    .get(entry)
-                    .map(|e| self.print_entry(&e))
-                    .unwrap_or_default();
-                json!({
-                    "corpusEntry": entry.0, "newPoints": new_points,
-                    "totalPoints": total_points, "calls": calls, "sequence": &seq[..]
-                })
-            }
-            Payload::PropertyFalsified {
-                test,
-                calls,
-                gas_used,
-            } => {
-                let f = self.tests.falsified(test);
-                json!({
-                    "property": test_name(test),
-                    "counterexample": f.as_ref().map(|f| self.print_sequence(f.sequence())).unwrap_or_default(),
-                    "shrunk": f.as_ref().is_some_and(|f| f.shrink_done),
-                    "reason": f.as_ref().map(|f| f.reason.clone()).unwrap_or_default(),
-                    "originalCalls": calls,
-                    "gasUsed": gas_used,
-                })
-            }
-            Payload::TestShrunk {
-                test,
-                calls,
-                steps,
-                done,
-            } => {
-                let f = self.tests.falsified(test);
-                json!({
-                    "property": test_name(test), "calls": calls, "steps": steps, "done": done,
-                    "counterexample": f.as_ref().map(|f| self.print_sequence(f.sequence())).unwrap_or_default(),
-                })
-            }
-            Payload::InjectionExecuted {
-                injection,
-                executed,
-                reverted,
-                new_points,
-                falsified,
-            } => json!({
-                "injection": injection.0, "executed": executed, "reverted": reverted,
-                "newPoints": new_points, "falsified": falsified
-            }),
-            Payload::OptimizationImproved { test, value } => {
-                let v = alloy_primitives::I256::from_raw(alloy_primitives::U256::from_limbs(value));
-                json!({ "test": test_name(test), "value": v.to_string() })
-            }
-            Payload::WorkerPanicked { note } => json!({
-                "message": self.notes.get(note as usize).cloned().unwrap_or_default()
-            }),
-        }
-    }
-
-    /// A whole event as JSON (journal line; `read_logs` keeps a subset).
-    pub fn event_json(&self, e: &Event) -> Value {
-        json!({
-            "runId": self.run_id,
-            "seq": e.seq.0,
-            "timestamp": rfc3339(e.timestamp_ms),
-            "eventType": e.kind().as_str(),
-            "workerId": e.worker.0,
-            "data": self.event_data(e),
-        })
+    /// One call, printed.
+    pub fn print_call(&self, tx: &Tx) -> String {
+        self.render.call(tx)
     }
 
     pub(crate) fn add_corpus(
@@ -309,15 +342,12 @@ impl Stores {
                 .map(|(t, g)| StoredTx::from_tx(t, Some(*g)))
                 .collect(),
         };
-        let name = format!("{}.json", persist::sequence_hash(&txs));
+        let path = self.layout.corpus_entry(&txs);
         let entry = self.corpus.add(worker, origin, new_points, txs, gas);
         if origin != Origin::Replayed
             && let Ok(bytes) = serde_json::to_vec_pretty(&stored)
         {
-            self.writer.send(WriteJob::File(
-                self.corpus_dir.join("coverage").join(name),
-                bytes,
-            ));
+            self.writer.send(WriteJob::File(path, bytes));
         }
         entry
     }
@@ -343,12 +373,8 @@ impl Stores {
             shrink_done: f.shrink_done,
         };
         if let Ok(bytes) = serde_json::to_vec_pretty(&stored) {
-            self.writer.send(WriteJob::File(
-                self.corpus_dir
-                    .join("reproducers")
-                    .join(format!("{}.json", persist::file_stem(&case.name))),
-                bytes,
-            ));
+            self.writer
+                .send(WriteJob::File(self.layout.reproducer(&case.name), bytes));
         }
     }
 
@@ -362,9 +388,7 @@ impl Stores {
             "sequence": o.sequence.iter().map(|t| StoredTx::from_tx(t, None)).collect::<Vec<_>>(),
         });
         self.writer.send(WriteJob::File(
-            self.corpus_dir
-                .join("optimization")
-                .join(format!("{}.json", persist::file_stem(&case.name))),
+            self.layout.optimum(&case.name),
             stored.to_string().into_bytes(),
         ));
     }
@@ -385,16 +409,21 @@ impl Stores {
             && self.panic_requests.fetch_and(!bit, Ordering::AcqRel) & bit != 0
     }
 
-    /// Records a falsification found outside the workers (reloaded from the
-    /// corpus directory, or true right after deployment): shrinking done,
-    /// persisted when `persist`, reported as a `PropertyFalsified` event.
+    /// Records a falsification found outside the workers (a reproducer
+    /// replayed on resume, or a property false right after deployment):
+    /// shrinking done, persisted when `persist`, reported as a
+    /// `PropertyFalsified` event under the campaign's own id, its data
+    /// saying who found it and the gas its replay used.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn settle_falsified(
         &self,
         case: &TestCase,
+        found_by: properties::FoundBy,
         reason: String,
         original: Vec<Tx>,
         shrunk: Vec<Tx>,
         shrink_steps: u64,
+        gas_used: u64,
         persist: bool,
     ) {
         let calls = if shrunk.is_empty() {
@@ -407,43 +436,27 @@ impl Stores {
             case.id,
             properties::Falsification {
                 worker: None,
+                found_by,
                 found_ms: now_ms(),
                 reason,
                 original,
                 shrunk,
                 shrink_steps,
                 shrink_done: true,
-                gas_used: 0,
+                gas_used,
             },
         );
         if persist {
             self.persist_reproducer(case.id);
         }
         self.emit(
-            WorkerId(self.workers as u32),
+            self.campaign_worker_id(),
             Payload::PropertyFalsified {
                 test: case.id,
                 calls,
-                gas_used: 0,
+                gas_used,
             },
         );
-    }
-
-    /// The folder exports (LCOV from `dump_lcov`) are written to.
-    pub fn exports_dir(&self) -> PathBuf {
-        self.out_dir.join("exports")
-    }
-
-    /// Where an export named `requested` goes (see [`persist::export_path`]):
-    /// inside [`Self::exports_dir`], never over the corpus, reproducers,
-    /// journals or the command log.
-    pub fn export_path(&self, requested: &str) -> Result<PathBuf, persist::ExportError> {
-        let journal_dir = self.journal_path.parent().unwrap_or(&self.out_dir);
-        persist::export_path(
-            &self.exports_dir(),
-            requested,
-            &[&self.corpus_dir, journal_dir],
-        )
     }
 
     /// Appends `line` to `path` and waits until it is synced to disk.
@@ -633,20 +646,34 @@ impl Campaign {
             rfc3339(started_ms).replace([':', '-'], "").replace('.', ""),
             seed as u16
         );
-        let journal_path = out_dir.join("journal").join(format!("run-{run_id}.jsonl"));
+        let layout = persist::Layout::new(out_dir, corpus_dir, run_id.clone());
+        let journal_path = layout.journal();
         // A corpus directory that cannot be written is an error now, before
         // any work whose results would be lost.
-        persist::probe_writable(&corpus_dir).map_err(|source| CampaignError::Io {
-            path: corpus_dir.clone(),
+        persist::probe_writable(layout.corpus_dir()).map_err(|source| CampaignError::Io {
+            path: layout.corpus_dir().to_path_buf(),
             source,
         })?;
-        // The writer thread ends when the last `Writer` (owned by the stores)
-        // is dropped; nothing joins it.
-        let (writer, _writer_thread) =
-            Writer::start(journal_path.clone()).map_err(|source| CampaignError::Io {
-                path: journal_path.clone(),
-                source,
-            })?;
+        let corpus = Arc::new(Corpus::new());
+        let tests = Arc::new(TestStore::new(tests));
+        let render = Arc::new(Renderer::new(
+            run_id.clone(),
+            target.clone(),
+            config.senders[0],
+            tests.clone(),
+            corpus.clone(),
+        ));
+        // The writer thread renders journal lines and ends when the last
+        // `Writer` (owned by the stores) is dropped; nothing joins it.
+        let line_renderer = render.clone();
+        let (writer, _writer_thread) = Writer::start(
+            journal_path.clone(),
+            Arc::new(move |e: &Event| line_renderer.line(e)),
+        )
+        .map_err(|source| CampaignError::Io {
+            path: journal_path.clone(),
+            source,
+        })?;
         let mut addresses = config.senders.clone();
         addresses.extend([
             config.deployer,
@@ -673,11 +700,7 @@ impl Campaign {
             alloy_primitives::U256::from(target.settings.timestamp),
             alloy_primitives::U256::from(target.settings.block_number),
         ]);
-        let stats = Stats {
-            workers: (0..=workers).map(|_| WorkerStats::default()).collect(),
-            functions: callable.iter().map(|_| FunctionStats::default()).collect(),
-            ..Default::default()
-        };
+        let stats = Stats::new(workers + 1, callable.len());
         let selector_index = callable
             .iter()
             .enumerate()
@@ -691,20 +714,17 @@ impl Campaign {
                 crate::eventlog::DEFAULT_CAPACITY,
                 workers + 2,
             )),
-            corpus: Arc::new(Corpus::new()),
+            corpus,
             priorities: Arc::new(PrioritySet::new()),
-            tests: Arc::new(TestStore::new(tests)),
-            notes: AppendVec::new(),
-            printed: Default::default(),
+            tests,
             stats,
             stop: AtomicBool::new(false),
             started: Instant::now(),
             started_ms,
             seed,
             run_id,
-            out_dir,
-            corpus_dir,
-            journal_path,
+            layout,
+            render,
             dictionary,
             selector_index,
             writer,
@@ -776,7 +796,7 @@ impl Campaign {
                                     .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                                     .unwrap_or_else(|| "panic".into());
                                 tracing::error!("worker {i} panicked: {msg}");
-                                let note = stores.notes.push(msg) as u64;
+                                let note = stores.note(msg);
                                 stores.emit(id, Payload::WorkerPanicked { note });
                                 restarts += 1;
                                 if restarts > MAX_RESTARTS || stores.stop.load(Ordering::Acquire) {
@@ -811,14 +831,17 @@ impl Campaign {
         Ok(())
     }
 
-    /// Reloads corpus entries and falsified tests from the corpus directory.
+    /// Reloads corpus entries and falsified tests from the corpus directory,
+    /// then checks properties right after deployment. Runs on the campaign's
+    /// own executor row, through the replay oracle.
     fn resume(&mut self) {
         let s = self.stores.clone();
         let functions = &s.target.functions;
         let row = s.workers;
-        let (_tx, rx) = crossbeam::channel::unbounded();
-        let mut w = worker::Worker::new(s.clone(), WorkerId(row as u32), rx);
-        let mut files: Vec<PathBuf> = std::fs::read_dir(s.corpus_dir.join("coverage"))
+        let mut ex = s.target.executor(row);
+        let mut oracle = Oracle::new(&s, &mut ex);
+        let mut rng = rand::SeedableRng::seed_from_u64(s.seed ^ 0x5eed_0f7e);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(s.layout.coverage_dir())
             .into_iter()
             .flatten()
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -838,7 +861,7 @@ impl Campaign {
                 stored.txs.iter().map(|t| t.to_tx(functions)).collect();
             match txs {
                 Ok(txs) => {
-                    let new = w.replay_for_coverage(&txs);
+                    let new = oracle.replay_for_coverage(&txs);
                     let gas = stored.txs.iter().map(|t| t.gas_used.unwrap_or(0)).collect();
                     s.add_corpus(None, Origin::Replayed, new, txs, gas);
                 }
@@ -848,10 +871,7 @@ impl Campaign {
             }
         }
         for case in s.tests.cases() {
-            let p = s
-                .corpus_dir
-                .join("reproducers")
-                .join(format!("{}.json", persist::file_stem(&case.name)));
+            let p = s.layout.reproducer(&case.name);
             let Some(stored) = std::fs::read(&p)
                 .ok()
                 .and_then(|b| serde_json::from_slice::<StoredReproducer>(&b).ok())
@@ -871,28 +891,36 @@ impl Campaign {
             } else {
                 &shrunk
             };
-            if w.fails(case, seq).is_none() {
+            let Some(hit) = oracle.check(Goal::Fails(case), seq) else {
                 self.warnings.push(format!(
                     "reproducer {} no longer fails; the test is open again",
                     p.display()
                 ));
                 continue;
-            }
+            };
             // A run killed while shrinking left `shrink_done: false`: finish
             // the shrinking now, from the best sequence it had saved.
-            let (shrunk, shrink_steps) = if stored.shrink_done {
-                (shrunk, 0)
+            let (shrunk, shrink_steps, gas) = if stored.shrink_done {
+                (shrunk, 0, hit.gas)
             } else {
-                let from = seq.clone();
-                let (s2, steps) = shrink::shrink(&mut w, case, from);
-                (s2, steps)
+                let r = shrink::shrink(
+                    &mut oracle,
+                    &mut rng,
+                    Goal::Fails(case),
+                    seq.clone(),
+                    s.config.shrink_limit,
+                    &mut |_, _| {},
+                );
+                (r.txs, r.steps, r.gas)
             };
             s.settle_falsified(
                 case,
+                properties::FoundBy::Resume,
                 stored.reason,
                 original,
                 shrunk,
                 shrink_steps,
+                gas,
                 !stored.shrink_done,
             );
         }
@@ -900,33 +928,58 @@ impl Campaign {
         // is already false is falsified by the empty sequence (and a target
         // with nothing else to call is still checked once).
         if s.config.test_mode == TestMode::Property {
-            w.ex.reset();
+            oracle.reset();
             for case in s.tests.cases() {
                 if !s.tests.is_open(case.id) {
                     continue;
                 }
-                if let Some(reason) = w.property_fails(case) {
+                if let Some(reason) = oracle.property_fails(case) {
                     let reason = format!("{reason} right after deployment");
-                    s.settle_falsified(case, reason, Vec::new(), Vec::new(), 0, true);
+                    s.settle_falsified(
+                        case,
+                        properties::FoundBy::Deployment,
+                        reason,
+                        Vec::new(),
+                        Vec::new(),
+                        0,
+                        0,
+                        true,
+                    );
                 }
             }
-            w.ex.reset();
+            oracle.reset();
         }
         if s.tests.all_decided() && !s.config.keep_alive {
             s.stop.store(true, Ordering::Release);
         }
     }
 
-    /// Shrinks each optimization test's best sequence (Echidna does too).
+    /// Shrinks each optimization test's best sequence while it still reaches
+    /// the best value (Echidna does too), once the workers have stopped.
     fn shrink_optima(&self) {
         let s = &self.stores;
         if !s.tests.cases().any(|c| c.kind == TestKind::Optimization) {
             return;
         }
-        let (_tx, rx) = crossbeam::channel::unbounded();
-        let mut w = worker::Worker::new(s.clone(), WorkerId(s.workers as u32), rx);
+        let mut ex = s.target.executor(s.workers);
+        let mut oracle = Oracle::new(s, &mut ex);
+        let mut rng = rand::SeedableRng::seed_from_u64(s.seed ^ 0x0b70_0b70);
         for case in s.tests.cases().filter(|c| c.kind == TestKind::Optimization) {
-            w.shrink_optimum(case);
+            let Some(best) = s.tests.optimum(case.id) else {
+                continue;
+            };
+            let r = shrink::shrink(
+                &mut oracle,
+                &mut rng,
+                Goal::Reaches(case, best.value),
+                best.sequence.clone(),
+                s.config.shrink_limit,
+                &mut |_, _| {},
+            );
+            if r.txs.len() < best.sequence.len() {
+                s.tests.replace_optimum_sequence(case.id, best.value, r.txs);
+                s.persist_optimum(case.id);
+            }
         }
     }
 
@@ -941,9 +994,9 @@ impl Campaign {
             .config
             .coverage_dir
             .clone()
-            .unwrap_or_else(|| s.corpus_dir.clone());
-        let path = dir.join(format!("covered.{}.lcov", s.run_id));
-        let text = s.target.coverage_report().lcov_text();
+            .unwrap_or_else(|| s.layout.corpus_dir().to_path_buf());
+        let path = s.layout.lcov_report(&dir);
+        let text = s.coverage_report().lcov_text();
         if let Err(e) = persist::write_atomic(&path, text.as_bytes()) {
             tracing::error!("writing {}: {e}", path.display());
         }

@@ -18,7 +18,7 @@ pub enum ConfigError {
 }
 
 /// What the campaign looks for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TestMode {
     /// `echidna_*` bool functions must stay true.

@@ -109,6 +109,11 @@ impl EventKind {
         EventKind::WorkerPanicked,
     ];
 
+    /// The kind named `name` (as [`Self::as_str`] writes it).
+    pub fn parse(name: &str) -> Option<EventKind> {
+        Self::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The name used in JSON (`eventType`).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -107,7 +107,25 @@ impl Default for EvmSettings {
 pub enum Outcome {
     Success { output: Bytes },
     Revert { reason: RevertReason },
-    Halt { reason: String },
+    Halt { reason: Halt },
+}
+
+/// Why a call halted without returning or reverting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Halt {
+    /// The EVM stopped it (out of gas, an invalid opcode, a stack error…).
+    Evm(HaltReason),
+    /// revm refused the transaction before running it (the message says why).
+    Rejected(String),
+}
+
+impl std::fmt::Display for Halt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Halt::Evm(r) => write!(f, "{r:?}"),
+            Halt::Rejected(m) => write!(f, "rejected: {m}"),
+        }
+    }
 }
 
 /// A decoded revert.
@@ -138,7 +156,9 @@ impl Outcome {
             Outcome::Revert {
                 reason: RevertReason::Panic(code),
             } => *code == U256::from(1),
-            Outcome::Halt { reason } => reason.contains("InvalidFE"),
+            Outcome::Halt {
+                reason: Halt::Evm(HaltReason::InvalidFEOpcode),
+            } => true,
             _ => false,
         }
     }
@@ -228,7 +248,7 @@ fn convert(result: ExecutionResult<HaltReason>) -> CallResult {
         },
         ExecutionResult::Halt { reason, logs, .. } => CallResult {
             outcome: Outcome::Halt {
-                reason: format!("{reason:?}"),
+                reason: Halt::Evm(reason),
             },
             gas_used,
             logs,
@@ -798,7 +818,7 @@ impl Executor {
             Ok(res) => convert(res),
             Err(e) => CallResult {
                 outcome: Outcome::Halt {
-                    reason: format!("rejected: {e}"),
+                    reason: Halt::Rejected(e.to_string()),
                 },
                 gas_used: 0,
                 logs: Vec::new(),

@@ -1,16 +1,39 @@
 //! rudder: a Solidity/EVM fuzzing campaign with an MCP control plane in the
 //! same process.
 //!
+//! Start a campaign, read its stores, steer it:
+//!
+//! ```no_run
+//! use rudder::{Campaign, Config};
+//! let mut campaign = Campaign::new("contracts/out/Token.json".as_ref(), None, Config::default(), None)?;
+//! campaign.start()?;
+//! let control = campaign.control();           // inject, prioritize, stop
+//! control.prioritize("transfer(address,uint256)", 1).ok();
+//! let stores = campaign.stores().clone();     // events, corpus, tests, coverage
+//! println!("{} corpus calls", stores.corpus.tx_count());
+//! let report = campaign.wait();
+//! # Ok::<(), rudder::campaign::CampaignError>(())
+//! ```
+//!
 //! Where things live:
 //!
+//! * [`campaign`]: the campaign's lifecycle, its [`Stores`] and [`Control`],
+//!   workers, shrinking, the replay oracle, persistence and reports.
 //! * [`eventlog`]: the 2500-slot lock-free ring of recent events.
 //! * [`corpus`]: call sequences that reached new coverage, append-only.
 //! * [`priority`]: the weighted set of functions workers favour (90% / 10%).
 //! * [`coverage`]: hit counts per program counter, source maps, LCOV.
+//! * [`executor`]: revm deployment and calls, the coverage inspector,
+//!   cheatcodes.
 //! * [`artifacts`]: compiled targets (solc standard-JSON, Foundry, `.sol`).
+//! * [`parser`]: Solidity-style calls (`transfer(0x…, 100)`): parse, resolve
+//!   against the ABI, print back.
 //! * [`tx`]: one call of a sequence and its printed and stored forms.
+//! * [`config`]: Echidna-compatible YAML and defaults.
+//! * [`mcp`]: the control plane: tool families over rmcp (stdio, HTTP).
 //! * [`ids`]: newtypes for worker, entry, sequence, test and injection ids.
 //! * [`appendvec`]: the append-only vector under the corpus and tests stores.
+//! * `sync` (private): std or loom atomics for the event log.
 
 pub mod appendvec;
 pub mod artifacts;
@@ -27,7 +50,11 @@ pub mod priority;
 mod sync;
 pub mod tx;
 
+pub use campaign::properties::TestStore;
+pub use campaign::{Campaign, Control, Layout, Oracle, Renderer, Report, Stores};
+pub use config::Config;
 pub use corpus::Corpus;
 pub use coverage::CoverageMap;
 pub use eventlog::EventLog;
+pub use mcp::{FamilyName, RudderServer};
 pub use priority::PrioritySet;

@@ -96,6 +96,17 @@ struct FuzzArgs {
     /// stopped (Ctrl-C) or the timeout.
     #[arg(long)]
     keep_alive: bool,
+    /// The MCP tool families to serve, comma-separated: campaign, events,
+    /// traces, graph, ops, or all.
+    #[arg(long, default_value = "all", value_parser = parse_families)]
+    tools: Families,
+}
+
+#[derive(Clone)]
+struct Families(Vec<rudder::mcp::FamilyName>);
+
+fn parse_families(s: &str) -> Result<Families, String> {
+    rudder::mcp::FamilyName::parse_list(s).map(Families)
 }
 
 fn load_config(a: &FuzzArgs) -> Result<Config, String> {
@@ -153,7 +164,7 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
 
 fn progress_line(c: &Campaign) -> String {
     let s = c.stores();
-    let calls = s.stats.calls.load(std::sync::atomic::Ordering::Relaxed);
+    let calls = s.stats.calls();
     let secs = s.started.elapsed().as_secs_f64().max(1e-3);
     format!(
         "calls {calls} ({:.0}/s) | coverage {} points | corpus {} | tests {} open, {} falsified",
@@ -226,8 +237,7 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
         return Ok(2);
     };
     if let Some(opts) = http {
-        let server =
-            rudder::mcp::RudderServer::new(rudder::mcp::CampaignTools::new(campaign.control()));
+        let server = rudder::mcp::RudderServer::with_families(campaign.control(), &a.tools.0);
         match runtime.block_on(rudder::mcp::transport::serve_http(server, opts)) {
             Ok((bound, _task)) => eprintln!("MCP (streamable HTTP) at http://{bound}/mcp"),
             Err(e) => {
@@ -276,8 +286,7 @@ fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
     let Some((campaign, runtime)) = launch(&a)? else {
         return Ok(2);
     };
-    let server =
-        rudder::mcp::RudderServer::new(rudder::mcp::CampaignTools::new(campaign.control()));
+    let server = rudder::mcp::RudderServer::with_families(campaign.control(), &a.tools.0);
     let served = runtime.block_on(rudder::mcp::transport::serve_stdio(server));
     campaign.stop();
     let report = campaign.wait();

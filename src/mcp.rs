@@ -1,22 +1,23 @@
-//! The MCP control plane: the campaign tools of seed 002 (+ `status`) served
-//! by rmcp, in the campaign's process, over stdio or streamable HTTP.
+//! The MCP control plane: tool families served by rmcp, in the campaign's
+//! process, over stdio or streamable HTTP.
 //!
-//! * [`schemas`]: the advertised input/output JSON Schemas (the seed's).
-//! * [`campaign_tools`]: the handlers: parse, call a store, shape the answer.
+//! * [`family`]: the seam: typed tool declarations, derived schemas, the gate.
+//! * [`campaign_tools`]: seed 002's campaign family (+ `status`).
 //! * [`errors`]: the seed's `ErrorResponse` and codes.
-//! * [`server`]: validation, the 100 ms budget, rmcp glue.
+//! * [`server`]: composes the families; validation, the 100 ms budget, rmcp.
 //! * [`screen`]: raw messages checked (size, JSON) before rmcp reads them.
 //! * [`transport`]: stdio and loopback streamable HTTP.
 
 pub mod campaign_tools;
 pub mod errors;
-pub mod schemas;
+pub mod family;
 pub mod screen;
 pub mod server;
 pub mod transport;
 
 pub use campaign_tools::CampaignTools;
 pub use errors::{ErrorCode, ToolError};
+pub use family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
 pub use server::RudderServer;
 
 /// Every tool answers within this budget or returns `EXECUTION_TIMEOUT`.

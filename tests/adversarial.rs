@@ -11,7 +11,7 @@ use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rudder::campaign::Campaign;
 use rudder::config::Config;
-use rudder::mcp::{CampaignTools, RudderServer};
+use rudder::mcp::RudderServer;
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
@@ -113,7 +113,7 @@ fn nasty_args(rng: &mut SmallRng) -> Map<String, Value> {
 fn digest(c: &Campaign, log: &Path) -> (usize, Vec<String>, usize, u64, bool) {
     let s = c.stores();
     let commands = std::fs::read_to_string(log).map_or(0, |t| t.lines().count());
-    let exports = std::fs::read_dir(s.exports_dir()).map_or(0, |d| d.count()) as u64;
+    let exports = std::fs::read_dir(s.layout().exports_dir()).map_or(0, |d| d.count()) as u64;
     (
         s.corpus.len(),
         s.priorities.snapshot().signatures(),
@@ -143,8 +143,8 @@ async fn random_and_adversarial_tool_calls_never_break_anything() {
         Some(dir.path().to_path_buf()),
     )
     .unwrap();
-    let log = c.stores().corpus_dir.join("mcp-commands.jsonl");
-    let server = RudderServer::new(CampaignTools::new(c.control()));
+    let log = c.stores().layout().command_log();
+    let server = RudderServer::new(c.control());
     // Every advertised tool, as the server lists it.
     let tools: Vec<String> = server
         .tool_list()

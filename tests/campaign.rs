@@ -229,11 +229,14 @@ fn coverage_events_show_their_corpus_sequence_printed_once() {
             unreachable!()
         };
         let entry = stores.corpus.get(entry).expect("the entry exists");
-        let data = stores.event_data(e);
+        let data = stores.renderer().data(e);
         let shown: Vec<String> = serde_json::from_value(data["sequence"].clone()).unwrap();
         assert_eq!(shown, stores.print_sequence(&entry.txs));
         assert_eq!(shown.len(), calls as usize);
-        let (a, b) = (stores.print_entry(&entry), stores.print_entry(&entry));
+        let (a, b) = (
+            stores.renderer().entry(&entry),
+            stores.renderer().entry(&entry),
+        );
         assert!(std::sync::Arc::ptr_eq(&a, &b));
     }
 }

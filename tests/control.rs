@@ -5,7 +5,6 @@ use rudder::campaign::Campaign;
 use rudder::config::{Config, TestMode};
 use rudder::eventlog::{EventKind, Payload};
 use std::path::Path;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 fn campaign(name: &str, workers: usize, dir: &Path) -> Campaign {
@@ -107,9 +106,9 @@ fn a_prioritized_function_gets_ninety_percent_of_generated_calls() {
     std::thread::sleep(Duration::from_millis(50));
     let snapshot = |s: &rudder::campaign::Stores| -> Vec<u64> {
         s.stats
-            .functions
+            .function_totals()
             .iter()
-            .map(|f| f.generated.load(Ordering::Relaxed))
+            .map(|f| f.generated)
             .collect()
     };
     let before = snapshot(&s);

@@ -7,7 +7,7 @@
 use rudder::campaign::{Campaign, ControlError};
 use rudder::config::{Config, TestMode};
 use rudder::eventlog::EventKind;
-use rudder::mcp::{CampaignTools, RudderServer};
+use rudder::mcp::RudderServer;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -46,7 +46,7 @@ async fn tool(server: &RudderServer, name: &str, args: Value) -> Value {
 async fn deep_nesting_in_an_injection_is_invalid_input_not_a_crash() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign("Token", config(1), dir.path());
-    let server = RudderServer::new(CampaignTools::new(c.control()));
+    let server = RudderServer::new(c.control());
     for item in [
         format!("transfer({}", "[".repeat(3000)),
         format!("transfer({}", "(".repeat(3000)),
@@ -63,7 +63,7 @@ async fn deep_nesting_in_an_injection_is_invalid_input_not_a_crash() {
 async fn addresses_must_carry_a_valid_checksum_everywhere() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign("Token", config(1), dir.path());
-    let server = RudderServer::new(CampaignTools::new(c.control()));
+    let server = RudderServer::new(c.control());
     // One letter's case flipped in a valid checksum address.
     let bad = "0x00A329C0648769a73afAc7F9381E08FB43dBEA72";
     for (name, args) in [
@@ -111,7 +111,7 @@ async fn read_replies(
 async fn malformed_json_rpc_on_stdio_gets_an_error_reply_with_its_id() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign("Token", config(1), dir.path());
-    let server = RudderServer::new(CampaignTools::new(c.control()));
+    let server = RudderServer::new(c.control());
     let (client, server_end) = tokio::io::duplex(1 << 20);
     let (sr, sw) = tokio::io::split(server_end);
     tokio::spawn(rudder::mcp::transport::serve_lines(server, sr, sw));
@@ -331,7 +331,7 @@ fn absurd_limits_are_refused_naming_the_key() {
 async fn root_level_schema_errors_name_the_properties() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign("Token", config(1), dir.path());
-    let server = RudderServer::new(CampaignTools::new(c.control()));
+    let server = RudderServer::new(c.control());
     let v = tool(&server, "read_logs", json!({ "bogusField": 1 })).await;
     assert_eq!(v["error"]["details"]["field"], "bogusField", "{v}");
     assert!(
@@ -388,7 +388,7 @@ fn post(port: u16, body: &[u8], session: Option<&str>) -> (u16, String) {
 async fn http_bodies_and_sessions_are_bounded_and_answered() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign("Token", config(1), dir.path());
-    let server = RudderServer::new(CampaignTools::new(c.control()));
+    let server = RudderServer::new(c.control());
     let mut opts = rudder::mcp::transport::HttpOptions::loopback("127.0.0.1:0".parse().unwrap());
     opts.max_sessions = 2;
     let (bound, _task) = rudder::mcp::transport::serve_http(server, opts)

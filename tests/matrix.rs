@@ -23,11 +23,12 @@ fn run(target: &str, contract: Option<&str>, mode: TestMode, seed: u64, limit: u
 }
 
 fn status<'a>(r: &'a Report, test: &str) -> &'a str {
-    &r.tests
+    r.tests
         .iter()
         .find(|t| t.name == test)
         .unwrap_or_else(|| panic!("no test {test} in\n{}", r.text()))
         .status
+        .as_str()
 }
 
 /// `target` falsifies `test` on seeds 1, 2 and 3 within `limit` calls.

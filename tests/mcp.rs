@@ -5,7 +5,7 @@ use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rudder::campaign::Campaign;
 use rudder::config::Config;
-use rudder::mcp::{CampaignTools, RudderServer};
+use rudder::mcp::RudderServer;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -77,7 +77,7 @@ impl Session {
 }
 
 async fn connect(c: &Campaign) -> Session {
-    let server = RudderServer::new(CampaignTools::new(c.control()));
+    let server = RudderServer::new(c.control());
     let (a, b) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         if let Ok(s) = server.serve(a).await {

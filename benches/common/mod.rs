@@ -49,12 +49,23 @@ pub fn busy_campaign(
     contract: &str,
     workers: usize,
 ) -> (tempfile::TempDir, rudder::campaign::Campaign) {
+    busy_campaign_with(contract, workers, true)
+}
+
+/// As [`busy_campaign`]; `yield_cpu` says whether the workers run behind the
+/// control plane (nice +10, `SCHED_BATCH`: the default) or at normal priority.
+pub fn busy_campaign_with(
+    contract: &str,
+    workers: usize,
+    yield_cpu: bool,
+) -> (tempfile::TempDir, rudder::campaign::Campaign) {
     let dir = tempfile::tempdir().unwrap();
     let config = rudder::config::Config {
         workers: Some(workers),
         seed: Some(1),
         test_limit: u64::MAX,
         timeout: Some(600),
+        yield_to_control_plane: yield_cpu,
         ..Default::default()
     };
     let mut c = rudder::campaign::Campaign::new(

@@ -332,10 +332,10 @@ impl Control {
         });
         // Durable before the caller hears back: the disk writer appends and
         // syncs it (commands queued together share one sync).
-        if !self.stores.append_durable(
-            self.stores.corpus_dir.join("mcp-commands.jsonl"),
-            line.to_string(),
-        ) {
+        if !self
+            .stores
+            .append_durable(self.stores.layout().command_log(), line.to_string())
+        {
             tracing::error!("the command log did not confirm a write within 5 s");
         }
     }

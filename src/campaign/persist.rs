@@ -4,12 +4,14 @@
 //! does the disk work so workers never wait on `fsync`; it syncs the journal
 //! at least once a second and at shutdown.
 
+use crate::eventlog::Event;
 use crate::tx::{StoredTx, Tx};
 use crossbeam::channel::{Receiver, RecvTimeoutError, Sender};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Writes `bytes` to `path` atomically: temp file, fsync, rename, fsync dir.
@@ -122,6 +124,102 @@ pub fn export_path(
     Ok(file)
 }
 
+/// Where a campaign's files live. The only place that knows the corpus
+/// directory's layout and the output directory's:
+///
+/// ```text
+/// {corpusDir}/coverage/{hash}.json        corpus entries
+/// {corpusDir}/reproducers/{test}.json     falsified tests (shrunk or not)
+/// {corpusDir}/optimization/{test}.json    optimization tests' best sequences
+/// {corpusDir}/mcp-commands.jsonl          the command log
+/// {outDir}/journal/run-{runId}.jsonl      the event journal
+/// {outDir}/exports/                       files tools export (LCOV)
+/// ```
+#[derive(Clone, Debug)]
+pub struct Layout {
+    out_dir: PathBuf,
+    corpus_dir: PathBuf,
+    run_id: String,
+}
+
+impl Layout {
+    pub fn new(out_dir: PathBuf, corpus_dir: PathBuf, run_id: String) -> Self {
+        Layout {
+            out_dir,
+            corpus_dir,
+            run_id,
+        }
+    }
+
+    pub fn out_dir(&self) -> &Path {
+        &self.out_dir
+    }
+
+    pub fn corpus_dir(&self) -> &Path {
+        &self.corpus_dir
+    }
+
+    /// The folder of corpus entries.
+    pub fn coverage_dir(&self) -> PathBuf {
+        self.corpus_dir.join("coverage")
+    }
+
+    /// The file of the corpus entry `txs`.
+    pub fn corpus_entry(&self, txs: &[Tx]) -> PathBuf {
+        self.coverage_dir()
+            .join(format!("{}.json", sequence_hash(txs)))
+    }
+
+    /// The reproducer file of test `name`.
+    pub fn reproducer(&self, name: &str) -> PathBuf {
+        self.corpus_dir
+            .join("reproducers")
+            .join(format!("{}.json", file_stem(name)))
+    }
+
+    /// The best-sequence file of optimization test `name`.
+    pub fn optimum(&self, name: &str) -> PathBuf {
+        self.corpus_dir
+            .join("optimization")
+            .join(format!("{}.json", file_stem(name)))
+    }
+
+    /// The command log (`mcp-commands.jsonl`).
+    pub fn command_log(&self) -> PathBuf {
+        self.corpus_dir.join("mcp-commands.jsonl")
+    }
+
+    /// This run's event journal.
+    pub fn journal(&self) -> PathBuf {
+        self.out_dir
+            .join("journal")
+            .join(format!("run-{}.jsonl", self.run_id))
+    }
+
+    /// The LCOV report `coverageFormats: [lcov]` writes into `dir`.
+    pub fn lcov_report(&self, dir: &Path) -> PathBuf {
+        dir.join(format!("covered.{}.lcov", self.run_id))
+    }
+
+    /// The folder exports are written to.
+    pub fn exports_dir(&self) -> PathBuf {
+        self.out_dir.join("exports")
+    }
+
+    /// Where an export named `requested` goes (see [`export_path`]): inside
+    /// [`Self::exports_dir`], never over the corpus, reproducers, journals
+    /// or the command log.
+    pub fn export_path(&self, requested: &str) -> Result<PathBuf, ExportError> {
+        let journal = self.journal();
+        let journal_dir = journal.parent().unwrap_or(&self.out_dir);
+        export_path(
+            &self.exports_dir(),
+            requested,
+            &[&self.corpus_dir, journal_dir],
+        )
+    }
+}
+
 /// Creates `dir` if needed and checks a file can be created, written,
 /// synced and removed in it.
 pub fn probe_writable(dir: &Path) -> std::io::Result<()> {
@@ -213,6 +311,9 @@ pub fn file_stem(name: &str) -> String {
 pub enum WriteJob {
     /// One journal line (already rendered).
     Journal(String),
+    /// One event, rendered into a journal line by the writer thread (so the
+    /// worker that emitted it never formats JSON).
+    Event(Event),
     /// A file to write atomically.
     File(PathBuf, Vec<u8>),
     /// A line to append to a log file (synced with the journal).
@@ -225,6 +326,9 @@ pub enum WriteJob {
     Flush(Sender<()>),
 }
 
+/// Turns an event into its journal line (on the writer thread).
+pub type RenderLine = Arc<dyn Fn(&Event) -> String + Send + Sync>;
+
 /// The writer thread's handle.
 #[derive(Clone)]
 pub struct Writer {
@@ -233,8 +337,12 @@ pub struct Writer {
 
 impl Writer {
     /// Starts the writer thread; the journal goes to `journal` (created,
-    /// appended). Returns the handle and the thread.
-    pub fn start(journal: PathBuf) -> std::io::Result<(Writer, std::thread::JoinHandle<()>)> {
+    /// appended), events rendered by `render`. Returns the handle and the
+    /// thread.
+    pub fn start(
+        journal: PathBuf,
+        render: RenderLine,
+    ) -> std::io::Result<(Writer, std::thread::JoinHandle<()>)> {
         if let Some(d) = journal.parent() {
             std::fs::create_dir_all(d)?;
         }
@@ -245,7 +353,7 @@ impl Writer {
         let (tx, rx) = crossbeam::channel::unbounded();
         let handle = std::thread::Builder::new()
             .name("rudder-writer".into())
-            .spawn(move || writer_loop(BufWriter::new(file), rx))?;
+            .spawn(move || writer_loop(BufWriter::new(file), rx, render))?;
         Ok((Writer { tx }, handle))
     }
 
@@ -290,7 +398,7 @@ fn append(logs: &mut std::collections::HashMap<PathBuf, File>, path: &Path, line
     }
 }
 
-fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
+fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>, render: RenderLine) {
     let started = Instant::now();
     let mut last_sync = Instant::now();
     let mut dirty = false;
@@ -304,6 +412,11 @@ fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
         match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(WriteJob::Journal(line)) => {
                 let _ = journal.write_all(line.as_bytes());
+                let _ = journal.write_all(b"\n");
+                dirty = true;
+            }
+            Ok(WriteJob::Event(e)) => {
+                let _ = journal.write_all(render(&e).as_bytes());
                 let _ = journal.write_all(b"\n");
                 dirty = true;
             }
@@ -329,6 +442,10 @@ fn writer_loop(mut journal: BufWriter<File>, rx: Receiver<WriteJob>) {
                         WriteJob::Append(p, l) => append(&mut logs, &p, &l),
                         WriteJob::Journal(line) => {
                             let _ = journal.write_all(line.as_bytes());
+                            let _ = journal.write_all(b"\n");
+                        }
+                        WriteJob::Event(e) => {
+                            let _ = journal.write_all(render(&e).as_bytes());
                             let _ = journal.write_all(b"\n");
                         }
                         WriteJob::File(p, bytes) => {
@@ -429,11 +546,22 @@ mod tests {
     fn the_writer_appends_journal_lines_and_flushes() {
         let dir = tempfile::tempdir().unwrap();
         let j = dir.path().join("journal/run.jsonl");
-        let (w, h) = Writer::start(j.clone()).unwrap();
+        let render: RenderLine = Arc::new(|e: &Event| format!("{{\"seq\":{}}}", e.seq.0));
+        let (w, h) = Writer::start(j.clone(), render).unwrap();
         w.send(WriteJob::Journal("{\"a\":1}".into()));
+        w.send(WriteJob::Event(Event {
+            seq: crate::ids::Seq(7),
+            timestamp_ms: 0,
+            worker: crate::ids::WorkerId(0),
+            payload: crate::eventlog::Payload::WorkerStarted { seed: 1 },
+        }));
         w.send(WriteJob::File(dir.path().join("x.json"), b"{}".to_vec()));
         w.flush();
-        assert_eq!(std::fs::read_to_string(&j).unwrap(), "{\"a\":1}\n");
+        // Events are rendered on the writer thread, in order with raw lines.
+        assert_eq!(
+            std::fs::read_to_string(&j).unwrap(),
+            "{\"a\":1}\n{\"seq\":7}\n"
+        );
         assert!(dir.path().join("x.json").exists());
         drop(w);
         h.join().unwrap();

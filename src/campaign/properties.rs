@@ -11,7 +11,7 @@ use arc_swap::ArcSwapOption;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TestKind {
     /// A `bool` function that must stay true.
@@ -42,10 +42,32 @@ pub struct TestCase {
     pub function: Arc<Function>,
 }
 
+/// Who falsified a test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FoundBy {
+    /// A worker, while fuzzing (`Falsification::worker` names it).
+    Worker,
+    /// The campaign, replaying a reproducer saved by an earlier run.
+    Resume,
+    /// The campaign, checking properties right after deployment.
+    Deployment,
+}
+
+impl FoundBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FoundBy::Worker => "worker",
+            FoundBy::Resume => "resume",
+            FoundBy::Deployment => "deployment",
+        }
+    }
+}
+
 /// A falsified test's counterexample.
 #[derive(Clone, Debug)]
 pub struct Falsification {
     pub worker: Option<WorkerId>,
+    pub found_by: FoundBy,
     pub found_ms: u64,
     /// Why the test failed (`returned false`, `panic 0x01 …`).
     pub reason: String,
@@ -53,6 +75,8 @@ pub struct Falsification {
     pub shrunk: Vec<Tx>,
     pub shrink_steps: u64,
     pub shrink_done: bool,
+    /// Gas the counterexample's calls used (the original sequence's when
+    /// found by a worker, the replayed sequence's otherwise).
     pub gas_used: u64,
 }
 

@@ -6,15 +6,58 @@ use super::Stores;
 use super::properties::TestKind;
 use serde::Serialize;
 use std::fmt::Write;
-use std::sync::atomic::Ordering;
+
+/// Where a test stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TestStatus {
+    /// Not falsified (so far).
+    Passing,
+    /// Falsified; the counterexample is shrunk.
+    Falsified,
+    /// Falsified; the counterexample is still being shrunk.
+    Shrinking,
+    /// An optimization test has a best value.
+    Optimized,
+    /// An optimization test has no value yet.
+    Open,
+}
+
+impl TestStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestStatus::Passing => "passing",
+            TestStatus::Falsified => "falsified",
+            TestStatus::Shrinking => "shrinking",
+            TestStatus::Optimized => "optimized",
+            TestStatus::Open => "open",
+        }
+    }
+
+    /// Falsified, whether or not shrinking has finished.
+    pub fn is_falsified(self) -> bool {
+        matches!(self, TestStatus::Falsified | TestStatus::Shrinking)
+    }
+}
+
+impl PartialEq<&str> for TestStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for TestStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TestReport {
     pub name: String,
     pub kind: TestKind,
-    /// `passing`, `falsified`, `shrinking` or (optimization) `optimized`/`open`.
-    pub status: String,
+    pub status: TestStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The counterexample (or the best sequence), in call syntax.
@@ -69,7 +112,11 @@ impl Report {
                     return TestReport {
                         name: c.name.clone(),
                         kind: c.kind,
-                        status: if o.is_some() { "optimized" } else { "open" }.into(),
+                        status: if o.is_some() {
+                            TestStatus::Optimized
+                        } else {
+                            TestStatus::Open
+                        },
                         reason: None,
                         sequence: o
                             .as_ref()
@@ -84,11 +131,10 @@ impl Report {
                         name: c.name.clone(),
                         kind: c.kind,
                         status: if f.shrink_done {
-                            "falsified"
+                            TestStatus::Falsified
                         } else {
-                            "shrinking"
-                        }
-                        .into(),
+                            TestStatus::Shrinking
+                        },
                         reason: Some(f.reason.clone()),
                         sequence: s.print_sequence(f.sequence()),
                         value: None,
@@ -97,7 +143,7 @@ impl Report {
                     None => TestReport {
                         name: c.name.clone(),
                         kind: c.kind,
-                        status: "passing".into(),
+                        status: TestStatus::Passing,
                         reason: None,
                         sequence: Vec::new(),
                         value: None,
@@ -108,7 +154,7 @@ impl Report {
             .collect();
         let cov = s.target.coverage_report();
         let (lines, lines_hit, branches, branches_hit) = cov.totals();
-        let calls = s.stats.calls.load(Ordering::Relaxed);
+        let calls = s.stats.calls();
         let elapsed = s.started.elapsed().as_secs_f64();
         Report {
             contract: s.target.contract.name.clone(),
@@ -136,16 +182,14 @@ impl Report {
                 points: s.target.coverage.points(),
             },
             lcov: None,
-            journal: s.journal_path.display().to_string(),
-            corpus_dir: s.corpus_dir.display().to_string(),
+            journal: s.layout().journal().display().to_string(),
+            corpus_dir: s.layout().corpus_dir().display().to_string(),
         }
     }
 
     /// Whether any property or assertion was falsified.
     pub fn any_falsified(&self) -> bool {
-        self.tests
-            .iter()
-            .any(|t| t.status == "falsified" || t.status == "shrinking")
+        self.tests.iter().any(|t| t.status.is_falsified())
     }
 
     /// The human-readable report.
@@ -167,11 +211,11 @@ impl Report {
             self.seed
         );
         for t in &self.tests {
-            match t.status.as_str() {
-                "passing" => {
+            match t.status {
+                TestStatus::Passing => {
                     let _ = writeln!(o, "  {}: passing", t.name);
                 }
-                "optimized" | "open" => {
+                TestStatus::Optimized | TestStatus::Open => {
                     let _ = writeln!(
                         o,
                         "  {}: max value {}",
@@ -182,12 +226,12 @@ impl Report {
                         let _ = writeln!(o, "      {c}");
                     }
                 }
-                status => {
+                status @ (TestStatus::Falsified | TestStatus::Shrinking) => {
                     let _ = writeln!(
                         o,
                         "  {}: FALSIFIED{} ({})",
                         t.name,
-                        if status == "shrinking" {
+                        if status == TestStatus::Shrinking {
                             ", still shrinking"
                         } else {
                             ""

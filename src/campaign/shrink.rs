@@ -8,48 +8,69 @@
 //! that changed nothing.
 
 use super::generate::simplify;
-use super::properties::TestCase;
-use super::worker::Worker;
+use super::oracle::{Goal, Oracle};
 use crate::tx::{Delay, Tx};
 use rand::Rng;
+use rand::rngs::SmallRng;
 
 /// Random argument simplifications tried per round.
 const ARG_TRIES_PER_ROUND: u64 = 64;
 
-pub(crate) fn shrink(w: &mut Worker, case: &TestCase, seq: Vec<Tx>) -> (Vec<Tx>, u64) {
-    let limit = w.shrink_limit();
+/// A shrunk sequence.
+pub(crate) struct Shrunk {
+    pub txs: Vec<Tx>,
+    /// Replays spent.
+    pub steps: u64,
+    /// Gas the shrunk sequence's calls used (0 if it did not reproduce).
+    pub gas: u64,
+}
+
+/// Shrinks `seq` while `goal` still holds on replay, within `limit`
+/// replays. `report(steps, calls)` is told every ~256 replays.
+pub(crate) fn shrink(
+    o: &mut Oracle<'_>,
+    rng: &mut SmallRng,
+    goal: Goal<'_>,
+    seq: Vec<Tx>,
+    limit: u64,
+    report: &mut dyn FnMut(u64, usize),
+) -> Shrunk {
     let mut steps = 0u64;
     let mut best = seq;
-    match w.fails(case, &best) {
-        Some(n) => best.truncate(n),
-        None => return (best, 1), // not reproducible from the deployed state
-    }
-    steps += 1;
-    let default_sender = w.shared.config.senders[0];
-    let try_candidate = |w: &mut Worker, best: &mut Vec<Tx>, mut cand: Vec<Tx>, steps: &mut u64| {
-        *steps += 1;
-        if let Some(n) = w.fails(case, &cand) {
-            cand.truncate(n);
-            *best = cand;
-            true
-        } else {
-            false
+    let mut gas = match o.check(goal, &best) {
+        Some(hit) => {
+            best.truncate(hit.calls);
+            hit.gas
+        }
+        // Not reproducible from the deployed state.
+        None => {
+            return Shrunk {
+                txs: best,
+                steps: 1,
+                gas: 0,
+            };
         }
     };
+    steps += 1;
+    let default_sender = o.stores().config.senders[0];
+    let mut try_candidate =
+        |o: &mut Oracle<'_>, best: &mut Vec<Tx>, mut cand: Vec<Tx>, steps: &mut u64| {
+            *steps += 1;
+            if let Some(hit) = o.check(goal, &cand) {
+                cand.truncate(hit.calls);
+                *best = cand;
+                gas = hit.gas;
+                true
+            } else {
+                false
+            }
+        };
     let mut reported = 0u64;
     while steps < limit {
-        // Progress for watchers: one event per ~256 replays.
-        if steps - reported >= 256 && case.kind != super::properties::TestKind::Optimization {
+        // Progress for watchers: once per ~256 replays.
+        if steps - reported >= 256 {
             reported = steps;
-            w.shared.emit(
-                w.id,
-                crate::eventlog::Payload::TestShrunk {
-                    test: case.id,
-                    calls: best.len() as u32,
-                    steps: steps as u32,
-                    done: false,
-                },
-            );
+            report(steps, best.len());
         }
         let mut progress = false;
         // Drop calls.
@@ -57,7 +78,7 @@ pub(crate) fn shrink(w: &mut Worker, case: &TestCase, seq: Vec<Tx>) -> (Vec<Tx>,
         while i < best.len() && best.len() > 1 && steps < limit {
             let mut cand = best.clone();
             let removed = cand.remove(i);
-            if try_candidate(w, &mut best, cand, &mut steps) {
+            if try_candidate(o, &mut best, cand, &mut steps) {
                 progress = true;
                 continue;
             }
@@ -69,7 +90,7 @@ pub(crate) fn shrink(w: &mut Worker, case: &TestCase, seq: Vec<Tx>) -> (Vec<Tx>,
                 let next = &mut cand[i].delay;
                 next.seconds = next.seconds.saturating_add(removed.delay.seconds);
                 next.blocks = next.blocks.saturating_add(removed.delay.blocks);
-                if try_candidate(w, &mut best, cand, &mut steps) {
+                if try_candidate(o, &mut best, cand, &mut steps) {
                     progress = true;
                     continue;
                 }
@@ -136,7 +157,7 @@ pub(crate) fn shrink(w: &mut Worker, case: &TestCase, seq: Vec<Tx>) -> (Vec<Tx>,
                 }
                 let mut cand = best.clone();
                 cand[i] = v;
-                if try_candidate(w, &mut best, cand, &mut steps) {
+                if try_candidate(o, &mut best, cand, &mut steps) {
                     progress = true;
                     break;
                 }
@@ -153,14 +174,14 @@ pub(crate) fn shrink(w: &mut Worker, case: &TestCase, seq: Vec<Tx>) -> (Vec<Tx>,
             if with_args.is_empty() {
                 break;
             }
-            let i = with_args[w.rng.random_range(0..with_args.len())];
-            let a = w.rng.random_range(0..best[i].args.len());
-            let Some(simpler) = simplify(&mut w.rng, &best[i].args[a]) else {
+            let i = with_args[rng.random_range(0..with_args.len())];
+            let a = rng.random_range(0..best[i].args.len());
+            let Some(simpler) = simplify(rng, &best[i].args[a]) else {
                 continue;
             };
             let mut cand = best.clone();
             cand[i].args[a] = simpler;
-            if try_candidate(w, &mut best, cand, &mut steps) {
+            if try_candidate(o, &mut best, cand, &mut steps) {
                 progress = true;
             }
         }
@@ -168,5 +189,9 @@ pub(crate) fn shrink(w: &mut Worker, case: &TestCase, seq: Vec<Tx>) -> (Vec<Tx>,
             break;
         }
     }
-    (best, steps)
+    Shrunk {
+        txs: best,
+        steps,
+        gas,
+    }
 }

@@ -4,15 +4,15 @@
 //! the control channel, so an injection waits at most one call.
 
 use super::generate::{self, Dictionary, GenContext};
-use super::properties::{Falsification, Optimum, TestCase, TestKind};
-use super::{Injection, Stores as Shared};
+use super::oracle::{Goal, Oracle};
+use super::properties::{Falsification, FoundBy, Optimum, TestCase, TestKind};
+use super::{CallBudget, Injection, Stores as Shared};
 use crate::corpus::Origin;
 use crate::eventlog::{Payload, StopReason, now_ms};
 use crate::executor::{Executor, Outcome};
 use crate::ids::WorkerId;
 use crate::priority::Sampler;
 use crate::tx::Tx;
-use alloy_primitives::{I256, U256};
 use crossbeam::channel::Receiver;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -52,8 +52,7 @@ pub(crate) struct Worker {
     sequences: u64,
     batch: Batch,
     last_batch: Instant,
-    /// The value an optimization counterexample must reach while shrinking.
-    pub(crate) opt_target: Option<I256>,
+    budget: CallBudget,
 }
 
 enum Source {
@@ -78,7 +77,7 @@ impl Worker {
             sequences: 0,
             batch: Batch::default(),
             last_batch: Instant::now(),
-            opt_target: None,
+            budget: CallBudget::default(),
         }
     }
 
@@ -86,10 +85,24 @@ impl Worker {
         self.shared.emit(self.id, payload);
     }
 
+    fn row(&self) -> usize {
+        self.id.0 as usize
+    }
+
+    /// Why this worker should stop now: the campaign is stopping, timed
+    /// out, or the call budget is spent.
+    fn should_stop(&self) -> Option<StopReason> {
+        self.shared.stop_reason().or_else(|| {
+            self.budget
+                .exhausted(&self.shared)
+                .then_some(StopReason::TestLimit)
+        })
+    }
+
     fn random_tx(&mut self) -> Tx {
         let callables = &self.shared.callable;
         let i = self.sampler.pick(&mut self.rng, callables.len());
-        self.shared.stats.functions[i]
+        self.shared.stats.workers[self.row()].functions[i]
             .generated
             .fetch_add(1, Ordering::Relaxed);
         let ctx = GenContext {
@@ -107,7 +120,7 @@ impl Worker {
             seed: self.shared.seed.wrapping_add(self.id.0 as u64),
         });
         let reason = loop {
-            if let Some(r) = self.shared.should_stop() {
+            if let Some(r) = self.should_stop() {
                 if r == StopReason::TestLimit && self.shared.config.keep_alive {
                     // Idle, but still serve injections until stopped.
                     match self.rx.recv_timeout(Duration::from_millis(50)) {
@@ -212,9 +225,14 @@ impl Worker {
         let mut last_new = None;
         let mut planned = planned.into_iter();
         let shared = self.shared.clone();
-        let stats = &shared.stats.workers[self.id.0 as usize];
+        let row = self.row();
+        let stats = &shared.stats.workers[row];
         for i in 0..len.max(planned.len()) {
-            if preemptible && (!self.rx.is_empty() || self.shared.should_stop().is_some()) {
+            if preemptible
+                && (!self.rx.is_empty()
+                    || self.shared.stop_reason().is_some()
+                    || !self.budget.take(&shared))
+            {
                 break;
             }
             let tx = match planned.next() {
@@ -223,12 +241,11 @@ impl Worker {
             };
             let r = self.ex.call(&tx);
             self.total_calls += 1;
-            self.shared.stats.calls.fetch_add(1, Ordering::Relaxed);
             stats.calls.fetch_add(1, Ordering::Relaxed);
             self.batch.calls += 1;
             self.batch.gas += r.gas_used;
             result.executed += 1;
-            let fstats = shared.function_stats(&tx);
+            let fstats = shared.function_stats(row, &tx);
             if let Some(fs) = fstats {
                 fs.calls.fetch_add(1, Ordering::Relaxed);
             }
@@ -255,7 +272,7 @@ impl Worker {
                 result.new_points += new;
                 last_new = Some(i);
             }
-            if let Some(falsified) = self.check_tests(&executed, &r.outcome, &r.logs) {
+            if let Some(falsified) = self.check_tests(&executed, &gas, &r.outcome, &r.logs) {
                 result.falsified += falsified;
                 if falsified > 0 {
                     // The executor was used for shrinking: this sequence is over.
@@ -298,36 +315,42 @@ impl Worker {
         result
     }
 
-    /// Checks the tests after the last call of `executed`; returns how many
-    /// were newly falsified (`None` when nothing is checked in this mode).
+    /// Checks the tests after the last call of `executed` (whose calls used
+    /// `gas`); returns how many were newly falsified (`None` when nothing
+    /// is checked in this mode).
     fn check_tests(
         &mut self,
         executed: &[Tx],
+        gas: &[u64],
         last: &Outcome,
         logs: &[alloy_primitives::Log],
     ) -> Option<u32> {
         let shared = self.shared.clone();
         let mut falsified = 0;
+        let seq_gas = gas.iter().fold(0u64, |a, g| a.saturating_add(*g));
         match shared.config.test_mode {
             crate::config::TestMode::Property => {
                 for case in shared.tests.cases() {
                     if case.kind != TestKind::Property || !shared.tests.is_open(case.id) {
                         continue;
                     }
-                    if let Some(reason) = self.property_fails(case) {
-                        falsified += self.on_falsified(case, executed.to_vec(), reason) as u32;
+                    let fails = Oracle::new(&shared, &mut self.ex).property_fails(case);
+                    if let Some(reason) = fails {
+                        falsified +=
+                            self.on_falsified(case, executed.to_vec(), seq_gas, reason) as u32;
                     }
                 }
             }
             crate::config::TestMode::Assertion | crate::config::TestMode::Overflow => {
                 let tx = executed.last().expect("one call ran");
-                if let Some(reason) = self.call_fails(last, logs)
+                let fails = Oracle::new(&shared, &mut self.ex).call_fails(last, logs);
+                if let Some(reason) = fails
                     && let Some(case) = shared.tests.cases().find(|c| {
                         c.kind.is_per_call() && c.function.selector() == tx.function.selector()
                     })
                     && shared.tests.is_open(case.id)
                 {
-                    falsified += self.on_falsified(case, executed.to_vec(), reason) as u32;
+                    falsified += self.on_falsified(case, executed.to_vec(), seq_gas, reason) as u32;
                 }
             }
             crate::config::TestMode::Optimization => {
@@ -335,7 +358,8 @@ impl Worker {
                     if case.kind != TestKind::Optimization {
                         continue;
                     }
-                    if let Some(v) = self.optimization_value(case) {
+                    let value = Oracle::new(&shared, &mut self.ex).optimization_value(case);
+                    if let Some(v) = value {
                         let improved = shared.tests.offer(case.id, v, || Optimum {
                             value: v,
                             sequence: executed.to_vec(),
@@ -359,113 +383,62 @@ impl Worker {
         Some(falsified)
     }
 
-    /// Why the last call fails its per-call test in this mode: an assertion
-    /// (`Panic(0x01)`, the pre-0.8 invalid opcode, or an `AssertionFailed`
-    /// event) or, in overflow mode, checked arithmetic (`Panic(0x11)`).
-    pub(crate) fn call_fails(
-        &self,
-        outcome: &Outcome,
-        logs: &[alloy_primitives::Log],
-    ) -> Option<String> {
-        if self.shared.config.test_mode == crate::config::TestMode::Overflow {
-            return outcome.is_overflow().then(|| outcome.to_string());
-        }
-        if outcome.is_assertion_failure() {
-            return Some(outcome.to_string());
-        }
-        let topics = &self.shared.target.assertion_topics;
-        logs.iter()
-            .find(|l| l.topics().first().is_some_and(|t| topics.contains(t)))
-            .map(|_| "emitted AssertionFailed".to_string())
-    }
-
-    /// `Some(reason)` if the property is false (or reverts) now. A property
-    /// named `{prefix}revert_…` holds only when it reverts (Echidna's
-    /// convention).
-    pub(crate) fn property_fails(&mut self, case: &TestCase) -> Option<String> {
-        let sender = self.shared.config.psender;
-        let must_revert = case
-            .name
-            .strip_prefix(&self.shared.config.prefix)
-            .is_some_and(|rest| rest.starts_with("revert_"));
-        let outcome = self.ex.call_view(&case.function, sender).outcome;
-        if must_revert {
-            return match outcome {
-                Outcome::Success { .. } => Some("did not revert".into()),
-                _ => None,
-            };
-        }
-        match outcome {
-            Outcome::Success { output } => {
-                if output.len() >= 32 && U256::from_be_slice(&output[..32]) == U256::from(1) {
-                    None
-                } else {
-                    Some("returned false".into())
-                }
-            }
-            other => Some(other.to_string()),
-        }
-    }
-
-    pub(crate) fn optimization_value(&mut self, case: &TestCase) -> Option<I256> {
-        let sender = self.shared.config.psender;
-        match self.ex.call_view(&case.function, sender).outcome {
-            Outcome::Success { output } if output.len() >= 32 => {
-                Some(I256::from_raw(U256::from_be_slice(&output[..32])))
-            }
-            _ => None,
-        }
-    }
-
-    /// Claims `case`, records the counterexample, shrinks it. Returns whether
-    /// this worker was the one to falsify it.
-    fn on_falsified(&mut self, case: &TestCase, seq: Vec<Tx>, reason: String) -> bool {
+    /// Claims `case`, records the counterexample (whose calls used `gas`),
+    /// shrinks it. Returns whether this worker was the one to falsify it.
+    fn on_falsified(&mut self, case: &TestCase, seq: Vec<Tx>, gas: u64, reason: String) -> bool {
         let shared = self.shared.clone();
         if !shared.tests.claim(case.id) {
             return false;
         }
-        let gas_used = 0;
-        shared.tests.set_falsified(
-            case.id,
-            Falsification {
-                worker: Some(self.id),
-                found_ms: now_ms(),
-                reason: reason.clone(),
-                original: seq.clone(),
-                shrunk: Vec::new(),
-                shrink_steps: 0,
-                shrink_done: false,
-                gas_used,
-            },
-        );
+        let found_ms = now_ms();
+        let record = |shrunk: Vec<Tx>, steps: u64, done: bool| Falsification {
+            worker: Some(self.id),
+            found_by: FoundBy::Worker,
+            found_ms,
+            reason: reason.clone(),
+            original: seq.clone(),
+            shrunk,
+            shrink_steps: steps,
+            shrink_done: done,
+            gas_used: gas,
+        };
+        shared
+            .tests
+            .set_falsified(case.id, record(Vec::new(), 0, false));
         self.emit(Payload::PropertyFalsified {
             test: case.id,
             calls: seq.len() as u32,
-            gas_used,
+            gas_used: gas,
         });
         shared.persist_reproducer(case.id);
-        let (shrunk, steps) = super::shrink::shrink(self, case, seq.clone());
-        let calls = shrunk.len() as u32;
-        shared.tests.set_falsified(
-            case.id,
-            Falsification {
-                worker: Some(self.id),
-                found_ms: shared
-                    .tests
-                    .falsified(case.id)
-                    .map_or(now_ms(), |f| f.found_ms),
-                reason,
-                original: seq,
-                shrunk,
-                shrink_steps: steps,
-                shrink_done: true,
-                gas_used,
+        let id = self.id;
+        let mut oracle = Oracle::new(&shared, &mut self.ex);
+        let r = super::shrink::shrink(
+            &mut oracle,
+            &mut self.rng,
+            Goal::Fails(case),
+            seq.clone(),
+            shared.config.shrink_limit,
+            &mut |steps, calls| {
+                shared.emit(
+                    id,
+                    Payload::TestShrunk {
+                        test: case.id,
+                        calls: calls as u32,
+                        steps: steps as u32,
+                        done: false,
+                    },
+                )
             },
         );
+        let calls = r.txs.len() as u32;
+        shared
+            .tests
+            .set_falsified(case.id, record(r.txs, r.steps, true));
         self.emit(Payload::TestShrunk {
             test: case.id,
             calls,
-            steps: steps as u32,
+            steps: r.steps as u32,
             done: true,
         });
         shared.persist_reproducer(case.id);
@@ -473,65 +446,5 @@ impl Worker {
             shared.stop.store(true, Ordering::Release);
         }
         true
-    }
-
-    /// Replays `seq` from the deployed state; `Some(n)` if `case` fails after
-    /// call `n - 1` (so the first `n` calls reproduce it).
-    pub(crate) fn fails(&mut self, case: &TestCase, seq: &[Tx]) -> Option<usize> {
-        self.ex.reset();
-        self.ex.set_recording(false);
-        let mut hit = None;
-        for (i, tx) in seq.iter().enumerate() {
-            let r = self.ex.call(tx);
-            let failed = match case.kind {
-                TestKind::Property => self.property_fails(case).is_some(),
-                TestKind::Assertion | TestKind::Overflow => {
-                    tx.function.selector() == case.function.selector()
-                        && self.call_fails(&r.outcome, &r.logs).is_some()
-                }
-                TestKind::Optimization => match (self.opt_target, self.optimization_value(case)) {
-                    (Some(target), Some(v)) => v >= target,
-                    _ => false,
-                },
-            };
-            if failed {
-                hit = Some(i + 1);
-                break;
-            }
-        }
-        self.ex.reset();
-        self.ex.set_recording(true);
-        hit
-    }
-
-    /// Runs a sequence (resume, replay): coverage only, no test checks.
-    pub(crate) fn replay_for_coverage(&mut self, seq: &[Tx]) -> u32 {
-        for tx in seq {
-            self.ex.call(tx);
-        }
-        let new = self.ex.commit_coverage();
-        self.ex.reset();
-        new
-    }
-
-    /// Shrinks the best sequence of optimization test `case` while it still
-    /// reaches the best value (run once the workers have stopped).
-    pub(crate) fn shrink_optimum(&mut self, case: &TestCase) {
-        let Some(best) = self.shared.tests.optimum(case.id) else {
-            return;
-        };
-        self.opt_target = Some(best.value);
-        let (shrunk, _steps) = super::shrink::shrink(self, case, best.sequence.clone());
-        self.opt_target = None;
-        if shrunk.len() < best.sequence.len() {
-            self.shared
-                .tests
-                .replace_optimum_sequence(case.id, best.value, shrunk);
-            self.shared.persist_optimum(case.id);
-        }
-    }
-
-    pub(crate) fn shrink_limit(&self) -> u64 {
-        self.shared.config.shrink_limit
     }
 }

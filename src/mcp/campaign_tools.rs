@@ -1,111 +1,496 @@
-//! The campaign tools of seed 002 (+ `status`): parse the validated input,
-//! call the stores or the control handle, shape the answer.
+//! The campaign family (seed 002's nine tools + `status`): typed parameters
+//! and answers whose derived schemas are the seed's, and thin handlers that
+//! parse, call a store or the control handle, and shape the answer.
+//!
+//! Where the seed contradicts itself (DESIGN.md, README):
+//! * `prioritize_function.functionSignature` and `inject_transaction.sequence`
+//!   items: the seed's pattern `^[a-zA-Z_][a-zA-Z0-9_]*\([^)]*\)$` rejects
+//!   tuple parameters and nested calls; ours accept canonical signatures with
+//!   tuples (no spaces) and calls with nested parentheses and `{…}` options.
+//! * `dump_lcov`'s output is declared as a plain string; an MCP output schema
+//!   must be an object, so the LCOV text is the tool's text content and the
+//!   structured result wraps it (`lcov`) or says where it was written (`path`).
+//! * `read_logs` output `eventType`: the seed's five values plus rudder's
+//!   documented extensions.
 
 use super::errors::ToolError;
-use crate::campaign::{Control, Stores, rfc3339};
+use super::family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use crate::campaign::control::MAX_INJECTED_CALLS;
+use crate::campaign::properties::TestKind;
+use crate::campaign::report::TestStatus;
+use crate::campaign::{Control, Stores};
 use crate::corpus::{TxQuery, TxRef};
-use crate::eventlog::{EventKind, Filter};
+use crate::eventlog::{DEFAULT_CAPACITY, EventKind, Filter};
 use crate::ids::WorkerId;
 use alloy_primitives::{Address, U256};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
-use std::time::Instant;
 
-/// What a tool returns: the structured result and, when it is not the JSON
-/// itself, the text content (`dump_lcov`).
-pub struct ToolAnswer {
-    pub structured: Value,
-    pub text: Option<String>,
+/// Canonical ABI signature: a name, then types without spaces, tuples allowed.
+pub const SIGNATURE_PATTERN: &str = r"^[a-zA-Z_$][a-zA-Z0-9_$]*\([a-zA-Z0-9_,()\[\]]*\)$";
+/// A call: a name, optional `{options}`, then parenthesised arguments.
+pub const CALL_PATTERN: &str = r"^\s*[a-zA-Z_$][a-zA-Z0-9_$]*\s*(\{[^}]*\})?\s*\(.*\)\s*$";
+/// An address as seed 002 writes it (EIP-55 is checked on top).
+pub const ADDRESS_PATTERN: &str = "^0x[0-9a-fA-F]{40}$";
+/// Matches listed by `find_transaction_in_corpus` (its `count` is exact).
+pub const MAX_FIND_MATCHES: usize = 1000;
+/// Seed 002's `eventType` filter: the first five kinds.
+const SEED_EVENT_KINDS: usize = 5;
+
+fn seed_event_types(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = EventKind::ALL[..SEED_EVENT_KINDS]
+        .iter()
+        .map(|k| k.as_str())
+        .collect();
+    json_schema!({ "type": "string", "enum": names })
 }
 
-impl From<Value> for ToolAnswer {
-    fn from(structured: Value) -> Self {
-        ToolAnswer {
-            structured,
-            text: None,
-        }
-    }
+fn all_event_types(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
+    json_schema!({ "type": "string", "enum": names })
 }
 
-#[derive(Deserialize)]
+// ---- read_logs ----
+
+/// Retrieve campaign event logs from EventLog ring buffer
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ReadLogs {
+pub struct ReadLogsInput {
+    /// Number of most recent events to retrieve
     #[serde(default = "default_count")]
-    count: usize,
-    event_type: Option<String>,
-    worker_id: Option<u32>,
+    #[schemars(range(min = 1, max = DEFAULT_CAPACITY))]
+    pub count: usize,
+    /// Filter by event type (optional)
+    #[serde(default)]
+    #[schemars(schema_with = "seed_event_types")]
+    pub event_type: Option<String>,
+    /// Filter by worker ID (optional)
+    pub worker_id: Option<u32>,
 }
 
 fn default_count() -> usize {
     100
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ShowCoverage {
-    contract: Option<String>,
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogEvent {
+    /// ISO 8601 timestamp
+    #[schemars(extend("format" = "date-time"))]
+    pub timestamp: String,
+    /// Event category
+    #[schemars(schema_with = "all_event_types")]
+    pub event_type: &'static str,
+    /// Worker that generated event
+    pub worker_id: u32,
+    /// Event-specific JSON payload
+    #[schemars(extend("type" = "object"))]
+    pub data: Value,
 }
 
-#[derive(Deserialize)]
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadLogsOutput {
+    pub events: Vec<LogEvent>,
+    /// Total events in EventLog buffer
+    #[schemars(range(max = DEFAULT_CAPACITY))]
+    pub total_count: usize,
+}
+
+// ---- show_coverage ----
+
+/// Retrieve line and branch coverage statistics
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowCoverageInput {
+    /// Filter by contract name (optional)
+    pub contract: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContractCoverage {
+    pub name: String,
+    #[schemars(range(min = 0, max = 100))]
+    pub line_coverage: f64,
+    #[schemars(range(min = 0, max = 100))]
+    pub branch_coverage: f64,
+    /// Executable lines of the contract's sources.
+    #[schemars(extend("x-extension" = true))]
+    pub lines: usize,
+    #[schemars(extend("x-extension" = true))]
+    pub lines_hit: usize,
+    /// Branch outcomes (two per conditional jump).
+    #[schemars(extend("x-extension" = true))]
+    pub branches: usize,
+    #[schemars(extend("x-extension" = true))]
+    pub branches_hit: usize,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowCoverageOutput {
+    pub contracts: Vec<ContractCoverage>,
+    /// Weighted average across all contracts
+    #[schemars(range(min = 0, max = 100))]
+    pub overall_coverage: f64,
+}
+
+// ---- dump_lcov ----
+
+/// Export coverage in LCOV format
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct DumpLcov {
-    output_path: Option<String>,
+pub struct DumpLcovInput {
+    /// Output file path (optional, defaults to stdout)
+    pub output_path: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// LCOV-formatted text is the text content; this object wraps it (lcov) or names the written file (path)
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DumpLcovOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("contentMediaType" = "text/plain"))]
+    pub lcov: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub bytes: usize,
+    pub files: usize,
+}
+
+// ---- get_corpus_size ----
+
+/// Get transaction count in corpus (no parameters)
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Inspect {
+pub struct GetCorpusSizeInput {}
+
+#[derive(Serialize, JsonSchema)]
+pub struct GetCorpusSizeOutput {
+    /// Number of transactions in corpus
+    pub size: u64,
+    /// Number of sequences (corpus entries) those transactions belong to.
+    #[schemars(extend("x-extension" = true))]
+    pub sequences: usize,
+}
+
+// ---- inspect_corpus_transactions / find_transaction_in_corpus ----
+
+// One corpus transaction (no doc comment: it would become the items'
+// description, which the seed does not have).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TxItem {
+    #[schemars(with = "i64")]
+    pub index: u64,
+    /// Solidity-like syntax (Clarification #1)
+    pub call: String,
+    pub sender: String,
+    pub value: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<i64>")]
+    pub gas_used: Option<u64>,
+    /// The corpus entry (sequence) the transaction belongs to.
+    #[schemars(extend("x-extension" = true))]
+    pub entry_id: u64,
+    /// Its position in that sequence.
+    #[schemars(extend("x-extension" = true))]
+    pub position: usize,
+}
+
+/// Paginated corpus transaction inspection
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InspectCorpusInput {
+    /// Pagination offset
     #[serde(default)]
-    offset: u64,
+    pub offset: u64,
+    /// Max transactions to return per page
     #[serde(default = "default_limit")]
-    limit: usize,
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: usize,
 }
 
 fn default_limit() -> usize {
     20
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Find {
-    function_signature: Option<String>,
-    sender: Option<String>,
-    min_value: Option<String>,
+#[derive(Serialize, JsonSchema)]
+pub struct InspectCorpusOutput {
+    pub transactions: Vec<TxItem>,
+    /// Total corpus size
+    #[schemars(with = "i64")]
+    pub total: u64,
 }
 
-#[derive(Deserialize)]
+/// Search corpus for matching transactions
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("anyOf" = [
+    {"required": ["functionSignature"]},
+    {"required": ["sender"]},
+    {"required": ["minValue"]}
+]))]
+pub struct FindTransactionInput {
+    /// Function signature (e.g., 'transfer(address,uint256)')
+    pub function_signature: Option<String>,
+    /// Sender address filter
+    #[schemars(regex(pattern = ADDRESS_PATTERN))]
+    pub sender: Option<String>,
+    /// Minimum ETH value in wei
+    pub min_value: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct FindTransactionOutput {
+    pub matches: Vec<TxItem>,
+    /// Number of matching transactions
+    pub count: u64,
+}
+
+// ---- inject_transaction ----
+
+/// Solidity-like function call (Clarification #1)
+#[derive(Deserialize, JsonSchema)]
+#[serde(transparent)]
+#[schemars(extend("examples" = [
+    "transfer(0x1234567890abcdef1234567890abcdef12345678, 100)",
+    "approve(0xabcd..., 1000000000000000000)",
+    "deposit()"
+]))]
+pub struct CallText(#[schemars(regex(pattern = CALL_PATTERN))] pub String);
+
+/// Inject transaction sequence to all workers (Clarification #5)
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Inject {
-    sequence: Vec<String>,
-    sender: Option<String>,
-    value: Option<String>,
+pub struct InjectTransactionInput {
+    /// Ordered list of function calls
+    #[schemars(length(min = 1, max = MAX_INJECTED_CALLS))]
+    pub sequence: Vec<CallText>,
+    /// Transaction sender address
+    #[schemars(regex(pattern = ADDRESS_PATTERN))]
+    pub sender: Option<String>,
+    /// ETH value in wei (decimal string)
+    #[serde(default = "zero")]
+    #[schemars(regex(pattern = "^[0-9]+$"))]
+    pub value: String,
 }
 
-#[derive(Deserialize)]
+fn zero() -> String {
+    "0".into()
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InjectTransactionOutput {
+    pub success: bool,
+    /// Human-readable result
+    pub message: String,
+    /// Number of transactions injected
+    pub injected_count: usize,
+    /// The injection's id, as `InjectionExecuted` events and the command log name it.
+    #[schemars(extend("x-extension" = true))]
+    pub injection_id: u64,
+}
+
+// ---- prioritize_function / clear_priorities ----
+
+/// Add function to prioritization set (90% weighting, Clarification #2)
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Prioritize {
-    function_signature: String,
+pub struct PrioritizeFunctionInput {
+    /// Canonical ABI function signature (no spaces)
+    #[schemars(regex(pattern = SIGNATURE_PATTERN))]
+    #[schemars(extend("examples" = ["transfer(address,uint256)", "approve(address,uint256)", "depositETH()"]))]
+    pub function_signature: String,
 }
 
-fn parse<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
-    serde_json::from_value(args).map_err(|e| ToolError::invalid(format!("arguments: {e}")))
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PrioritizeFunctionOutput {
+    pub success: bool,
+    pub message: String,
+    /// Current set of prioritized functions
+    pub prioritized_functions: Vec<String>,
 }
+
+/// Reset prioritization set to empty (no parameters)
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClearPrioritiesInput {}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClearPrioritiesOutput {
+    pub success: bool,
+    pub message: String,
+    /// Number of functions that were prioritized
+    pub cleared_count: usize,
+}
+
+// ---- status ----
+
+/// Campaign status (no parameters)
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusInput {}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusTest {
+    pub name: String,
+    pub kind: TestKind,
+    pub status: TestStatus,
+    /// The counterexample (falsified, shrinking) or best sequence (optimization).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub counterexample: Vec<String>,
+    /// An optimization test's best value (decimal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusConfig {
+    pub test_mode: crate::config::TestMode,
+    /// `testLimit` as a decimal string (it can exceed 2^53).
+    pub test_limit: String,
+    pub seq_len: usize,
+    /// `shrinkLimit` as a decimal string.
+    pub shrink_limit: String,
+    /// The run's seed as a decimal string (JavaScript clients lose
+    /// integers above 2^53).
+    pub seed: String,
+    pub senders: Vec<String>,
+    pub corpus_dir: String,
+    pub out_dir: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusOutput {
+    /// This run's id (journal file names carry it).
+    pub run_id: String,
+    pub contract: String,
+    pub mode: crate::config::TestMode,
+    pub running: bool,
+    pub workers: usize,
+    pub calls: u64,
+    #[schemars(range(min = 0))]
+    pub calls_per_second: f64,
+    #[schemars(range(min = 0))]
+    pub elapsed_seconds: f64,
+    #[schemars(range(min = 0, max = 100))]
+    pub line_coverage: f64,
+    #[schemars(range(min = 0, max = 100))]
+    pub branch_coverage: f64,
+    pub corpus_size: u64,
+    pub corpus_sequences: usize,
+    pub prioritized_functions: Vec<String>,
+    pub config: StatusConfig,
+    pub tests: Vec<StatusTest>,
+}
+
+// ---- the family ----
 
 fn address(field: &str, s: &str) -> Result<Address, ToolError> {
-    crate::parser::parse_address(s).map_err(|e| ToolError::invalid(format!("{field}: {e}")))
+    crate::parser::parse_address(s).map_err(|e| {
+        ToolError::invalid(format!("{field}: {e}"))
+            .with_details(serde_json::json!({ "field": field }))
+    })
 }
 
 fn lower(a: &Address) -> String {
     format!("{a:#x}")
 }
 
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
 /// The campaign tools over one campaign.
 #[derive(Clone)]
 pub struct CampaignTools {
-    pub stores: Arc<Stores>,
-    pub control: Control,
+    stores: Arc<Stores>,
+    control: Control,
+}
+
+impl Family for CampaignTools {
+    fn name(&self) -> FamilyName {
+        FamilyName::Campaign
+    }
+
+    fn tools(&self) -> Vec<ToolDef> {
+        let t = self.clone();
+        let sender = lower(&self.stores.config.senders[0]);
+        vec![
+            ToolDef::new::<ReadLogsInput, ReadLogsOutput, _>(
+                "read_logs",
+                "Retrieve campaign event logs from EventLog ring buffer (newest first; at most the 2500 most recent). TransactionExecuted events are aggregated per worker every 250 ms. eventType values beyond the filter's five: TestShrunk, InjectionExecuted, OptimizationImproved, WorkerPanicked.",
+                Access::Inline,
+                { let t = t.clone(); move |p, _| t.read_logs(p) },
+            ),
+            ToolDef::new::<ShowCoverageInput, ShowCoverageOutput, _>(
+                "show_coverage",
+                "Retrieve line and branch coverage statistics (percentages rounded to one decimal; overallCoverage is line coverage weighted by each contract's executable lines).",
+                Access::Inline,
+                { let t = t.clone(); move |p, _| t.show_coverage(p) },
+            ),
+            ToolDef::new::<DumpLcovInput, DumpLcovOutput, _>(
+                "dump_lcov",
+                "Export coverage in LCOV format. Without outputPath the LCOV text is the tool's text content (and `lcov` in the structured result); with outputPath the file is written inside the campaign's exports folder ({outDir}/exports; relative paths resolve there; `..`, paths leaving it (symlinks included) and the campaign's own files are INVALID_INPUT) and its path returned.",
+                Access::Blocking,
+                { let t = t.clone(); move |p, gate| t.dump_lcov(p, gate) },
+            ),
+            ToolDef::new::<GetCorpusSizeInput, GetCorpusSizeOutput, _>(
+                "get_corpus_size",
+                "Get transaction count in corpus (every call of every corpus sequence).",
+                Access::Inline,
+                { let t = t.clone(); move |_, _| t.corpus_size() },
+            ),
+            ToolDef::new::<InspectCorpusInput, InspectCorpusOutput, _>(
+                "inspect_corpus_transactions",
+                "Paginated corpus transaction inspection, in corpus index order.",
+                Access::Inline,
+                { let t = t.clone(); move |p, _| t.inspect(p) },
+            ),
+            ToolDef::new::<FindTransactionInput, FindTransactionOutput, _>(
+                "find_transaction_in_corpus",
+                "Search corpus for matching transactions (corpus scan order; at most 1000 matches listed, count is the full number).",
+                Access::Inline,
+                { let t = t.clone(); move |p, _| t.find(p) },
+            ),
+            ToolDef::new::<InjectTransactionInput, InjectTransactionOutput, _>(
+                "inject_transaction",
+                "Inject transaction sequence to all workers: every worker runs it from the deployed state at its next call boundary. Calls are Solidity-like: transfer(0x…, 100), deposit{value: 1 ether}(), set((1, true)); per-call {from: …, value: …, delay: …, blocks: …} override sender and value.",
+                Access::Blocking,
+                { let t = t.clone(); move |p, gate| t.inject(p, gate) },
+            )
+            // The default sender is the campaign's, which the YAML may set.
+            .with_default("sender", Value::String(sender)),
+            ToolDef::new::<PrioritizeFunctionInput, PrioritizeFunctionOutput, _>(
+                "prioritize_function",
+                "Add function to prioritization set (90% weighting, Clarification #2): when the set is non-empty, 90% of generated calls pick from it (weighted), 10% from the whole ABI. Prioritizing a function again adds 1 to its weight. Canonical signatures with tuples are accepted, e.g. set((int16,uint8,address,bool)).",
+                Access::Blocking,
+                { let t = t.clone(); move |p, gate| t.prioritize(p, gate) },
+            ),
+            ToolDef::new::<ClearPrioritiesInput, ClearPrioritiesOutput, _>(
+                "clear_priorities",
+                "Reset prioritization set to empty (no parameters).",
+                Access::Blocking,
+                { let t = t.clone(); move |_, gate| t.clear_priorities(gate) },
+            ),
+            ToolDef::new::<StatusInput, StatusOutput, _>(
+                "status",
+                "Campaign status: target, config, workers, calls, calls/s, coverage, corpus size, priorities and each test's state (passing, falsified with its counterexample, shrinking, or an optimization's best value). Integers that can exceed 2^53 (seed, limits) are decimal strings.",
+                Access::Inline,
+                move |_, _| t.status(),
+            ),
+        ]
+    }
 }
 
 impl CampaignTools {
@@ -116,46 +501,17 @@ impl CampaignTools {
         }
     }
 
-    /// Runs tool `name`; `deadline` is checked before any state change.
-    pub fn call(&self, name: &str, args: Value, deadline: &Gate) -> Result<ToolAnswer, ToolError> {
-        match name {
-            "read_logs" => self.read_logs(parse(args)?).map(Into::into),
-            "show_coverage" => self.show_coverage(parse(args)?).map(Into::into),
-            "dump_lcov" => self.dump_lcov(parse(args)?, deadline),
-            "get_corpus_size" => Ok(json!({
-                "size": self.stores.corpus.tx_count(),
-                "sequences": self.stores.corpus.len()
-            })
-            .into()),
-            "inspect_corpus_transactions" => self.inspect(parse(args)?).map(Into::into),
-            "find_transaction_in_corpus" => self.find(parse(args)?).map(Into::into),
-            "inject_transaction" => self.inject(parse(args)?, deadline).map(Into::into),
-            "prioritize_function" => self.prioritize(parse(args)?, deadline).map(Into::into),
-            "clear_priorities" => {
-                deadline.commit(name)?;
-                let n = self.control.clear_priorities();
-                Ok(json!({
-                    "success": true,
-                    "message": format!("Cleared {n} prioritized function{}", if n == 1 { "" } else { "s" }),
-                    "clearedCount": n
+    fn read_logs(&self, a: ReadLogsInput) -> Result<ToolAnswer, ToolError> {
+        let kind = a
+            .event_type
+            .as_deref()
+            .map(|t| {
+                EventKind::parse(t).ok_or_else(|| {
+                    ToolError::invalid(format!("eventType: unknown value {t:?}"))
+                        .with_details(serde_json::json!({ "field": "eventType" }))
                 })
-                .into())
-            }
-            "status" => Ok(self.status().into()),
-            other => Err(ToolError::not_found(other)),
-        }
-    }
-
-    fn read_logs(&self, a: ReadLogs) -> Result<Value, ToolError> {
-        let kind = match &a.event_type {
-            Some(t) => Some(
-                EventKind::ALL
-                    .into_iter()
-                    .find(|k| k.as_str() == t)
-                    .ok_or_else(|| ToolError::invalid(format!("eventType: unknown value {t:?}")))?,
-            ),
-            None => None,
-        };
+            })
+            .transpose()?;
         let filter = Filter {
             kind,
             worker: a.worker_id.map(WorkerId),
@@ -165,22 +521,24 @@ impl CampaignTools {
         let mut events: Vec<_> = view.select(&filter).take(a.count).collect();
         // Newest first by timestamp; sequence order breaks ties.
         events.sort_by_key(|e| std::cmp::Reverse((e.timestamp_ms, e.seq)));
-        let events: Vec<Value> = events
+        let render = self.stores.renderer();
+        let events = events
             .iter()
-            .map(|e| {
-                json!({
-                    "timestamp": rfc3339(e.timestamp_ms),
-                    "eventType": e.kind().as_str(),
-                    "workerId": e.worker.0,
-                    "data": self.stores.event_data(e),
-                })
+            .map(|e| LogEvent {
+                timestamp: crate::campaign::rfc3339(e.timestamp_ms),
+                event_type: e.kind().as_str(),
+                worker_id: e.worker.0,
+                data: render.data(e),
             })
             .collect();
-        Ok(json!({ "events": events, "totalCount": view.len() }))
+        ToolAnswer::json(&ReadLogsOutput {
+            events,
+            total_count: view.len(),
+        })
     }
 
-    fn show_coverage(&self, a: ShowCoverage) -> Result<Value, ToolError> {
-        let report = self.stores.target.coverage_report();
+    fn show_coverage(&self, a: ShowCoverageInput) -> Result<ToolAnswer, ToolError> {
+        let report = self.stores.coverage_report();
         let mut contracts: Vec<_> = report.contracts.iter().collect();
         if let Some(name) = &a.contract {
             contracts.retain(|c| &c.name == name);
@@ -189,118 +547,123 @@ impl CampaignTools {
                 return Err(ToolError::invalid(format!(
                     "contract: no contract named {name:?}; covered contracts: {}",
                     names.join(", ")
-                )));
+                ))
+                .with_details(serde_json::json!({ "field": "contract" })));
             }
         }
         let (lines, hit) = contracts
             .iter()
             .fold((0, 0), |(l, h), c| (l + c.lines, h + c.lines_hit));
-        Ok(json!({
-            "contracts": contracts.iter().map(|c| json!({
-                "name": c.name,
-                "lineCoverage": c.line_percent(),
-                "branchCoverage": c.branch_percent(),
-                "lines": c.lines, "linesHit": c.lines_hit,
-                "branches": c.branches, "branchesHit": c.branches_hit,
-            })).collect::<Vec<_>>(),
-            "overallCoverage": crate::coverage::lcov::percent(hit, lines),
-        }))
+        ToolAnswer::json(&ShowCoverageOutput {
+            contracts: contracts
+                .iter()
+                .map(|c| ContractCoverage {
+                    name: c.name.clone(),
+                    line_coverage: c.line_percent(),
+                    branch_coverage: c.branch_percent(),
+                    lines: c.lines,
+                    lines_hit: c.lines_hit,
+                    branches: c.branches,
+                    branches_hit: c.branches_hit,
+                })
+                .collect(),
+            overall_coverage: crate::coverage::lcov::percent(hit, lines),
+        })
     }
 
-    fn dump_lcov(&self, a: DumpLcov, deadline: &Gate) -> Result<ToolAnswer, ToolError> {
+    fn dump_lcov(&self, a: DumpLcovInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
         let target = a
             .output_path
             .as_deref()
-            .map(|p| self.stores.export_path(p))
+            .map(|p| self.stores.layout().export_path(p))
             .transpose()
             .map_err(|e| match e {
                 crate::campaign::persist::ExportError::Refused(m) => {
                     ToolError::invalid(format!("outputPath: {m}"))
-                        .with_details(json!({ "field": "outputPath" }))
+                        .with_details(serde_json::json!({ "field": "outputPath" }))
                 }
                 io => ToolError::internal(io.to_string()),
             })?;
-        let report = self.stores.target.coverage_report();
+        let report = self.stores.coverage_report();
         let text = report.lcov_text();
         let files = report.files.len();
+        let bytes = text.len();
         match target {
-            None => Ok(ToolAnswer {
-                structured: json!({ "lcov": text, "bytes": text.len(), "files": files }),
-                text: Some(text),
-            }),
+            None => {
+                let answer = DumpLcovOutput {
+                    lcov: Some(text.clone()),
+                    path: None,
+                    bytes,
+                    files,
+                };
+                ToolAnswer::with_text(&answer, text)
+            }
             Some(path) => {
-                deadline.commit("dump_lcov")?;
+                gate.commit("dump_lcov")?;
                 crate::campaign::persist::write_atomic(&path, text.as_bytes())
                     .map_err(|e| ToolError::internal(format!("writing {}: {e}", path.display())))?;
                 let shown = path.display().to_string();
-                Ok(ToolAnswer {
-                    structured: json!({ "path": shown, "bytes": text.len(), "files": files }),
-                    text: Some(format!(
-                        "LCOV written to {shown} ({} bytes, {files} files)",
-                        text.len()
-                    )),
-                })
+                let note = format!("LCOV written to {shown} ({bytes} bytes, {files} files)");
+                let answer = DumpLcovOutput {
+                    lcov: None,
+                    path: Some(shown),
+                    bytes,
+                    files,
+                };
+                ToolAnswer::with_text(&answer, note)
             }
         }
     }
 
-    fn tx_json(&self, t: &TxRef) -> Value {
+    fn corpus_size(&self) -> Result<ToolAnswer, ToolError> {
+        ToolAnswer::json(&GetCorpusSizeOutput {
+            size: self.stores.corpus.tx_count(),
+            sequences: self.stores.corpus.len(),
+        })
+    }
+
+    fn tx_item(&self, t: &TxRef) -> TxItem {
         let tx = t.tx();
-        let mut v = json!({
-            "index": t.index,
-            "call": crate::parser::format_call(tx, &self.stores.target.functions, Some(tx.sender)),
-            "sender": lower(&tx.sender),
-            "value": tx.value.to_string(),
-            "entryId": t.entry.id.0,
-            "position": t.position,
-        });
-        if let Some(g) = t.gas_used() {
-            v["gasUsed"] = json!(g);
+        TxItem {
+            index: t.index,
+            call: self.stores.print_call(tx),
+            sender: lower(&tx.sender),
+            value: tx.value.to_string(),
+            gas_used: t.gas_used(),
+            entry_id: t.entry.id.0,
+            position: t.position,
         }
-        v
     }
 
-    fn inspect(&self, a: Inspect) -> Result<Value, ToolError> {
-        if !(1..=100).contains(&a.limit) {
-            return Err(ToolError::invalid(format!(
-                "limit: {} is outside 1..=100",
-                a.limit
-            )));
-        }
+    fn inspect(&self, a: InspectCorpusInput) -> Result<ToolAnswer, ToolError> {
         let page = self.stores.corpus.tx_page(a.offset, a.limit);
-        Ok(json!({
-            "transactions": page.iter().map(|t| self.tx_json(t)).collect::<Vec<_>>(),
-            "total": self.stores.corpus.tx_count(),
-        }))
+        ToolAnswer::json(&InspectCorpusOutput {
+            transactions: page.iter().map(|t| self.tx_item(t)).collect(),
+            total: self.stores.corpus.tx_count(),
+        })
     }
 
-    fn find(&self, a: Find) -> Result<Value, ToolError> {
-        if a.function_signature.is_none() && a.sender.is_none() && a.min_value.is_none() {
-            return Err(ToolError::invalid(
-                "at least one of functionSignature, sender, minValue is required",
-            ));
+    fn find(&self, a: FindTransactionInput) -> Result<ToolAnswer, ToolError> {
+        if let Some(sig) = &a.function_signature {
+            self.stores.function_by_signature(sig).map_err(|m| {
+                ToolError::invalid(format!("functionSignature: {m}"))
+                    .with_details(serde_json::json!({ "field": "functionSignature" }))
+            })?;
         }
-        if let Some(sig) = &a.function_signature
-            && !self
-                .stores
-                .target
-                .functions
-                .iter()
-                .any(|f| &f.signature() == sig)
-        {
-            let all: Vec<String> = self
-                .stores
-                .target
-                .functions
-                .iter()
-                .map(|f| f.signature())
-                .collect();
-            return Err(ToolError::invalid(format!(
-                "functionSignature: {sig:?} is not a function of {}; functions: {}",
-                self.stores.target.contract.name,
-                all.join(", ")
-            )));
-        }
+        let min_value = a
+            .min_value
+            .as_deref()
+            .map(|v| {
+                let bad = |why: String| {
+                    ToolError::invalid(format!("minValue: {v:?} {why}"))
+                        .with_details(serde_json::json!({ "field": "minValue" }))
+                };
+                if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(bad("is not a decimal wei amount".into()));
+                }
+                v.parse::<U256>().map_err(|e| bad(format!(": {e}")))
+            })
+            .transpose()?;
         let query = TxQuery {
             signature: a.function_signature,
             sender: a
@@ -308,163 +671,103 @@ impl CampaignTools {
                 .as_deref()
                 .map(|s| address("sender", s))
                 .transpose()?,
-            min_value: a
-                .min_value
-                .as_deref()
-                .map(|v| {
-                    if !v.bytes().all(|b| b.is_ascii_digit()) || v.is_empty() {
-                        return Err(ToolError::invalid(format!(
-                            "minValue: {v:?} is not a decimal wei amount"
-                        )));
-                    }
-                    v.parse::<U256>()
-                        .map_err(|e| ToolError::invalid(format!("minValue: {v:?}: {e}")))
-                })
-                .transpose()?,
+            min_value,
             argument: None,
         };
-        let matches = self.stores.corpus.find(&query, 1000);
-        Ok(json!({
-            "matches": matches.iter().map(|t| self.tx_json(t)).collect::<Vec<_>>(),
-            "count": self.stores.corpus.count_matches(&query),
-        }))
+        let matches = self.stores.corpus.find(&query, MAX_FIND_MATCHES);
+        ToolAnswer::json(&FindTransactionOutput {
+            matches: matches.iter().map(|t| self.tx_item(t)).collect(),
+            count: self.stores.corpus.count_matches(&query),
+        })
     }
 
-    fn inject(&self, a: Inject, deadline: &Gate) -> Result<Value, ToolError> {
+    fn inject(&self, a: InjectTransactionInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
         let sender = a
             .sender
             .as_deref()
             .map(|s| address("sender", s))
             .transpose()?;
-        let value = match a.value.as_deref() {
-            Some(v) => v
-                .parse::<U256>()
-                .map_err(|e| ToolError::invalid(format!("value: {v:?}: {e}")))?,
-            None => U256::ZERO,
-        };
-        let txs = self
-            .control
-            .parse_calls(&a.sequence, sender, value)
-            .map_err(ToolError::from)?;
-        deadline.commit("inject_transaction")?;
+        let value = a.value.parse::<U256>().map_err(|e| {
+            ToolError::invalid(format!("value: {:?}: {e}", a.value))
+                .with_details(serde_json::json!({ "field": "value" }))
+        })?;
+        let calls: Vec<String> = a.sequence.into_iter().map(|c| c.0).collect();
+        let txs = self.control.parse_calls(&calls, sender, value)?;
+        gate.commit("inject_transaction")?;
         let n = txs.len();
-        let receipt = self.control.inject(txs).map_err(ToolError::from)?;
-        Ok(json!({
-            "success": true,
-            "message": format!("Injected {n} transaction{} to {} worker{}", if n == 1 { "" } else { "s" }, receipt.workers, if receipt.workers == 1 { "" } else { "s" }),
-            "injectedCount": n,
-            "injectionId": receipt.id.0,
-        }))
-    }
-
-    fn prioritize(&self, a: Prioritize, deadline: &Gate) -> Result<Value, ToolError> {
-        self.control
-            .resolve_signature(&a.function_signature)
-            .map_err(ToolError::from)?;
-        deadline.commit("prioritize_function")?;
-        let set = self
-            .control
-            .prioritize(&a.function_signature, 1)
-            .map_err(ToolError::from)?;
-        Ok(json!({
-            "success": true,
-            "message": format!("Prioritized function '{}'", a.function_signature),
-            "prioritizedFunctions": set.signatures(),
-        }))
-    }
-
-    fn status(&self) -> Value {
-        let s = &self.stores;
-        let report = crate::campaign::Report::build(s);
-        let elapsed = s.started.elapsed().as_secs_f64();
-        let calls = s.stats.calls.load(Ordering::Relaxed);
-        json!({
-            "runId": s.run_id,
-            "contract": s.target.contract.name,
-            "mode": report.mode,
-            "running": !s.finished(),
-            "workers": s.workers(),
-            "calls": calls,
-            "callsPerSecond": if elapsed > 0.0 { (calls as f64 / elapsed).round() } else { 0.0 },
-            "elapsedSeconds": (elapsed * 10.0).round() / 10.0,
-            "lineCoverage": report.coverage.line_percent,
-            "branchCoverage": report.coverage.branch_percent,
-            "corpusSize": s.corpus.tx_count(),
-            "corpusSequences": s.corpus.len(),
-            "prioritizedFunctions": s.priorities.snapshot().signatures(),
-            "config": {
-                "testMode": report.mode,
-                "testLimit": s.config.test_limit,
-                "seqLen": s.config.seq_len,
-                "shrinkLimit": s.config.shrink_limit,
-                "seed": s.seed,
-                "senders": s.config.senders.iter().map(lower).collect::<Vec<_>>(),
-                "corpusDir": s.corpus_dir.display().to_string(),
-                "outDir": s.out_dir.display().to_string(),
-            },
-            "tests": report.tests.iter().map(|t| {
-                let mut v = json!({ "name": t.name, "kind": t.kind, "status": t.status });
-                if !t.sequence.is_empty() {
-                    v["counterexample"] = json!(t.sequence);
-                }
-                if let Some(val) = &t.value {
-                    v["value"] = json!(val);
-                }
-                v
-            }).collect::<Vec<_>>(),
+        let receipt = self.control.inject(txs)?;
+        ToolAnswer::json(&InjectTransactionOutput {
+            success: true,
+            message: format!(
+                "Injected {n} transaction{} to {} worker{}",
+                plural(n),
+                receipt.workers,
+                plural(receipt.workers)
+            ),
+            injected_count: n,
+            injection_id: receipt.id.0,
         })
     }
-}
 
-/// The point of no return of a tool call. A handler calls [`Gate::commit`]
-/// right before it changes state; the server calls [`Gate::expire`] when the
-/// budget runs out. Exactly one of them wins, so a call that timed out never
-/// changed anything, and one that committed is awaited to its end.
-#[derive(Clone, Debug)]
-pub struct Gate {
-    deadline: Instant,
-    state: Arc<std::sync::atomic::AtomicU8>,
-}
-
-const RUNNING: u8 = 0;
-const COMMITTED: u8 = 1;
-const EXPIRED: u8 = 2;
-
-impl Gate {
-    pub fn new(deadline: Instant) -> Self {
-        Gate {
-            deadline,
-            state: Arc::new(std::sync::atomic::AtomicU8::new(RUNNING)),
-        }
+    fn prioritize(&self, a: PrioritizeFunctionInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        self.control.resolve_signature(&a.function_signature)?;
+        gate.commit("prioritize_function")?;
+        let set = self.control.prioritize(&a.function_signature, 1)?;
+        ToolAnswer::json(&PrioritizeFunctionOutput {
+            success: true,
+            message: format!("Prioritized function '{}'", a.function_signature),
+            prioritized_functions: set.signatures(),
+        })
     }
 
-    /// Claims the right to change state; fails once the budget is spent.
-    pub fn commit(&self, tool: &str) -> Result<(), ToolError> {
-        if Instant::now() >= self.deadline {
-            let _ = self.expire();
-        }
-        match self
-            .state
-            .compare_exchange(RUNNING, COMMITTED, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => Ok(()),
-            Err(COMMITTED) => Ok(()),
-            Err(_) => Err(ToolError::timeout(tool)),
-        }
+    fn clear_priorities(&self, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        gate.commit("clear_priorities")?;
+        let n = self.control.clear_priorities();
+        ToolAnswer::json(&ClearPrioritiesOutput {
+            success: true,
+            message: format!("Cleared {n} prioritized function{}", plural(n)),
+            cleared_count: n,
+        })
     }
 
-    /// Marks the call expired; false if the handler already committed.
-    pub fn expire(&self) -> bool {
-        match self
-            .state
-            .compare_exchange(RUNNING, EXPIRED, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => true,
-            Err(s) => s == EXPIRED,
-        }
-    }
-
-    pub fn deadline(&self) -> Instant {
-        self.deadline
+    fn status(&self) -> Result<ToolAnswer, ToolError> {
+        let s = &self.stores;
+        let report = crate::campaign::Report::build(s);
+        ToolAnswer::json(&StatusOutput {
+            run_id: report.run_id.clone(),
+            contract: report.contract.clone(),
+            mode: report.mode,
+            running: !s.finished(),
+            workers: report.workers,
+            calls: report.calls,
+            calls_per_second: report.calls_per_sec,
+            elapsed_seconds: (report.elapsed_secs * 10.0).round() / 10.0,
+            line_coverage: report.coverage.line_percent,
+            branch_coverage: report.coverage.branch_percent,
+            corpus_size: report.corpus_calls,
+            corpus_sequences: report.corpus_sequences,
+            prioritized_functions: s.priorities.snapshot().signatures(),
+            config: StatusConfig {
+                test_mode: s.config.test_mode,
+                test_limit: s.config.test_limit.to_string(),
+                seq_len: s.config.seq_len,
+                shrink_limit: s.config.shrink_limit.to_string(),
+                seed: s.seed.to_string(),
+                senders: s.config.senders.iter().map(lower).collect(),
+                corpus_dir: s.layout().corpus_dir().display().to_string(),
+                out_dir: s.layout().out_dir().display().to_string(),
+            },
+            tests: report
+                .tests
+                .into_iter()
+                .map(|t| StatusTest {
+                    name: t.name,
+                    kind: t.kind,
+                    status: t.status,
+                    counterexample: t.sequence,
+                    value: t.value,
+                })
+                .collect(),
+        })
     }
 }

@@ -1,10 +1,13 @@
-//! The rmcp server: advertises the tools with their schemas, validates every
-//! call's arguments against the advertised input schema, runs the handler on
-//! a blocking thread under the 100 ms budget, and shapes results and errors.
+//! The rmcp server: composes the selected tool families, advertises their
+//! tools, validates every call's arguments against the advertised input
+//! schema, runs the handler under the 100 ms budget with the commit-or-expire
+//! [`Gate`], and shapes results and errors. This is the one place that
+//! knows about budgets and gates; families only declare tools.
 
-use super::campaign_tools::{CampaignTools, Gate};
+use super::campaign_tools::CampaignTools;
 use super::errors::ToolError;
-use super::schemas;
+use super::family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use crate::campaign::Control;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -16,7 +19,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-struct ToolDef {
+struct Served {
+    def: ToolDef,
     tool: Tool,
     validator: jsonschema::Validator,
 }
@@ -24,9 +28,10 @@ struct ToolDef {
 /// One MCP server over one campaign (cheap to clone: one per HTTP session).
 #[derive(Clone)]
 pub struct RudderServer {
-    tools: CampaignTools,
-    defs: Arc<HashMap<&'static str, ToolDef>>,
+    tools: Arc<HashMap<&'static str, Served>>,
     order: Arc<Vec<&'static str>>,
+    families: Arc<Vec<FamilyName>>,
+    inline_reads: bool,
 }
 
 fn object(v: Value) -> Arc<JsonObject> {
@@ -36,32 +41,82 @@ fn object(v: Value) -> Arc<JsonObject> {
     }
 }
 
+/// The families that exist so far, built over `control`, in `selected`.
+fn build_families(control: &Control, selected: &[FamilyName]) -> Vec<Box<dyn Family>> {
+    let mut out: Vec<Box<dyn Family>> = Vec::new();
+    for name in selected {
+        match name {
+            FamilyName::Campaign => out.push(Box::new(CampaignTools::new(control.clone()))),
+            // Not built yet (issues #13–#15, #17): selecting them serves nothing.
+            FamilyName::Events | FamilyName::Traces | FamilyName::Graph | FamilyName::Ops => {}
+        }
+    }
+    out
+}
+
 impl RudderServer {
-    pub fn new(tools: CampaignTools) -> Self {
-        let mut defs = HashMap::new();
+    /// A server with every family.
+    pub fn new(control: Control) -> Self {
+        Self::with_families(control, &FamilyName::ALL)
+    }
+
+    /// A server with the families in `selected` (`--tools`).
+    pub fn with_families(control: Control, selected: &[FamilyName]) -> Self {
+        let families = build_families(&control, selected);
+        let mut tools = HashMap::new();
         let mut order = Vec::new();
-        for (name, description, input, output) in schemas::campaign_tools() {
-            let validator = jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft7)
-                .build(&input)
-                .expect("advertised schemas compile");
-            let mut tool = Tool::new(name, description, object(input));
-            tool.output_schema = Some(object(output));
-            defs.insert(name, ToolDef { tool, validator });
-            order.push(name);
+        for family in &families {
+            for def in family.tools() {
+                let validator = jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft7)
+                    .build(&def.input)
+                    .expect("derived schemas compile");
+                let mut tool =
+                    Tool::new(def.name, def.description.clone(), object(def.input.clone()));
+                tool.output_schema = def.output.clone().map(object);
+                assert!(
+                    !tools.contains_key(def.name),
+                    "tool {} declared by two families",
+                    def.name
+                );
+                order.push(def.name);
+                tools.insert(
+                    def.name,
+                    Served {
+                        def,
+                        tool,
+                        validator,
+                    },
+                );
+            }
         }
         RudderServer {
-            tools,
-            defs: Arc::new(defs),
+            tools: Arc::new(tools),
             order: Arc::new(order),
+            families: Arc::new(families.iter().map(|f| f.name()).collect()),
+            inline_reads: true,
         }
     }
 
-    /// The advertised tools, in a stable order.
+    /// Runs every tool on the blocking pool, reads included (how rudder
+    /// answered before reads went inline): for the `tools` bench's
+    /// before/after comparison in one run.
+    #[doc(hidden)]
+    pub fn with_blocking_reads(mut self) -> Self {
+        self.inline_reads = false;
+        self
+    }
+
+    /// The families this server serves.
+    pub fn families(&self) -> &[FamilyName] {
+        &self.families
+    }
+
+    /// The advertised tools, in a stable order (family by family).
     pub fn tool_list(&self) -> Vec<Tool> {
         self.order
             .iter()
-            .map(|n| self.defs[n].tool.clone())
+            .map(|n| self.tools[n].tool.clone())
             .collect()
     }
 
@@ -94,22 +149,26 @@ impl RudderServer {
         name: &str,
         args: Option<JsonObject>,
         started: Instant,
-    ) -> Result<super::campaign_tools::ToolAnswer, ToolError> {
-        let def = self
-            .defs
+    ) -> Result<ToolAnswer, ToolError> {
+        let served = self
+            .tools
             .get(name)
             .ok_or_else(|| ToolError::not_found(name))?;
         let args = Value::Object(args.unwrap_or_default());
-        if let Some(first) = def.validator.iter_errors(&args).next() {
-            let (field, message) = describe_violation(&first, &def.tool);
-            return Err(ToolError::invalid(message)
-                .with_details(serde_json::json!({ "field": field, "schemaPath": first.schema_path().to_string() })));
+        if let Some(first) = served.validator.iter_errors(&args).next() {
+            let (field, message) = describe_violation(&first, &served.tool);
+            return Err(ToolError::invalid(message).with_details(
+                serde_json::json!({ "field": field, "schemaPath": first.schema_path().to_string() }),
+            ));
         }
         let gate = Gate::new(started + super::TOOL_BUDGET);
-        let tools = self.tools.clone();
-        let tool = name.to_string();
+        if served.def.access == Access::Inline && self.inline_reads {
+            // A read of lock-free snapshots: microseconds, no state change.
+            return served.def.call(args, &gate);
+        }
+        let def = served.def.clone();
         let handler_gate = gate.clone();
-        let mut task = tokio::task::spawn_blocking(move || tools.call(&tool, args, &handler_gate));
+        let mut task = tokio::task::spawn_blocking(move || def.call(args, &handler_gate));
         let joined = match tokio::time::timeout_at(gate.deadline().into(), &mut task).await {
             Ok(j) => j,
             // Past the budget: if the handler has not committed a change, it
@@ -129,17 +188,36 @@ fn describe_violation(e: &jsonschema::ValidationError<'_>, tool: &Tool) -> (Stri
     use jsonschema::error::ValidationErrorKind as K;
     let path = e.instance_path().to_string();
     let field = path.trim_start_matches('/').replace('/', ".");
+    let known = || -> Vec<String> {
+        tool.input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
     if !field.is_empty() {
+        // A property the schema does not list, reported at its own path by
+        // a `false` subschema: name it and the parameters that exist.
+        if matches!(e.kind(), K::FalseSchema) && !field.contains('.') {
+            let known = known();
+            return (
+                field.clone(),
+                format!(
+                    "{field}: not a parameter of {} (parameters: {})",
+                    tool.name,
+                    if known.is_empty() {
+                        "none".into()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            );
+        }
         return (field.clone(), format!("{field}: {e}"));
     }
     match e.kind() {
         K::AdditionalProperties { unexpected } => {
-            let known: Vec<&str> = tool
-                .input_schema
-                .get("properties")
-                .and_then(|p| p.as_object())
-                .map(|p| p.keys().map(String::as_str).collect())
-                .unwrap_or_default();
+            let known = known();
             let names = unexpected.join(", ");
             (
                 names.clone(),
@@ -159,12 +237,7 @@ fn describe_violation(e: &jsonschema::ValidationError<'_>, tool: &Tool) -> (Stri
             (name.clone(), format!("{name}: required"))
         }
         K::AnyOf { .. } => {
-            let names: Vec<String> = tool
-                .input_schema
-                .get("properties")
-                .and_then(|p| p.as_object())
-                .map(|p| p.keys().cloned().collect())
-                .unwrap_or_default();
+            let names = known();
             (
                 names.join(", "),
                 format!("at least one of {} is required", names.join(", ")),

@@ -1,0 +1,166 @@
+//! The replay oracle: runs a sequence from the deployed state on an executor
+//! and answers one question about it — does test `t` still fail, and after
+//! which call; does the optimization reach value `v`; what coverage does it
+//! add. Shrinking, resume (replaying saved reproducers and corpus entries)
+//! and the workers' own test checks ask it; it needs an executor and the
+//! stores, nothing of a worker's loop.
+
+use super::Stores;
+use super::properties::{TestCase, TestKind};
+use crate::config::TestMode;
+use crate::executor::{Executor, Outcome};
+use crate::tx::Tx;
+use alloy_primitives::{I256, Log, U256};
+
+/// What a replay must show.
+#[derive(Clone, Copy, Debug)]
+pub enum Goal<'c> {
+    /// The test fails (a property is false or reverts, an assertion or
+    /// overflow fires on a call of its function).
+    Fails(&'c TestCase),
+    /// The optimization test's value reaches at least this.
+    Reaches(&'c TestCase, I256),
+}
+
+impl<'c> Goal<'c> {
+    pub fn case(&self) -> &'c TestCase {
+        match self {
+            Goal::Fails(c) | Goal::Reaches(c, _) => c,
+        }
+    }
+}
+
+/// A replay that met its goal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    /// The goal was met after this many calls (the sequence's prefix that
+    /// reproduces it).
+    pub calls: usize,
+    /// Gas those calls used.
+    pub gas: u64,
+}
+
+/// Answers questions about sequences on one executor.
+pub struct Oracle<'a> {
+    stores: &'a Stores,
+    ex: &'a mut Executor,
+}
+
+impl<'a> Oracle<'a> {
+    pub fn new(stores: &'a Stores, ex: &'a mut Executor) -> Self {
+        Oracle { stores, ex }
+    }
+
+    pub fn stores(&self) -> &Stores {
+        self.stores
+    }
+
+    /// Replays `seq` from the deployed state with coverage recording off;
+    /// `Some(hit)` if `goal` is met after call `hit.calls - 1`.
+    pub fn check(&mut self, goal: Goal<'_>, seq: &[Tx]) -> Option<Hit> {
+        self.ex.reset();
+        self.ex.set_recording(false);
+        let case = goal.case();
+        let mut hit = None;
+        let mut gas = 0u64;
+        for (i, tx) in seq.iter().enumerate() {
+            let r = self.ex.call(tx);
+            gas = gas.saturating_add(r.gas_used);
+            let met = match goal {
+                Goal::Fails(case) => match case.kind {
+                    TestKind::Property => self.property_fails(case).is_some(),
+                    TestKind::Assertion | TestKind::Overflow => {
+                        tx.function.selector() == case.function.selector()
+                            && self.call_fails(&r.outcome, &r.logs).is_some()
+                    }
+                    TestKind::Optimization => false,
+                },
+                Goal::Reaches(_, target) => {
+                    self.optimization_value(case).is_some_and(|v| v >= target)
+                }
+            };
+            if met {
+                hit = Some(Hit { calls: i + 1, gas });
+                break;
+            }
+        }
+        self.ex.reset();
+        self.ex.set_recording(true);
+        hit
+    }
+
+    /// Why the last call fails its per-call test in this mode: an assertion
+    /// (`Panic(0x01)`, the pre-0.8 invalid opcode, or an `AssertionFailed`
+    /// event) or, in overflow mode, checked arithmetic (`Panic(0x11)`).
+    pub fn call_fails(&self, outcome: &Outcome, logs: &[Log]) -> Option<String> {
+        if self.stores.config.test_mode == TestMode::Overflow {
+            return outcome.is_overflow().then(|| outcome.to_string());
+        }
+        if outcome.is_assertion_failure() {
+            return Some(outcome.to_string());
+        }
+        let topics = &self.stores.target.assertion_topics;
+        logs.iter()
+            .find(|l| l.topics().first().is_some_and(|t| topics.contains(t)))
+            .map(|_| "emitted AssertionFailed".to_string())
+    }
+
+    /// `Some(reason)` if the property is false (or reverts) in the current
+    /// state. A property named `{prefix}revert_…` holds only when it reverts
+    /// (Echidna's convention).
+    pub fn property_fails(&mut self, case: &TestCase) -> Option<String> {
+        let config = &self.stores.config;
+        let must_revert = case
+            .name
+            .strip_prefix(&config.prefix)
+            .is_some_and(|rest| rest.starts_with("revert_"));
+        let outcome = self.ex.call_view(&case.function, config.psender).outcome;
+        if must_revert {
+            return match outcome {
+                Outcome::Success { .. } => Some("did not revert".into()),
+                _ => None,
+            };
+        }
+        match outcome {
+            Outcome::Success { output } => {
+                if output.len() >= 32 && U256::from_be_slice(&output[..32]) == U256::from(1) {
+                    None
+                } else {
+                    Some("returned false".into())
+                }
+            }
+            other => Some(other.to_string()),
+        }
+    }
+
+    /// The optimization test's value in the current state.
+    pub fn optimization_value(&mut self, case: &TestCase) -> Option<I256> {
+        match self
+            .ex
+            .call_view(&case.function, self.stores.config.psender)
+            .outcome
+        {
+            Outcome::Success { output } if output.len() >= 32 => {
+                Some(I256::from_raw(U256::from_be_slice(&output[..32])))
+            }
+            _ => None,
+        }
+    }
+
+    /// Runs `seq` from the deployed state for its coverage alone (no test
+    /// checks); returns the new coverage points it reached.
+    pub fn replay_for_coverage(&mut self, seq: &[Tx]) -> u32 {
+        self.ex.reset();
+        for tx in seq {
+            self.ex.call(tx);
+        }
+        let new = self.ex.commit_coverage();
+        self.ex.reset();
+        new
+    }
+
+    /// Resets the executor to the deployed state.
+    pub fn reset(&mut self) {
+        self.ex.reset();
+    }
+}

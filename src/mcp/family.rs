@@ -1,0 +1,421 @@
+//! The seam every tool family plugs into.
+//!
+//! A family is one module under `src/mcp/` that returns its tools as
+//! [`ToolDef`]s. Each tool is declared from a typed parameter struct and a
+//! typed answer struct (`serde` + `schemars::JsonSchema`, doc comments as
+//! descriptions): the advertised input and output schemas are generated from
+//! them ([`schema_for`]), so a limit or default is written once, on the type.
+//! The server ([`super::server`]) composes the families a run selects and
+//! owns what is common to every tool: validation against the advertised
+//! schema, the 100 ms budget, and the commit-or-expire [`Gate`].
+//!
+//! Schema generation is draft-07, subschemas inlined, with one documented
+//! post-processing step ([`Draft7Tidy`]): optional parameters are expressed by
+//! being absent from `required` (never by a `null` type), and Rust's integer
+//! formats (`uint32`, `int64`, …), which draft-07 does not define, are dropped;
+//! unit enums are plain `enum` lists; and a field rudder adds to a seed's
+//! answer (marked [`EXTENSION`]) is declared but not `required`, so the
+//! seed's `required` lists stand to the letter.
+
+use super::errors::ToolError;
+use schemars::JsonSchema;
+use schemars::generate::{Contract, SchemaSettings};
+use schemars::transform::{RestrictFormats, Transform, transform_subschemas};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Instant;
+
+/// The tool families a server can serve (`--tools campaign,events,…`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FamilyName {
+    /// Seed 002: the nine campaign tools and `status`.
+    Campaign,
+    /// Seed 000: the event journal's query tools.
+    Events,
+    /// Seed 003: executed sequences as traces and spans.
+    Traces,
+    /// Seed 004: the code graph and the agent's execution trace graph.
+    Graph,
+    /// Seed 001: the shared conventions and the sixteen campaign analogues.
+    Ops,
+}
+
+impl FamilyName {
+    pub const ALL: [FamilyName; 5] = [
+        FamilyName::Campaign,
+        FamilyName::Events,
+        FamilyName::Traces,
+        FamilyName::Graph,
+        FamilyName::Ops,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FamilyName::Campaign => "campaign",
+            FamilyName::Events => "events",
+            FamilyName::Traces => "traces",
+            FamilyName::Graph => "graph",
+            FamilyName::Ops => "ops",
+        }
+    }
+
+    /// Parses a comma-separated list (`campaign,events`); `all` selects
+    /// every family. An unknown name is an error naming it and the choices.
+    pub fn parse_list(list: &str) -> Result<Vec<FamilyName>, String> {
+        let mut out = Vec::new();
+        for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            if word == "all" {
+                out.extend(FamilyName::ALL);
+                continue;
+            }
+            let f = FamilyName::ALL
+                .into_iter()
+                .find(|f| f.as_str() == word)
+                .ok_or_else(|| {
+                    format!(
+                        "unknown tool family {word:?}; families: {}, all",
+                        FamilyName::ALL.map(FamilyName::as_str).join(", ")
+                    )
+                })?;
+            out.push(f);
+        }
+        if out.is_empty() {
+            return Err(
+                "no tool family named; families: campaign, events, traces, graph, ops, all".into(),
+            );
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+}
+
+/// What a tool returns: the structured result and, when it is not the JSON
+/// itself, the text content (`dump_lcov`'s LCOV text).
+pub struct ToolAnswer {
+    pub structured: Value,
+    pub text: Option<String>,
+}
+
+impl ToolAnswer {
+    /// A structured answer whose text content is its JSON.
+    pub fn json<A: Serialize>(answer: &A) -> Result<Self, ToolError> {
+        let structured = serde_json::to_value(answer)
+            .map_err(|e| ToolError::internal(format!("shaping the answer: {e}")))?;
+        Ok(ToolAnswer {
+            structured,
+            text: None,
+        })
+    }
+
+    /// A structured answer with its own text content.
+    pub fn with_text<A: Serialize>(answer: &A, text: String) -> Result<Self, ToolError> {
+        let mut a = Self::json(answer)?;
+        a.text = Some(text);
+        Ok(a)
+    }
+}
+
+/// How the server runs a tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A cheap read from lock-free snapshots: answered on the async task,
+    /// without a hop to the blocking pool (microseconds; a hop costs a
+    /// thread wake-up, which is what a busy machine makes slow).
+    Inline,
+    /// A call that writes, syncs or does real work (a coverage report, a
+    /// file, the command log): run on the blocking pool under the budget,
+    /// with the gate deciding commit or expiry.
+    Blocking,
+}
+
+type Handler = Arc<dyn Fn(Value, &Gate) -> Result<ToolAnswer, ToolError> + Send + Sync>;
+
+/// One tool: its advertised name, description and schemas, and its handler.
+#[derive(Clone)]
+pub struct ToolDef {
+    pub name: &'static str,
+    pub description: String,
+    pub input: Value,
+    pub output: Option<Value>,
+    pub access: Access,
+    handler: Handler,
+}
+
+impl ToolDef {
+    /// A tool from its parameter type `P` and answer type `A`. The handler
+    /// receives the parameters already validated against `P`'s schema and
+    /// deserialized; it calls [`Gate::commit`] before it changes state.
+    pub fn new<P, A, F>(name: &'static str, description: &str, access: Access, f: F) -> Self
+    where
+        P: DeserializeOwned + JsonSchema,
+        A: JsonSchema,
+        F: Fn(P, &Gate) -> Result<ToolAnswer, ToolError> + Send + Sync + 'static,
+    {
+        ToolDef {
+            name,
+            description: description.to_string(),
+            input: schema_for::<P>(),
+            output: Some(output_schema_for::<A>()),
+            access,
+            handler: Arc::new(move |args, gate| {
+                let p: P = serde_json::from_value(args).map_err(|e| {
+                    ToolError::invalid(format!("arguments: {e}"))
+                        .with_details(serde_json::json!({ "field": "arguments" }))
+                })?;
+                f(p, gate)
+            }),
+        }
+    }
+
+    /// Sets the advertised default of input property `field` to a value
+    /// known only at run time (the campaign's configured sender).
+    pub fn with_default(mut self, field: &str, value: Value) -> Self {
+        if let Some(p) = self.input.pointer_mut(&format!("/properties/{field}"))
+            && let Value::Object(m) = p
+        {
+            m.insert("default".into(), value);
+        }
+        self
+    }
+
+    pub fn call(&self, args: Value, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        (self.handler)(args, gate)
+    }
+}
+
+/// A family of tools over one campaign.
+pub trait Family {
+    fn name(&self) -> FamilyName;
+    /// The family's tools, in the order they are advertised.
+    fn tools(&self) -> Vec<ToolDef>;
+}
+
+/// The draft-07 schema of parameters `T`, as every tool advertises it (see
+/// the module doc for the one post-processing step).
+pub fn schema_for<T: JsonSchema>() -> Value {
+    generate::<T>(Contract::Deserialize)
+}
+
+/// The draft-07 schema of answers `T`: what serializing one produces (a
+/// field skipped when empty is not `required`).
+pub fn output_schema_for<T: JsonSchema>() -> Value {
+    generate::<T>(Contract::Serialize)
+}
+
+fn generate<T: JsonSchema>(contract: Contract) -> Value {
+    let generator = SchemaSettings::draft07()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.contract = contract;
+        })
+        .with_transform(Draft7Tidy)
+        .with_transform(RestrictFormats::default())
+        .into_generator();
+    generator.into_root_schema_for::<T>().to_value()
+}
+
+/// Marks a field rudder adds to a seed's answer:
+/// `#[schemars(extend("x-extension" = true))]`. [`Draft7Tidy`] keeps it out
+/// of `required` and drops the marker.
+pub const EXTENSION: &str = "x-extension";
+
+/// Optional values are absent, not `null`: `{"type": ["string", "null"]}`
+/// becomes `{"type": "string"}` and `null` alternatives leave `anyOf`. The
+/// server's validation then refuses an explicit `null` with a message that
+/// names the field, as it always has.
+#[derive(Clone)]
+pub struct Draft7Tidy;
+
+impl Transform for Draft7Tidy {
+    fn transform(&mut self, schema: &mut schemars::Schema) {
+        if let Some(obj) = schema.as_object_mut() {
+            // A field rudder adds to a seed's answer is declared, but left out
+            // of `required`, so the seed's `required` list stands as written.
+            let extensions: Vec<String> = obj
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|props| {
+                    props
+                        .iter()
+                        .filter(|(_, p)| p.get(EXTENSION).is_some())
+                        .map(|(k, _)| k.clone())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(Value::Array(req)) = obj.get_mut("required") {
+                req.retain(|r| {
+                    !r.as_str()
+                        .is_some_and(|r| extensions.iter().any(|e| e == r))
+                });
+            }
+            obj.remove(EXTENSION);
+            // An optional parameter is absent, not `null`: no null default.
+            if obj.get("default").is_some_and(Value::is_null) {
+                obj.remove("default");
+            }
+            if let Some(Value::Array(types)) = obj.get("type") {
+                let kept: Vec<Value> = types
+                    .iter()
+                    .filter(|t| t.as_str() != Some("null"))
+                    .cloned()
+                    .collect();
+                let v = if kept.len() == 1 {
+                    kept[0].clone()
+                } else {
+                    Value::Array(kept)
+                };
+                obj.insert("type".into(), v);
+            }
+            // A unit enum whose variants carry doc comments derives as
+            // `oneOf: [{const, description}…]`: advertise the plain `enum`.
+            if let Some(Value::Array(alts)) = obj.get("oneOf")
+                && !alts.is_empty()
+                && alts
+                    .iter()
+                    .all(|a| a.get("const").is_some_and(Value::is_string))
+            {
+                let names: Vec<Value> = alts.iter().map(|a| a["const"].clone()).collect();
+                obj.remove("oneOf");
+                obj.insert("type".into(), Value::String("string".into()));
+                obj.insert("enum".into(), Value::Array(names));
+            }
+            if let Some(Value::Array(alts)) = obj.get("anyOf") {
+                let kept: Vec<Value> = alts
+                    .iter()
+                    .filter(|a| a.get("type").and_then(Value::as_str) != Some("null"))
+                    .cloned()
+                    .collect();
+                if kept.len() == 1 && obj.len() == 1 {
+                    // `anyOf: [X]` alone is X.
+                    if let Value::Object(inner) = kept[0].clone() {
+                        obj.remove("anyOf");
+                        obj.extend(inner);
+                    }
+                } else {
+                    obj.insert("anyOf".into(), Value::Array(kept));
+                }
+            }
+        }
+        transform_subschemas(self, schema);
+    }
+}
+
+/// The point of no return of a tool call. A handler calls [`Gate::commit`]
+/// right before it changes state; the server calls [`Gate::expire`] when the
+/// budget runs out. Exactly one of them wins, so a call that timed out never
+/// changed anything, and one that committed is awaited to its end.
+#[derive(Clone, Debug)]
+pub struct Gate {
+    deadline: Instant,
+    state: Arc<AtomicU8>,
+}
+
+const RUNNING: u8 = 0;
+const COMMITTED: u8 = 1;
+const EXPIRED: u8 = 2;
+
+impl Gate {
+    pub fn new(deadline: Instant) -> Self {
+        Gate {
+            deadline,
+            state: Arc::new(AtomicU8::new(RUNNING)),
+        }
+    }
+
+    /// Claims the right to change state; fails once the budget is spent.
+    pub fn commit(&self, tool: &str) -> Result<(), ToolError> {
+        if Instant::now() >= self.deadline {
+            let _ = self.expire();
+        }
+        match self
+            .state
+            .compare_exchange(RUNNING, COMMITTED, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => Ok(()),
+            Err(COMMITTED) => Ok(()),
+            Err(_) => Err(ToolError::timeout(tool)),
+        }
+    }
+
+    /// Marks the call expired; false if the handler already committed.
+    pub fn expire(&self) -> bool {
+        match self
+            .state
+            .compare_exchange(RUNNING, EXPIRED, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => true,
+            Err(s) => s == EXPIRED,
+        }
+    }
+
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_parse_with_errors_naming_the_word() {
+        assert_eq!(
+            FamilyName::parse_list("events, campaign,events").unwrap(),
+            [FamilyName::Campaign, FamilyName::Events]
+        );
+        assert_eq!(FamilyName::parse_list("all").unwrap(), FamilyName::ALL);
+        let e = FamilyName::parse_list("campaign,bogus").unwrap_err();
+        assert!(e.contains("\"bogus\"") && e.contains("traces"), "{e}");
+        assert!(FamilyName::parse_list(" , ").is_err());
+    }
+
+    #[test]
+    fn exactly_one_of_commit_and_expire_wins() {
+        let g = Gate::new(Instant::now() + std::time::Duration::from_secs(5));
+        assert!(g.commit("t").is_ok());
+        assert!(!g.expire());
+        let g = Gate::new(Instant::now() + std::time::Duration::from_secs(5));
+        assert!(g.expire());
+        assert!(g.commit("t").is_err());
+        let past = Gate::new(Instant::now());
+        assert!(past.commit("t").is_err());
+    }
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    #[allow(dead_code)]
+    /// Doc becomes the description.
+    struct Example {
+        /// A count.
+        #[schemars(range(min = 1, max = 10))]
+        #[serde(default = "three")]
+        count: u32,
+        name: Option<String>,
+    }
+
+    fn three() -> u32 {
+        3
+    }
+
+    #[test]
+    fn schemas_are_draft7_without_nulls_or_rust_formats() {
+        let s = schema_for::<Example>();
+        assert_eq!(s["$schema"], "http://json-schema.org/draft-07/schema#");
+        assert_eq!(s["title"], "Example");
+        assert_eq!(s["description"], "Doc becomes the description.");
+        assert_eq!(s["additionalProperties"], false);
+        assert_eq!(
+            s["properties"]["count"],
+            serde_json::json!({"type": "integer", "minimum": 1, "maximum": 10, "default": 3, "description": "A count."})
+        );
+        assert_eq!(
+            s["properties"]["name"],
+            serde_json::json!({"type": "string"})
+        );
+        assert!(s.get("required").is_none(), "{s}");
+    }
+}

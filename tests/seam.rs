@@ -1,0 +1,195 @@
+//! The family seam and the answers a client can trust: advertised defaults
+//! that follow the campaign's configuration, family selection, integers past
+//! 2^53 as strings, and no placeholder fields in falsification events.
+
+use rudder::campaign::Campaign;
+use rudder::config::{Config, TestMode};
+use rudder::eventlog::EventKind;
+use rudder::mcp::{FamilyName, RudderServer};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn start(target: &str, contract: Option<&str>, config: Config, dir: &Path) -> Campaign {
+    let mut c =
+        Campaign::new(Path::new(target), contract, config, Some(dir.to_path_buf())).unwrap();
+    c.start().unwrap();
+    c
+}
+
+async fn call(server: &RudderServer, name: &str, args: Value) -> Value {
+    let Value::Object(m) = args else {
+        panic!("arguments are an object")
+    };
+    let r = server.run_tool(name, Some(m)).await;
+    r.structured_content.expect("structured content")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_advertised_sender_default_is_the_configured_sender() {
+    let dir = tempfile::tempdir().unwrap();
+    let sender = "0x00000000000000000000000000000000000A11cE"
+        .parse()
+        .unwrap();
+    let c = start(
+        "contracts/out/SetSeven.json",
+        None,
+        Config {
+            workers: Some(1),
+            seed: Some(1),
+            test_limit: 100,
+            senders: vec![sender],
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let server = RudderServer::new(c.control());
+    let tools = server.tool_list();
+    let inject = tools
+        .iter()
+        .find(|t| t.name == "inject_transaction")
+        .unwrap();
+    assert_eq!(
+        inject.input_schema["properties"]["sender"]["default"],
+        json!(format!("{sender:#x}")),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_serves_the_selected_families_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/out/SetSeven.json",
+        None,
+        Config {
+            workers: Some(1),
+            seed: Some(1),
+            test_limit: 100,
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let campaign_only = RudderServer::with_families(c.control(), &[FamilyName::Campaign]);
+    assert_eq!(campaign_only.families(), [FamilyName::Campaign]);
+    assert_eq!(campaign_only.tool_list().len(), 10);
+    let none = RudderServer::with_families(c.control(), &[FamilyName::Events]);
+    assert!(none.tool_list().iter().all(|t| t.name != "read_logs"));
+    let v = call(&none, "read_logs", json!({})).await;
+    assert_eq!(v["error"]["code"], "TOOL_NOT_FOUND", "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn integers_past_two_to_the_53_travel_as_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed: u64 = 1_795_435_886_890_533_145;
+    let c = start(
+        "contracts/out/SetSeven.json",
+        None,
+        Config {
+            workers: Some(1),
+            seed: Some(seed),
+            test_limit: u64::MAX,
+            timeout: Some(60),
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let server = RudderServer::new(c.control());
+    let st = call(&server, "status", json!({})).await;
+    assert_eq!(st["config"]["seed"], json!(seed.to_string()), "{st}");
+    assert_eq!(
+        st["config"]["testLimit"],
+        json!(u64::MAX.to_string()),
+        "{st}"
+    );
+    let started = call(
+        &server,
+        "read_logs",
+        json!({"eventType": "WorkerStarted", "count": 10}),
+    )
+    .await;
+    let data = &started["events"][0]["data"];
+    assert_eq!(data["seed"], json!(seed.to_string()), "{started}");
+    c.stop();
+}
+
+#[test]
+fn falsification_events_carry_real_gas_and_say_who_found_them() {
+    // A worker finds it: the event names that worker and the gas the
+    // falsifying sequence used.
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/out/SetSeven.json",
+        None,
+        Config {
+            workers: Some(2),
+            seed: Some(1),
+            test_limit: 200_000,
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while c.events_of(EventKind::PropertyFalsified).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stores = c.stores().clone();
+    let e = c.events_of(EventKind::PropertyFalsified)[0];
+    let data = stores.renderer().data(&e);
+    assert!(e.worker.0 < 2, "found by a worker: {e:?}");
+    assert_eq!(data["foundBy"], "worker", "{data}");
+    assert!(data["gasUsed"].as_u64().unwrap() > 21_000, "{data}");
+    drop(c.wait());
+
+    // The campaign finds it right after deployment: the event says so, under
+    // the campaign's own id (one past the last worker).
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/matrix/out/Harness.json",
+        Some("OnlyProperties"),
+        Config {
+            workers: Some(2),
+            seed: Some(1),
+            test_limit: 1000,
+            test_mode: TestMode::Property,
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let stores = c.stores().clone();
+    let e = c.events_of(EventKind::PropertyFalsified)[0];
+    assert_eq!(e.worker, stores.campaign_worker_id());
+    assert_eq!(stores.renderer().data(&e)["foundBy"], "deployment");
+    let report = c.wait();
+    // The journal, rendered by the writer thread, holds the same event.
+    let journal = std::fs::read_to_string(&report.journal).unwrap();
+    let line = journal
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["eventType"] == "PropertyFalsified")
+        .expect("journal has the falsification");
+    assert_eq!(line["data"]["foundBy"], "deployment", "{line}");
+    assert_eq!(line["workerId"], json!(2), "{line}");
+}
+
+#[test]
+fn the_workers_together_run_exactly_the_test_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/out/AlwaysHolds.json",
+        None,
+        Config {
+            workers: Some(2),
+            seed: Some(3),
+            test_limit: 10_007,
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let stores = c.stores().clone();
+    let report = c.wait();
+    assert_eq!(report.calls, 10_007);
+    assert_eq!(stores.stats.calls(), 10_007);
+    let per_function: u64 = stores.stats.function_totals().iter().map(|f| f.calls).sum();
+    assert_eq!(per_function, 10_007);
+}
