@@ -196,6 +196,7 @@ pub struct Stores {
     pub run_id: String,
     layout: persist::Layout,
     render: Arc<Renderer>,
+    journal: Option<crate::journal::Journal>,
     pub(crate) dictionary: Dictionary,
     selector_index: std::collections::HashMap<alloy_primitives::Selector, usize>,
     writer: Writer,
@@ -233,6 +234,29 @@ impl Stores {
     /// Where this campaign's files live.
     pub fn layout(&self) -> &persist::Layout {
         &self.layout
+    }
+
+    /// The SQLite journal of this corpus directory (`None` when `journal`
+    /// is off in the config).
+    pub fn journal(&self) -> Option<&crate::journal::Journal> {
+        self.journal.as_ref()
+    }
+
+    /// Hands a record to the journal, if there is one.
+    pub(crate) fn journal_send(&self, record: impl FnOnce() -> crate::journal::Record) {
+        if let Some(j) = &self.journal {
+            j.send(record());
+        }
+    }
+
+    /// Journals a tool call or injection rejected for bad input.
+    pub fn journal_rejection(&self, tool: &str, field: &str, message: &str) {
+        self.journal_send(|| crate::journal::Record::Rejected {
+            ts_ms: now_ms(),
+            tool: tool.to_string(),
+            field: field.to_string(),
+            message: message.to_string(),
+        });
     }
 
     /// Renders events and sequences as JSON and call syntax.
@@ -302,12 +326,14 @@ impl Stores {
     pub fn emit(&self, worker: WorkerId, payload: Payload) {
         let ts = now_ms();
         let seq = self.events.push_at(ts, worker, payload);
-        self.writer.send(WriteJob::Event(Event {
+        let event = Event {
             seq: seq.unwrap_or(crate::ids::Seq(u64::MAX)),
             timestamp_ms: ts,
             worker,
             payload,
-        }));
+        };
+        self.journal_send(|| crate::journal::Record::Event(event));
+        self.writer.send(WriteJob::Event(event));
     }
 
     /// Records a panic message for a `WorkerPanicked` event.
@@ -465,9 +491,13 @@ impl Stores {
             .append_durable(path, line, std::time::Duration::from_secs(5))
     }
 
-    /// Waits until everything sent to disk so far is written and synced.
+    /// Waits until everything sent to disk so far is written and synced,
+    /// and everything sent to the journal is committed.
     pub fn flush(&self) {
         self.writer.flush();
+        if let Some(j) = &self.journal {
+            j.flush();
+        }
     }
 }
 
@@ -700,6 +730,20 @@ impl Campaign {
             alloy_primitives::U256::from(target.settings.timestamp),
             alloy_primitives::U256::from(target.settings.block_number),
         ]);
+        let journal = if config.journal {
+            Some(
+                crate::journal::Journal::open(
+                    &layout.journal_db(),
+                    &run_id,
+                    started_ms,
+                    &contract.name,
+                    render.clone(),
+                )
+                .map_err(|e| CampaignError::Setup(e.to_string()))?,
+            )
+        } else {
+            None
+        };
         let stats = Stats::new(workers + 1, callable.len());
         let selector_index = callable
             .iter()
@@ -725,6 +769,7 @@ impl Campaign {
             run_id,
             layout,
             render,
+            journal,
             dictionary,
             selector_index,
             writer,

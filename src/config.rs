@@ -112,6 +112,9 @@ pub struct Config {
     pub coverage_formats: Vec<String>,
     /// Where coverage reports go (`coverageDir`, default: the corpus directory).
     pub coverage_dir: Option<PathBuf>,
+    /// Keep the SQLite event journal (`{corpusDir}/journal.sqlite`) that the
+    /// events family queries (rudder's key `journal`, on by default).
+    pub journal: bool,
 }
 
 /// The most workers a campaign accepts (more are refused; more than the
@@ -167,6 +170,7 @@ impl Default for Config {
             allow_ffi: false,
             coverage_formats: Vec::new(),
             coverage_dir: None,
+            journal: true,
         }
     }
 }

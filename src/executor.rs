@@ -140,6 +140,29 @@ pub enum RevertReason {
 }
 
 impl Outcome {
+    /// What tells two failures apart (the kind and its reason bytes), for
+    /// "a reason not seen before".
+    pub fn hash_key(&self) -> (u8, &[u8]) {
+        match self {
+            Outcome::Success { .. } => (0, &[]),
+            Outcome::Revert {
+                reason: RevertReason::Error(m),
+            } => (1, m.as_bytes()),
+            Outcome::Revert {
+                reason: RevertReason::Panic(c),
+            } => (2, c.as_le_slice()),
+            Outcome::Revert {
+                reason: RevertReason::Raw(b),
+            } => (3, b.as_ref()),
+            Outcome::Halt {
+                reason: Halt::Rejected(m),
+            } => (4, m.as_bytes()),
+            Outcome::Halt {
+                reason: Halt::Evm(_),
+            } => (5, &[]),
+        }
+    }
+
     pub fn is_success(&self) -> bool {
         matches!(self, Outcome::Success { .. })
     }

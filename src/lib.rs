@@ -31,6 +31,8 @@
 //! * [`tx`]: one call of a sequence and its printed and stored forms.
 //! * [`config`]: Echidna-compatible YAML and defaults.
 //! * [`mcp`]: the control plane: tool families over rmcp (stdio, HTTP).
+//! * [`journal`]: every event of every run in SQLite (one thread writes),
+//!   and the parameterized queries the events family answers from.
 //! * [`ids`]: newtypes for worker, entry, sequence, test and injection ids.
 //! * [`appendvec`]: the append-only vector under the corpus and tests stores.
 //! * `sync` (private): std or loom atomics for the event log.
@@ -44,6 +46,7 @@ pub mod coverage;
 pub mod eventlog;
 pub mod executor;
 pub mod ids;
+pub mod journal;
 pub mod mcp;
 pub mod parser;
 pub mod priority;

@@ -3,6 +3,7 @@
 //!
 //! * [`family`]: the seam: typed tool declarations, derived schemas, the gate.
 //! * [`campaign_tools`]: seed 002's campaign family (+ `status`).
+//! * [`events_tools`]: seed 000's events family over the SQLite journal.
 //! * [`errors`]: the seed's `ErrorResponse` and codes.
 //! * [`server`]: composes the families; validation, the 100 ms budget, rmcp.
 //! * [`screen`]: raw messages checked (size, JSON) before rmcp reads them.
@@ -10,6 +11,7 @@
 
 pub mod campaign_tools;
 pub mod errors;
+pub mod events_tools;
 pub mod family;
 pub mod screen;
 pub mod server;

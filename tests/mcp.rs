@@ -107,7 +107,13 @@ async fn tools_list_matches_the_seed() {
             "inject_transaction",
             "prioritize_function",
             "clear_priorities",
-            "status"
+            "status",
+            "get_events_by_type",
+            "get_events_by_entity",
+            "aggregate_metrics",
+            "get_state_snapshot",
+            "query_event_sequence",
+            "get_validation_errors"
         ]
     );
     let listed: Vec<Value> = s

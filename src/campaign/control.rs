@@ -101,7 +101,12 @@ impl Control {
         sender: Option<Address>,
         value: U256,
     ) -> Result<InjectReceipt, ControlError> {
-        let txs = self.parse_calls(calls, sender, value)?;
+        let txs = self.parse_calls(calls, sender, value).inspect_err(|e| {
+            if let ControlError::InvalidInput { field, .. } = e {
+                self.stores
+                    .journal_rejection("inject_transaction", field, &e.to_string());
+            }
+        })?;
         self.inject(txs)
     }
 
@@ -139,20 +144,37 @@ impl Control {
     /// Sends `txs` to every worker; each runs it from the deployed state at
     /// its next call boundary. Logged to the command log.
     pub fn inject(&self, txs: Vec<Tx>) -> Result<InjectReceipt, ControlError> {
-        let r = self.inject_unlogged(txs.clone());
         let printed = self.stores.print_sequence(&txs);
-        self.log_command(
+        let r = self.inject_unlogged(txs, &printed);
+        let result = match &r {
+            Ok(rc) => {
+                json!({ "injection": rc.id.0, "injectedCount": rc.calls, "workers": rc.workers })
+            }
+            Err(e) => json!({ "error": e.to_string() }),
+        };
+        if let Err(e) = &r {
+            let field = match e {
+                ControlError::InvalidInput { field, .. } => field.as_str(),
+                ControlError::Busy { .. } => "sequence",
+            };
+            self.stores
+                .journal_rejection("inject_transaction", field, &e.to_string());
+        }
+        // The journal has the command already (before any worker could
+        // report running it); the command log gets it now, durably.
+        self.log_command_only(
             "inject_transaction",
             &json!({ "sequence": printed }),
-            &match &r {
-                Ok(rc) => json!({ "injection": rc.id.0, "injectedCount": rc.calls, "workers": rc.workers }),
-                Err(e) => json!({ "error": e.to_string() }),
-            },
+            &result,
         );
         r
     }
 
-    fn inject_unlogged(&self, txs: Vec<Tx>) -> Result<InjectReceipt, ControlError> {
+    fn inject_unlogged(
+        &self,
+        txs: Vec<Tx>,
+        printed: &[String],
+    ) -> Result<InjectReceipt, ControlError> {
         if txs.is_empty() {
             return Err(ControlError::invalid("sequence", "needs at least one call"));
         }
@@ -179,6 +201,13 @@ impl Control {
         }
         let id = InjectionId(self.next_injection.fetch_add(1, Ordering::Relaxed));
         let calls = txs.len();
+        self.stores.journal_send(|| crate::journal::Record::Command {
+            ts_ms: now_ms(),
+            command: "inject_transaction".into(),
+            arguments: json!({ "sequence": printed }),
+            result: json!({ "injection": id.0, "injectedCount": calls, "workers": self.workers.len() }),
+            injection: Some(id.0),
+        });
         let inj = Arc::new(Injection {
             id,
             txs,
@@ -323,6 +352,19 @@ impl Control {
 
     /// Appends one command to `{corpusDir}/mcp-commands.jsonl` (fsynced).
     pub fn log_command(&self, command: &str, arguments: &Value, result: &Value) {
+        self.stores
+            .journal_send(|| crate::journal::Record::Command {
+                ts_ms: now_ms(),
+                command: command.to_string(),
+                arguments: arguments.clone(),
+                result: result.clone(),
+                injection: None,
+            });
+        self.log_command_only(command, arguments, result);
+    }
+
+    /// Appends one command to the command log only (not the journal).
+    fn log_command_only(&self, command: &str, arguments: &Value, result: &Value) {
         let line = json!({
             "timestamp": super::rfc3339(now_ms()),
             "runId": self.stores.run_id,

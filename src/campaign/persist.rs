@@ -132,6 +132,7 @@ pub fn export_path(
 /// {corpusDir}/reproducers/{test}.json     falsified tests (shrunk or not)
 /// {corpusDir}/optimization/{test}.json    optimization tests' best sequences
 /// {corpusDir}/mcp-commands.jsonl          the command log
+/// {corpusDir}/journal.sqlite              every run's events (the events family)
 /// {outDir}/journal/run-{runId}.jsonl      the event journal
 /// {outDir}/exports/                       files tools export (LCOV)
 /// ```
@@ -182,6 +183,11 @@ impl Layout {
         self.corpus_dir
             .join("optimization")
             .join(format!("{}.json", file_stem(name)))
+    }
+
+    /// The SQLite journal of every run on this corpus directory.
+    pub fn journal_db(&self) -> PathBuf {
+        self.corpus_dir.join("journal.sqlite")
     }
 
     /// The command log (`mcp-commands.jsonl`).

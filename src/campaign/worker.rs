@@ -53,12 +53,28 @@ pub(crate) struct Worker {
     batch: Batch,
     last_batch: Instant,
     budget: CallBudget,
+    /// Revert reasons this worker has seen (hashes): the journal keeps a
+    /// reverted call only when its reason is new.
+    seen_reverts: std::collections::HashSet<u64>,
 }
 
 enum Source {
     Random,
     Mutation,
-    Injected,
+    /// Injection `id`.
+    Injected(u64),
+}
+
+/// The last call, as the journal records it (borrowed from the loop).
+#[derive(Clone, Copy)]
+struct CallMeta<'a> {
+    outcome: &'a Outcome,
+    gas: u64,
+    duration_ns: u64,
+    new_points: u32,
+    position: u32,
+    ts_ms: u64,
+    source: &'a Source,
 }
 
 impl Worker {
@@ -78,6 +94,7 @@ impl Worker {
             batch: Batch::default(),
             last_batch: Instant::now(),
             budget: CallBudget::default(),
+            seen_reverts: Default::default(),
         }
     }
 
@@ -188,7 +205,7 @@ impl Worker {
     }
 
     fn run_injection(&mut self, inj: &Injection) {
-        let r = self.run_sequence(Source::Injected, inj.txs.clone(), inj.txs.len());
+        let r = self.run_sequence(Source::Injected(inj.id.0), inj.txs.clone(), inj.txs.len());
         self.shared.stats.workers[self.id.0 as usize]
             .injections
             .fetch_add(1, Ordering::Relaxed);
@@ -218,7 +235,8 @@ impl Worker {
     /// Runs `planned`, then random calls up to `len` calls, from the
     /// deployed state.
     fn run_sequence(&mut self, source: Source, planned: Vec<Tx>, len: usize) -> SeqResult {
-        let preemptible = !matches!(source, Source::Injected);
+        let preemptible = !matches!(source, Source::Injected(_));
+        let journal = self.shared.journal().is_some();
         let mut executed: Vec<Tx> = Vec::with_capacity(len);
         let mut gas: Vec<u64> = Vec::with_capacity(len);
         let mut result = SeqResult::default();
@@ -239,7 +257,9 @@ impl Worker {
                 Some(t) => t,
                 None => self.random_tx(),
             };
+            let started = journal.then(Instant::now);
             let r = self.ex.call(&tx);
+            let duration_ns = started.map_or(0, |t| t.elapsed().as_nanos() as u64);
             self.total_calls += 1;
             stats.calls.fetch_add(1, Ordering::Relaxed);
             self.batch.calls += 1;
@@ -272,12 +292,24 @@ impl Worker {
                 result.new_points += new;
                 last_new = Some(i);
             }
-            if let Some(falsified) = self.check_tests(&executed, &gas, &r.outcome, &r.logs) {
-                result.falsified += falsified;
-                if falsified > 0 {
-                    // The executor was used for shrinking: this sequence is over.
-                    break;
-                }
+            let meta = CallMeta {
+                outcome: &r.outcome,
+                gas: r.gas_used,
+                duration_ns,
+                new_points: new,
+                position: i as u32,
+                ts_ms: if journal { now_ms() } else { 0 },
+                source: &source,
+            };
+            let checked = self.check_tests(&executed, &gas, meta, &r.logs);
+            if checked.is_some_and(|f| f > 0) {
+                result.falsified += checked.unwrap_or(0);
+                // The executor was used for shrinking: this sequence is over
+                // (the falsifying call was journaled with the falsification).
+                break;
+            }
+            if journal && self.worth_journaling(&meta) {
+                self.journal_call(executed.last().expect("pushed"), meta, false);
             }
             if self.last_batch.elapsed() >= BATCH_INTERVAL {
                 self.flush_batch();
@@ -287,11 +319,7 @@ impl Worker {
         self.sequences += 1;
         self.batch.sequences += 1;
         stats.sequences.fetch_add(1, Ordering::Relaxed);
-        let origin = match source {
-            Source::Random => Origin::Random,
-            Source::Mutation => Origin::Mutation,
-            Source::Injected => Origin::Injected,
-        };
+        let origin = source.origin();
         // Injected sequences are kept whole; others up to their last new point.
         let keep = match (last_new, origin) {
             (Some(_), Origin::Injected) => Some(executed.len()),
@@ -315,6 +343,46 @@ impl Worker {
         result
     }
 
+    /// Whether the journal keeps this call: it raised coverage, reverted
+    /// with a reason this worker had not seen, or was injected.
+    fn worth_journaling(&mut self, meta: &CallMeta<'_>) -> bool {
+        if meta.new_points > 0 || matches!(meta.source, Source::Injected(_)) {
+            return true;
+        }
+        match meta.outcome {
+            Outcome::Success { .. } => false,
+            other => {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                other.hash_key().hash(&mut h);
+                self.seen_reverts.insert(h.finish())
+            }
+        }
+    }
+
+    /// Hands the call to the journal (rendered by the journal thread).
+    fn journal_call(&self, tx: &Tx, meta: CallMeta<'_>, falsified: bool) {
+        self.shared.journal_send(|| {
+            crate::journal::Record::Call(Box::new(crate::journal::CallRecord {
+                worker: self.id,
+                sequence: self.sequences,
+                source: meta.source.origin(),
+                position: meta.position,
+                ts_ms: meta.ts_ms,
+                tx: tx.clone(),
+                outcome: meta.outcome.clone(),
+                gas: meta.gas,
+                duration_ns: meta.duration_ns,
+                new_points: meta.new_points,
+                falsified,
+                injection: match meta.source {
+                    Source::Injected(id) => Some(*id),
+                    _ => None,
+                },
+            }))
+        });
+    }
+
     /// Checks the tests after the last call of `executed` (whose calls used
     /// `gas`); returns how many were newly falsified (`None` when nothing
     /// is checked in this mode).
@@ -322,9 +390,10 @@ impl Worker {
         &mut self,
         executed: &[Tx],
         gas: &[u64],
-        last: &Outcome,
+        meta: CallMeta<'_>,
         logs: &[alloy_primitives::Log],
     ) -> Option<u32> {
+        let last = meta.outcome;
         let shared = self.shared.clone();
         let mut falsified = 0;
         let seq_gas = gas.iter().fold(0u64, |a, g| a.saturating_add(*g));
@@ -337,7 +406,8 @@ impl Worker {
                     let fails = Oracle::new(&shared, &mut self.ex).property_fails(case);
                     if let Some(reason) = fails {
                         falsified +=
-                            self.on_falsified(case, executed.to_vec(), seq_gas, reason) as u32;
+                            self.on_falsified(case, executed.to_vec(), seq_gas, reason, meta)
+                                as u32;
                     }
                 }
             }
@@ -350,7 +420,8 @@ impl Worker {
                     })
                     && shared.tests.is_open(case.id)
                 {
-                    falsified += self.on_falsified(case, executed.to_vec(), seq_gas, reason) as u32;
+                    falsified +=
+                        self.on_falsified(case, executed.to_vec(), seq_gas, reason, meta) as u32;
                 }
             }
             crate::config::TestMode::Optimization => {
@@ -385,10 +456,21 @@ impl Worker {
 
     /// Claims `case`, records the counterexample (whose calls used `gas`),
     /// shrinks it. Returns whether this worker was the one to falsify it.
-    fn on_falsified(&mut self, case: &TestCase, seq: Vec<Tx>, gas: u64, reason: String) -> bool {
+    fn on_falsified(
+        &mut self,
+        case: &TestCase,
+        seq: Vec<Tx>,
+        gas: u64,
+        reason: String,
+        meta: CallMeta<'_>,
+    ) -> bool {
         let shared = self.shared.clone();
         if !shared.tests.claim(case.id) {
             return false;
+        }
+        // The falsifying call first: the falsification's parent in the journal.
+        if let Some(last) = seq.last() {
+            self.journal_call(last, meta, true);
         }
         let found_ms = now_ms();
         let record = |shrunk: Vec<Tx>, steps: u64, done: bool| Falsification {
@@ -446,5 +528,15 @@ impl Worker {
             shared.stop.store(true, Ordering::Release);
         }
         true
+    }
+}
+
+impl Source {
+    fn origin(&self) -> Origin {
+        match self {
+            Source::Random => Origin::Random,
+            Source::Mutation => Origin::Mutation,
+            Source::Injected(_) => Origin::Injected,
+        }
     }
 }

@@ -392,6 +392,12 @@ pub struct StatusOutput {
     pub prioritized_functions: Vec<String>,
     pub config: StatusConfig,
     pub tests: Vec<StatusTest>,
+    /// The runs the journal of this corpus directory holds (the `runId`s the
+    /// events family answers for), oldest first; empty when the journal is off.
+    pub runs: Vec<crate::journal::RunInfo>,
+    /// Journal rows dropped under overload (execution batches and ordinary
+    /// calls only; never falsifications or commands).
+    pub journal_dropped: u64,
 }
 
 // ---- the family ----
@@ -768,6 +774,8 @@ impl CampaignTools {
                     value: t.value,
                 })
                 .collect(),
+            runs: s.journal().and_then(|j| j.runs().ok()).unwrap_or_default(),
+            journal_dropped: s.journal().map_or(0, |j| j.dropped()),
         })
     }
 }

@@ -223,6 +223,43 @@ fn generate<T: JsonSchema>(contract: Contract) -> Value {
 /// of `required` and drops the marker.
 pub const EXTENSION: &str = "x-extension";
 
+/// Removes `null` from a property's type (`["string", "null"]` → `"string"`)
+/// or from its `anyOf` alternatives.
+fn strip_null(prop: &mut Value) {
+    let Some(obj) = prop.as_object_mut() else {
+        return;
+    };
+    if let Some(Value::Array(types)) = obj.get("type") {
+        let kept: Vec<Value> = types
+            .iter()
+            .filter(|t| t.as_str() != Some("null"))
+            .cloned()
+            .collect();
+        let v = if kept.len() == 1 {
+            kept[0].clone()
+        } else {
+            Value::Array(kept)
+        };
+        obj.insert("type".into(), v);
+    }
+    if let Some(Value::Array(alts)) = obj.get("anyOf") {
+        let kept: Vec<Value> = alts
+            .iter()
+            .filter(|a| a.get("type").and_then(Value::as_str) != Some("null"))
+            .cloned()
+            .collect();
+        if kept.len() == 1 && obj.len() == 1 {
+            // `anyOf: [X]` alone is X.
+            if let Value::Object(inner) = kept[0].clone() {
+                obj.remove("anyOf");
+                obj.extend(inner);
+            }
+        } else {
+            obj.insert("anyOf".into(), Value::Array(kept));
+        }
+    }
+}
+
 /// Optional values are absent, not `null`: `{"type": ["string", "null"]}`
 /// becomes `{"type": "string"}` and `null` alternatives leave `anyOf`. The
 /// server's validation then refuses an explicit `null` with a message that
@@ -257,19 +294,6 @@ impl Transform for Draft7Tidy {
             if obj.get("default").is_some_and(Value::is_null) {
                 obj.remove("default");
             }
-            if let Some(Value::Array(types)) = obj.get("type") {
-                let kept: Vec<Value> = types
-                    .iter()
-                    .filter(|t| t.as_str() != Some("null"))
-                    .cloned()
-                    .collect();
-                let v = if kept.len() == 1 {
-                    kept[0].clone()
-                } else {
-                    Value::Array(kept)
-                };
-                obj.insert("type".into(), v);
-            }
             // A unit enum whose variants carry doc comments derives as
             // `oneOf: [{const, description}…]`: advertise the plain `enum`.
             if let Some(Value::Array(alts)) = obj.get("oneOf")
@@ -283,20 +307,22 @@ impl Transform for Draft7Tidy {
                 obj.insert("type".into(), Value::String("string".into()));
                 obj.insert("enum".into(), Value::Array(names));
             }
-            if let Some(Value::Array(alts)) = obj.get("anyOf") {
-                let kept: Vec<Value> = alts
-                    .iter()
-                    .filter(|a| a.get("type").and_then(Value::as_str) != Some("null"))
-                    .cloned()
-                    .collect();
-                if kept.len() == 1 && obj.len() == 1 {
-                    // `anyOf: [X]` alone is X.
-                    if let Value::Object(inner) = kept[0].clone() {
-                        obj.remove("anyOf");
-                        obj.extend(inner);
+            // An optional property (not `required`) is absent, never null;
+            // a required one may be null (`parentEventId: null`) and keeps it.
+            let required: Vec<String> = obj
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| {
+                    r.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(Value::Object(props)) = obj.get_mut("properties") {
+                for (name, prop) in props.iter_mut() {
+                    if !required.contains(name) {
+                        strip_null(prop);
                     }
-                } else {
-                    obj.insert("anyOf".into(), Value::Array(kept));
                 }
             }
         }

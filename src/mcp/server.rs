@@ -6,6 +6,7 @@
 
 use super::campaign_tools::CampaignTools;
 use super::errors::ToolError;
+use super::events_tools::EventsTools;
 use super::family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
 use crate::campaign::Control;
 use rmcp::model::{
@@ -32,6 +33,7 @@ pub struct RudderServer {
     order: Arc<Vec<&'static str>>,
     families: Arc<Vec<FamilyName>>,
     inline_reads: bool,
+    control: Control,
 }
 
 fn object(v: Value) -> Arc<JsonObject> {
@@ -47,8 +49,9 @@ fn build_families(control: &Control, selected: &[FamilyName]) -> Vec<Box<dyn Fam
     for name in selected {
         match name {
             FamilyName::Campaign => out.push(Box::new(CampaignTools::new(control.clone()))),
-            // Not built yet (issues #13–#15, #17): selecting them serves nothing.
-            FamilyName::Events | FamilyName::Traces | FamilyName::Graph | FamilyName::Ops => {}
+            FamilyName::Events => out.push(Box::new(EventsTools::new(control))),
+            // Not built yet (issues #14, #15, #17): selecting them serves nothing.
+            FamilyName::Traces | FamilyName::Graph | FamilyName::Ops => {}
         }
     }
     out
@@ -95,6 +98,7 @@ impl RudderServer {
             order: Arc::new(order),
             families: Arc::new(families.iter().map(|f| f.name()).collect()),
             inline_reads: true,
+            control,
         }
     }
 
@@ -136,6 +140,18 @@ impl RudderServer {
                 r
             }
             Err(e) => {
+                if e.code == super::errors::ErrorCode::InvalidInput {
+                    // Rejected input is history too (get_validation_errors).
+                    let field = e
+                        .details
+                        .as_ref()
+                        .and_then(|d| d.get("field"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("arguments");
+                    self.control
+                        .stores()
+                        .journal_rejection(name, field, &e.message);
+                }
                 let body = e.to_json();
                 let mut r = CallToolResult::structured_error(body.clone());
                 r.content = vec![ContentBlock::text(body.to_string())];

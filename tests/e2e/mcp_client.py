@@ -26,6 +26,9 @@ TOOLS = {
     "read_logs", "show_coverage", "dump_lcov", "get_corpus_size",
     "inspect_corpus_transactions", "find_transaction_in_corpus",
     "inject_transaction", "prioritize_function", "clear_priorities", "status",
+    # the events family (seed 000)
+    "get_events_by_type", "get_events_by_entity", "aggregate_metrics",
+    "get_state_snapshot", "query_event_sequence", "get_validation_errors",
 }
 
 
@@ -70,6 +73,17 @@ async def exercise(session, label, inject=True):
         await asyncio.sleep(0.02)
     check(falsified, f"{label}: PropertyFalsified in read_logs within 5 s")
     check(found, f"{label}: injected sequence found in the corpus within 5 s")
+    # The journal has it too, under the run id the status tool names.
+    _, st = await call(session, "status", {})
+    run = st["runId"]
+    check(any(r["runId"] == run for r in st["runs"]), f"{label}: status.runs -> {st['runs']}")
+    journaled = False
+    while time.monotonic() - t0 < 10 and not journaled:
+        r, v = await call(session, "get_events_by_type", {"runId": run, "eventType": "RiskEvent"})
+        check(not r.isError, f"{label}: get_events_by_type -> {v}")
+        journaled = any(e["properties"].get("property") == "echidna_locked" for e in v["events"])
+        await asyncio.sleep(0.05)
+    check(journaled, f"{label}: the falsification in the journal within 10 s")
     print(f"{label}: ok (falsified and found in {time.monotonic() - t0:.2f}s)")
 
 

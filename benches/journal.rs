@@ -1,0 +1,294 @@
+//! The journal and the events family at scale, in one run:
+//! 1. every events tool's latency (p50/p99 through the whole tool path) on a
+//!    journal of 1,000,000 events, with a campaign's workers busy;
+//! 2. 100 concurrent queries, every answer checked;
+//! 3. answer size against the same events as JSON lines;
+//! 4. the campaign's calls/s with the journal on and off, alternating.
+//!
+//! Run: `cargo bench --bench journal` (`RUDDER_BENCH_QUICK=1`: 20,000 events).
+
+mod common;
+
+use rudder::campaign::Campaign;
+use rudder::config::Config;
+use rudder::eventlog::{Event, Payload};
+use rudder::ids::{Seq, WorkerId};
+use rudder::journal::{CallRecord, Record};
+use rudder::mcp::RudderServer;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn campaign(dir: &Path, journal: bool, limit: u64, workers: usize) -> Campaign {
+    let mut c = Campaign::new(
+        Path::new("contracts/out/Token.json"),
+        None,
+        Config {
+            workers: Some(workers),
+            seed: Some(1),
+            test_limit: limit,
+            timeout: Some(600),
+            journal,
+            ..Config::default()
+        },
+        Some(dir.to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    c
+}
+
+fn main() {
+    let quick = common::quick();
+    let events: u64 = if quick { 20_000 } else { 1_000_000 };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+
+    // 1. A journal of `events` rows: a short real run, then synthetic calls
+    // and batches of that run's shape, through the journal thread.
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign(dir.path(), true, u64::MAX, 1);
+    std::thread::sleep(Duration::from_millis(500));
+    let stores = c.stores().clone();
+    let journal = stores.journal().unwrap().clone();
+    let run = stores.run_id.clone();
+    let entry = stores
+        .corpus
+        .get(rudder::ids::EntryId(0))
+        .expect("a corpus entry");
+    let txs = entry.txs.clone();
+    let t0 = Instant::now();
+    let mut i = 0u64;
+    while journal.written() < events {
+        let tx = txs[(i as usize) % txs.len()].clone();
+        if i.is_multiple_of(10) {
+            journal.send(Record::Event(Event {
+                seq: Seq(i),
+                timestamp_ms: rudder::eventlog::now_ms(),
+                worker: WorkerId(0),
+                payload: Payload::TransactionExecuted {
+                    calls: 100 + (i % 37) as u32,
+                    reverts: (i % 11) as u32,
+                    sequences: 3,
+                    gas_used: 2_000_000 + i * 7 % 100_000,
+                    total_calls: i * 10,
+                },
+            }));
+        } else {
+            journal.send(Record::Call(Box::new(CallRecord {
+                worker: WorkerId((i % 2) as u32),
+                sequence: i / 8,
+                source: rudder::corpus::Origin::Random,
+                position: (i % 8) as u32,
+                ts_ms: rudder::eventlog::now_ms(),
+                tx,
+                outcome: rudder::executor::Outcome::Success {
+                    output: Default::default(),
+                },
+                gas: 21_000 + i % 50_000,
+                duration_ns: 10_000 + i % 5_000,
+                new_points: (i % 3) as u32,
+                falsified: false,
+                injection: None,
+            })));
+        }
+        i += 1;
+        if i.is_multiple_of(100_000) {
+            journal.flush();
+        }
+    }
+    journal.flush();
+    let fill = t0.elapsed();
+    let db_bytes = std::fs::metadata(journal.path()).map_or(0, |m| m.len())
+        + std::fs::metadata(journal.path().with_extension("sqlite-wal")).map_or(0, |m| m.len());
+    println!(
+        "Journal: {} rows written in {:.1} s ({:.0} rows/s through the journal thread), {:.0} MB on disk, {} dropped\n",
+        journal.written(),
+        fill.as_secs_f64(),
+        journal.written() as f64 / fill.as_secs_f64(),
+        db_bytes as f64 / 1e6,
+        journal.dropped()
+    );
+    let server = RudderServer::new(c.control());
+    let last_page = (events * 9 / 10) / 100 / 2;
+    let calls: Vec<(&str, Value)> = vec![
+        (
+            "get_events_by_type",
+            json!({"runId": run, "eventType": "TransactionExecuted", "pageSize": 100}),
+        ),
+        (
+            "get_events_by_type",
+            json!({"runId": run, "eventType": "CallExecuted", "pageSize": 100, "pageIndex": last_page}),
+        ),
+        (
+            "get_events_by_type",
+            json!({"runId": run, "eventType": "CallExecuted", "pageSize": 1000,
+            "startTime": "2000-01-01T00:00:00Z", "severity": "Info"}),
+        ),
+        (
+            "get_events_by_entity",
+            json!({"runId": run, "entityType": "WorkerId", "entityValue": "1", "pageSize": 100}),
+        ),
+        (
+            "aggregate_metrics",
+            json!({"runId": run, "eventType": "TransactionExecuted", "propertyPath": "$.gasUsed",
+            "aggregations": ["count", "sum", "avg", "min", "max", "stddev"]}),
+        ),
+        (
+            "aggregate_metrics",
+            json!({"runId": run, "eventType": "TransactionExecuted", "propertyPath": "$.calls",
+            "aggregations": ["count", "avg", "stddev"]}),
+        ),
+        (
+            "aggregate_metrics",
+            json!({"runId": run, "eventType": "CallExecuted", "propertyPath": "$.gasUsed",
+            "aggregations": ["count", "avg", "max"]}),
+        ),
+        (
+            "get_state_snapshot",
+            json!({"runId": run, "timestamp": "2100-01-01T00:00:00Z"}),
+        ),
+        (
+            "query_event_sequence",
+            json!({"runId": run, "sequencePattern": ["SequenceStarted", "CallExecuted"], "pageSize": 50}),
+        ),
+        (
+            "get_validation_errors",
+            json!({"runId": run, "pageSize": 100}),
+        ),
+    ];
+    let n = if quick { 5 } else { 100 };
+    println!("Events tools on {events} rows, 1 worker busy, {n} calls each:\n");
+    println!("| tool (arguments) | p50 | p99 | answer bytes | errors |");
+    println!("|---|---|---|---|---|");
+    for (name, args) in &calls {
+        let mut lat = Vec::with_capacity(n);
+        let mut errors = 0;
+        let mut bytes = 0;
+        for _ in 0..n {
+            let t = Instant::now();
+            let r = rt.block_on(server.run_tool(name, args.as_object().cloned()));
+            lat.push(t.elapsed().as_nanos() as u64);
+            errors += (r.is_error == Some(true)) as u32;
+            if r.is_error == Some(true) && errors == 1 {
+                eprintln!("{name}: {:?}", r.structured_content);
+            }
+            bytes = r.structured_content.map_or(0, |v| v.to_string().len());
+        }
+        let shown = args.to_string().replace(&run, "RUN");
+        println!(
+            "| {name} {shown} | {} | {} | {bytes} | {errors} |",
+            common::fmt_ns(common::percentile(&mut lat, 50.0)),
+            common::fmt_ns(common::percentile(&mut lat, 99.0)),
+        );
+    }
+
+    // 2. 100 concurrent queries, each answer checked against a sequential one.
+    let expected = rt
+        .block_on(server.run_tool("aggregate_metrics", calls[4].1.as_object().cloned()))
+        .structured_content
+        .unwrap()["aggregations"]
+        .clone();
+    let t = Instant::now();
+    let answers: Vec<Value> = rt.block_on(async {
+        let tasks: Vec<_> = (0..100)
+            .map(|k| {
+                let server = server.clone();
+                let args = calls[k % calls.len()].1.clone();
+                let name = calls[k % calls.len()].0;
+                tokio::spawn(async move {
+                    let r = server.run_tool(name, args.as_object().cloned()).await;
+                    json!({"k": k, "error": r.is_error == Some(true), "v": r.structured_content})
+                })
+            })
+            .collect();
+        let mut out = Vec::new();
+        for t in tasks {
+            out.push(t.await.unwrap());
+        }
+        out
+    });
+    let wall = t.elapsed();
+    let failed = answers.iter().filter(|a| a["error"] == json!(true)).count();
+    let wrong = answers
+        .iter()
+        .filter(|a| a["k"].as_u64().unwrap() as usize % calls.len() == 4)
+        .filter(|a| a["v"]["aggregations"] != expected)
+        .count();
+    println!(
+        "\n100 concurrent queries (the ten above, ten each): {} failed, {} aggregates differ from the sequential answer, {:.0} ms wall\n",
+        failed,
+        wrong,
+        wall.as_secs_f64() * 1e3
+    );
+
+    // 3. Answer size against the same events as JSON lines.
+    let jsonl_of =
+        |events: &[Value]| -> usize { events.iter().map(|e| e.to_string().len() + 1).sum() };
+    let page = rt
+        .block_on(
+            server.run_tool(
+                "get_events_by_type",
+                json!({"runId": run, "eventType": "TransactionExecuted", "pageSize": 1000})
+                    .as_object()
+                    .cloned(),
+            ),
+        )
+        .structured_content
+        .unwrap();
+    let matching = page["metadata"]["totalCount"].as_u64().unwrap();
+    let per_event = jsonl_of(page["events"].as_array().unwrap()) as f64 / 1000.0;
+    let all_jsonl = per_event * matching as f64;
+    let agg_bytes = rt
+        .block_on(server.run_tool("aggregate_metrics", calls[4].1.as_object().cloned()))
+        .structured_content
+        .unwrap()
+        .to_string()
+        .len() as f64;
+    let page100 = rt
+        .block_on(server.run_tool("get_events_by_type", calls[0].1.as_object().cloned()))
+        .structured_content
+        .unwrap()
+        .to_string()
+        .len() as f64;
+    println!("| answer | bytes | the same events as JSON lines | smaller by |");
+    println!("|---|---|---|---|");
+    println!(
+        "| aggregate of {matching} batches | {agg_bytes:.0} | {all_jsonl:.0} | {:.4}% |",
+        100.0 * (1.0 - agg_bytes / all_jsonl)
+    );
+    println!(
+        "| first page of 100 of them | {page100:.0} | {all_jsonl:.0} | {:.2}% |",
+        100.0 * (1.0 - page100 / all_jsonl)
+    );
+    c.stop();
+    drop(c.wait());
+
+    // 4. calls/s with the journal on and off, alternating, same machine.
+    let limit = if quick { 50_000 } else { 1_000_000 };
+    let rounds = if quick { 1 } else { 3 };
+    println!("\n| Token, 2 workers, {limit} calls | journal on calls/s | journal off calls/s |");
+    println!("|---|---|---|");
+    let (mut on_sum, mut off_sum) = (0.0, 0.0);
+    for round in 0..rounds {
+        let mut rate = [0.0; 2];
+        for (k, on) in [true, false].into_iter().enumerate() {
+            let d = tempfile::tempdir().unwrap();
+            let c = campaign(d.path(), on, limit, 2);
+            let report = c.wait();
+            rate[k] = report.calls_per_sec;
+        }
+        on_sum += rate[0];
+        off_sum += rate[1];
+        println!("| round {} | {:.0} | {:.0} |", round + 1, rate[0], rate[1]);
+    }
+    println!(
+        "| mean | {:.0} | {:.0} ({:+.2}% with the journal) |",
+        on_sum / rounds as f64,
+        off_sum / rounds as f64,
+        (on_sum - off_sum) / off_sum * 100.0
+    );
+}

@@ -1,0 +1,946 @@
+//! The journal: every event of every run, in one embedded SQLite database per
+//! corpus directory (`{corpusDir}/journal.sqlite`, WAL), queryable by the
+//! events family (seed 000) while the campaign appends.
+//!
+//! What it holds, beyond the 2500 events the ring keeps: the run and worker
+//! lifecycle, the workers' aggregated execution batches, every call that
+//! raised coverage, reverted with a reason its worker had not seen, falsified
+//! a test or belonged to an injection (each under a synthesized sequence
+//! event), property and optimization results, shrink steps, injections,
+//! every control command and every rejected tool input. Each row has an id,
+//! a parent id (call → sequence → worker → run), entity keys (function
+//! signature, sender, property, worker, injection), a timestamp and typed
+//! numbers (gas, duration, coverage delta, corpus size) beside its JSON
+//! properties.
+//!
+//! Who writes: one journal thread drains a bounded channel and inserts in
+//! batched transactions ([`BATCH_ROWS`] rows or [`BATCH_INTERVAL`]). Workers
+//! never touch SQLite: they send compact records. Under overload the
+//! droppable kinds (execution batches, ordinary calls, coverage steps) are
+//! dropped and counted ([`Journal::dropped`]); falsifications, shrink
+//! results, lifecycle events, injections, commands and rejections wait for
+//! room instead. A kill loses at most the batch not yet committed; WAL keeps
+//! the database consistent.
+//!
+//! Order: ids follow the journal thread's order, and timestamps are made
+//! non-decreasing in that order (events of different workers reach the
+//! thread a few milliseconds apart), so "between two times" is an id range
+//! and pages in id order never shift while the campaign appends.
+
+pub mod query;
+
+use crate::campaign::Renderer;
+use crate::corpus::Origin;
+use crate::eventlog::{Event, Payload};
+use crate::executor::{Outcome, RevertReason};
+use crate::ids::WorkerId;
+use crate::tx::Tx;
+use crossbeam::channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
+use parking_lot::{Mutex, RwLock};
+use rusqlite::{Connection, OpenFlags, params};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Records queued for the journal thread at most.
+pub const CHANNEL_CAPACITY: usize = 65_536;
+/// Rows per transaction at most.
+pub const BATCH_ROWS: usize = 2_000;
+/// A batch is committed at least this often.
+pub const BATCH_INTERVAL: Duration = Duration::from_millis(50);
+/// Pooled read connections kept at most (more are opened on demand).
+const POOLED_READERS: usize = 8;
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("journal {path}: {source}")]
+    Sqlite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("journal: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+macro_rules! kinds {
+    ($($(#[$doc:meta])* $name:ident => $sev:ident, $cat:ident, $drop:expr;)*) => {
+        /// What a journal row records.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+        pub enum Kind { $($(#[$doc])* $name,)* }
+
+        impl Kind {
+            pub const ALL: &'static [Kind] = &[$(Kind::$name,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(Kind::$name => stringify!($name),)* }
+            }
+
+            /// The severity rows of this kind usually carry.
+            pub fn severity(self) -> Severity {
+                match self { $(Kind::$name => Severity::$sev,)* }
+            }
+
+            /// The seed's category of this kind.
+            pub fn category(self) -> Category {
+                match self { $(Kind::$name => Category::$cat,)* }
+            }
+
+            /// Whether rows of this kind may be dropped under overload.
+            pub fn droppable(self) -> bool {
+                match self { $(Kind::$name => $drop,)* }
+            }
+        }
+    };
+}
+
+kinds! {
+    /// A run began (the root of every other row of the run).
+    RunStarted => Info, Performance, false;
+    /// A worker started (parent: the run).
+    WorkerStarted => Info, Performance, false;
+    /// A worker stopped, with its totals.
+    WorkerStopped => Info, Performance, false;
+    /// A worker panicked and was restarted.
+    WorkerPanicked => Error, Performance, false;
+    /// A worker's calls since its previous batch (every 250 ms).
+    TransactionExecuted => Debug, MarketData, true;
+    /// A sequence that holds a journaled call (parent: the worker).
+    SequenceStarted => Debug, Execution, true;
+    /// One call: it raised coverage, reverted with a new reason, falsified a
+    /// test or was injected (parent: its sequence).
+    CallExecuted => Info, Execution, true;
+    /// A sequence reached new coverage and became a corpus entry.
+    CoverageIncreased => Info, Indicators, true;
+    /// A test was falsified (parent: the falsifying call).
+    PropertyFalsified => Error, Risk, false;
+    /// A falsified test's counterexample was shrunk (parent: the falsification).
+    TestShrunk => Info, Risk, false;
+    /// An optimization test reached a new best value.
+    OptimizationImproved => Info, Indicators, false;
+    /// A worker ran an injected sequence (parent: the command).
+    InjectionExecuted => Info, Execution, false;
+    /// A state-changing control command (inject, prioritize, clear).
+    ControlCommand => Info, Execution, false;
+    /// A tool call or injection rejected for bad input.
+    InputRejected => Warning, Execution, false;
+}
+
+impl Kind {
+    pub fn parse(name: &str) -> Option<Kind> {
+        Kind::ALL.iter().copied().find(|k| k.as_str() == name)
+    }
+}
+
+/// The seed's severities.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Debug,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "Error",
+            Severity::Warning => "Warning",
+            Severity::Info => "Info",
+            Severity::Debug => "Debug",
+        }
+    }
+}
+
+/// The seed's categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub enum Category {
+    Execution,
+    MarketData,
+    Indicators,
+    Risk,
+    Performance,
+}
+
+impl Category {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Execution => "Execution",
+            Category::MarketData => "MarketData",
+            Category::Indicators => "Indicators",
+            Category::Risk => "Risk",
+            Category::Performance => "Performance",
+        }
+    }
+}
+
+/// A call worth keeping, as a worker hands it over (rendered by the journal
+/// thread, never by the worker).
+#[derive(Clone, Debug)]
+pub struct CallRecord {
+    pub worker: WorkerId,
+    /// The worker's sequence number (its count of sequences so far).
+    pub sequence: u64,
+    pub source: Origin,
+    /// The call's position in its sequence.
+    pub position: u32,
+    pub ts_ms: u64,
+    pub tx: Tx,
+    pub outcome: Outcome,
+    pub gas: u64,
+    pub duration_ns: u64,
+    pub new_points: u32,
+    pub falsified: bool,
+    /// The injection the call belongs to.
+    pub injection: Option<u64>,
+}
+
+/// What goes to the journal thread.
+pub enum Record {
+    Event(Event),
+    Call(Box<CallRecord>),
+    /// A state-changing control command and its result.
+    Command {
+        ts_ms: u64,
+        command: String,
+        arguments: Value,
+        result: Value,
+        injection: Option<u64>,
+    },
+    /// A tool call or injection rejected for bad input.
+    Rejected {
+        ts_ms: u64,
+        tool: String,
+        field: String,
+        message: String,
+    },
+    /// Commit everything queued so far, then acknowledge.
+    Flush(Sender<()>),
+}
+
+impl Record {
+    fn droppable(&self) -> bool {
+        match self {
+            Record::Event(e) => event_kind(e).droppable(),
+            Record::Call(c) => !c.falsified && c.injection.is_none(),
+            _ => false,
+        }
+    }
+}
+
+fn event_kind(e: &Event) -> Kind {
+    match e.payload {
+        Payload::WorkerStarted { .. } => Kind::WorkerStarted,
+        Payload::WorkerStopped { .. } => Kind::WorkerStopped,
+        Payload::WorkerPanicked { .. } => Kind::WorkerPanicked,
+        Payload::TransactionExecuted { .. } => Kind::TransactionExecuted,
+        Payload::CoverageIncreased { .. } => Kind::CoverageIncreased,
+        Payload::PropertyFalsified { .. } => Kind::PropertyFalsified,
+        Payload::TestShrunk { .. } => Kind::TestShrunk,
+        Payload::OptimizationImproved { .. } => Kind::OptimizationImproved,
+        Payload::InjectionExecuted { .. } => Kind::InjectionExecuted,
+    }
+}
+
+/// A run the database holds.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunInfo {
+    pub run_id: String,
+    pub started: String,
+    pub contract: String,
+    /// Rows journaled so far.
+    pub events: u64,
+}
+
+/// Counters the journal thread keeps for readers.
+#[derive(Default)]
+struct Shared {
+    /// Rows per (run, kind), updated after each commit.
+    counts: RwLock<HashMap<(String, Kind), u64>>,
+    /// Records dropped under overload (droppable kinds only).
+    dropped: AtomicU64,
+    /// Rows committed.
+    written: AtomicU64,
+}
+
+/// The handle: send records, open read connections, read counters.
+#[derive(Clone)]
+pub struct Journal {
+    tx: Sender<Record>,
+    path: PathBuf,
+    run_id: String,
+    shared: Arc<Shared>,
+    readers: Arc<Mutex<Vec<Connection>>>,
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Journal").field("path", &self.path).finish()
+    }
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY,
+  started_ms INTEGER NOT NULL,
+  contract TEXT NOT NULL,
+  root_id INTEGER
+);
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  ts_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  severity TEXT NOT NULL,
+  category TEXT NOT NULL,
+  worker INTEGER,
+  parent_id INTEGER,
+  function TEXT,
+  sender TEXT,
+  property TEXT,
+  injection INTEGER,
+  gas INTEGER,
+  duration_us INTEGER,
+  coverage_delta INTEGER,
+  corpus_size INTEGER,
+  properties TEXT NOT NULL,
+  validation_errors TEXT
+);
+CREATE INDEX IF NOT EXISTS events_run_kind ON events(run_id, kind, id);
+CREATE INDEX IF NOT EXISTS events_run_ts ON events(run_id, ts_ms, id);
+CREATE INDEX IF NOT EXISTS events_parent ON events(parent_id);
+CREATE INDEX IF NOT EXISTS events_function ON events(run_id, function, id) WHERE function IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_sender ON events(run_id, sender, id) WHERE sender IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_property ON events(run_id, property, id) WHERE property IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_worker ON events(run_id, worker, id) WHERE worker IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_injection ON events(run_id, injection, id) WHERE injection IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_invalid ON events(run_id, id) WHERE validation_errors IS NOT NULL;
+";
+
+fn sqlite(path: &Path) -> impl Fn(rusqlite::Error) -> JournalError + '_ {
+    move |source| JournalError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl Journal {
+    /// Opens (or creates) the database at `path`, registers run `run_id`
+    /// and starts the journal thread, which renders events with `render`.
+    pub fn open(
+        path: &Path,
+        run_id: &str,
+        started_ms: u64,
+        contract: &str,
+        render: Arc<Renderer>,
+    ) -> Result<Journal, JournalError> {
+        if let Some(d) = path.parent() {
+            std::fs::create_dir_all(d)?;
+        }
+        let err = sqlite(path);
+        let mut conn = Connection::open(path).map_err(&err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(&err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(&err)?;
+        conn.busy_timeout(Duration::from_secs(5)).map_err(&err)?;
+        conn.execute_batch(SCHEMA).map_err(&err)?;
+        let shared = Arc::new(Shared::default());
+        {
+            let mut counts = shared.counts.write();
+            let mut stmt = conn
+                .prepare("SELECT run_id, kind, COUNT(*) FROM events GROUP BY run_id, kind")
+                .map_err(&err)?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, i64>(2)?,
+                    ))
+                })
+                .map_err(&err)?;
+            for row in rows {
+                let (run, kind, n) = row.map_err(&err)?;
+                if let Some(k) = Kind::parse(&kind) {
+                    counts.insert((run, k), n as u64);
+                }
+            }
+        }
+        let mut writer = Writer {
+            render,
+            run_id: run_id.to_string(),
+            last_ts: 0,
+            root: None,
+            workers: HashMap::new(),
+            sequences: HashMap::new(),
+            last_call: HashMap::new(),
+            falsified: HashMap::new(),
+            commands: HashMap::new(),
+            pending: HashMap::new(),
+            shared: shared.clone(),
+        };
+        {
+            let tx = conn.transaction().map_err(&err)?;
+            tx.execute(
+                "INSERT OR IGNORE INTO runs (run_id, started_ms, contract) VALUES (?1, ?2, ?3)",
+                params![run_id, started_ms as i64, contract],
+            )
+            .map_err(&err)?;
+            let root = writer
+                .insert(
+                    &tx,
+                    Row {
+                        kind: Kind::RunStarted,
+                        ts_ms: started_ms,
+                        properties: json!({ "runId": run_id, "contract": contract }),
+                        ..Row::default()
+                    },
+                )
+                .map_err(&err)?;
+            tx.execute(
+                "UPDATE runs SET root_id = ?1 WHERE run_id = ?2",
+                params![root, run_id],
+            )
+            .map_err(&err)?;
+            tx.commit().map_err(&err)?;
+            writer.root = Some(root);
+            writer.publish_counts();
+        }
+        let (tx, rx) = crossbeam::channel::bounded(CHANNEL_CAPACITY);
+        let thread_path = path.to_path_buf();
+        std::thread::Builder::new()
+            .name("rudder-journal".into())
+            .spawn(move || writer.run(conn, rx, &thread_path))?;
+        Ok(Journal {
+            tx,
+            path: path.to_path_buf(),
+            run_id: run_id.to_string(),
+            shared,
+            readers: Arc::new(Mutex::new(Vec::new())),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The run this handle writes.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Hands a record to the journal thread. Droppable records are dropped
+    /// (and counted) when the queue is full; the others wait for room.
+    pub fn send(&self, record: Record) {
+        if record.droppable() {
+            if let Err(TrySendError::Full(_)) = self.tx.try_send(record) {
+                self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        } else {
+            let _ = self.tx.send(record);
+        }
+    }
+
+    /// Records dropped under overload so far.
+    pub fn dropped(&self) -> u64 {
+        self.shared.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Rows committed so far (all runs, this process).
+    pub fn written(&self) -> u64 {
+        self.shared.written.load(Ordering::Relaxed)
+    }
+
+    /// Rows of `kind` committed for `run`.
+    pub fn count(&self, run: &str, kind: Kind) -> u64 {
+        self.shared
+            .counts
+            .read()
+            .get(&(run.to_string(), kind))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Blocks until everything sent so far is committed (or 10 s pass).
+    pub fn flush(&self) {
+        let (ack, done) = crossbeam::channel::bounded(1);
+        if self.tx.send(Record::Flush(ack)).is_ok() {
+            let _ = done.recv_timeout(Duration::from_secs(10));
+        }
+    }
+
+    /// A read connection (pooled), returned to the pool when dropped.
+    pub fn reader(&self) -> Result<Reader, JournalError> {
+        let conn = match self.readers.lock().pop() {
+            Some(c) => c,
+            None => {
+                let err = sqlite(&self.path);
+                let c = Connection::open_with_flags(
+                    &self.path,
+                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )
+                .map_err(&err)?;
+                c.busy_timeout(Duration::from_secs(1)).map_err(&err)?;
+                c
+            }
+        };
+        Ok(Reader {
+            conn: Some(conn),
+            pool: self.readers.clone(),
+            path: self.path.clone(),
+        })
+    }
+
+    /// Every run the database holds, oldest first.
+    pub fn runs(&self) -> Result<Vec<RunInfo>, JournalError> {
+        let r = self.reader()?;
+        let err = sqlite(&self.path);
+        let mut stmt = r
+            .conn()
+            .prepare_cached(
+                "SELECT run_id, started_ms, contract FROM runs ORDER BY started_ms, run_id",
+            )
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, String>(2)?,
+                ))
+            })
+            .map_err(&err)?;
+        let counts = self.shared.counts.read();
+        let mut out = Vec::new();
+        for row in rows {
+            let (run_id, started, contract) = row.map_err(&err)?;
+            let events = counts
+                .iter()
+                .filter(|((r, _), _)| *r == run_id)
+                .map(|(_, n)| *n)
+                .sum();
+            out.push(RunInfo {
+                started: crate::campaign::rfc3339(started as u64),
+                run_id,
+                contract,
+                events,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// A pooled read connection.
+pub struct Reader {
+    conn: Option<Connection>,
+    pool: Arc<Mutex<Vec<Connection>>>,
+    path: PathBuf,
+}
+
+impl Reader {
+    pub fn conn(&self) -> &Connection {
+        self.conn.as_ref().expect("present until dropped")
+    }
+
+    pub fn conn_mut(&mut self) -> &mut Connection {
+        self.conn.as_mut().expect("present until dropped")
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.conn.take() {
+            let _ = c.progress_handler(0, None::<fn() -> bool>);
+            let mut pool = self.pool.lock();
+            if pool.len() < POOLED_READERS {
+                pool.push(c);
+            }
+        }
+    }
+}
+
+/// One row to insert.
+#[derive(Default)]
+struct Row {
+    kind: Kind,
+    ts_ms: u64,
+    severity: Option<Severity>,
+    worker: Option<u32>,
+    parent: Option<i64>,
+    function: Option<String>,
+    sender: Option<String>,
+    property: Option<String>,
+    injection: Option<u64>,
+    gas: Option<u64>,
+    duration_us: Option<u64>,
+    coverage_delta: Option<u64>,
+    corpus_size: Option<u64>,
+    properties: Value,
+    validation_errors: Option<Value>,
+}
+
+// The kind a `Row` starts from before the writer sets it (the macro's
+// enum cannot carry `#[default]` on one arm).
+#[allow(clippy::derivable_impls)]
+impl Default for Kind {
+    fn default() -> Self {
+        Kind::RunStarted
+    }
+}
+
+/// The journal thread's state: parent links and the last timestamp.
+struct Writer {
+    render: Arc<Renderer>,
+    run_id: String,
+    last_ts: u64,
+    root: Option<i64>,
+    /// Worker → its WorkerStarted row.
+    workers: HashMap<u32, i64>,
+    /// (worker, sequence number) → its SequenceStarted row.
+    sequences: HashMap<(u32, u64), i64>,
+    /// Worker → its last journaled call row.
+    last_call: HashMap<u32, i64>,
+    /// Test → its PropertyFalsified row.
+    falsified: HashMap<u32, i64>,
+    /// Injection id → its ControlCommand row.
+    commands: HashMap<u64, i64>,
+    /// Rows per kind inserted in the open batch.
+    pending: HashMap<Kind, u64>,
+    shared: Arc<Shared>,
+}
+
+fn i(v: Option<u64>) -> Option<i64> {
+    v.map(|v| v.min(i64::MAX as u64) as i64)
+}
+
+impl Writer {
+    fn run(mut self, mut conn: Connection, rx: Receiver<Record>, path: &Path) {
+        let mut batch: Vec<Record> = Vec::with_capacity(BATCH_ROWS);
+        loop {
+            match rx.recv_timeout(BATCH_INTERVAL) {
+                Ok(r) => batch.push(r),
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            let deadline = Instant::now() + BATCH_INTERVAL;
+            while batch.len() < BATCH_ROWS {
+                match rx.try_recv() {
+                    Ok(r) => batch.push(r),
+                    Err(_) if Instant::now() >= deadline => break,
+                    Err(_) => {
+                        // Briefly let more records arrive: fewer, larger
+                        // transactions.
+                        match rx.recv_timeout(Duration::from_millis(2)) {
+                            Ok(r) => batch.push(r),
+                            Err(_) => break,
+                        }
+                    }
+                }
+            }
+            if let Err(e) = self.commit(&mut conn, &mut batch) {
+                tracing::error!("journal {}: {e}", path.display());
+            }
+        }
+        if !batch.is_empty()
+            && let Err(e) = self.commit(&mut conn, &mut batch)
+        {
+            tracing::error!("journal {}: {e}", path.display());
+        }
+    }
+
+    fn commit(&mut self, conn: &mut Connection, batch: &mut Vec<Record>) -> rusqlite::Result<()> {
+        let mut acks = Vec::new();
+        let tx = conn.transaction()?;
+        for record in batch.drain(..) {
+            match record {
+                Record::Flush(ack) => acks.push(ack),
+                other => self.record(&tx, other)?,
+            }
+        }
+        tx.commit()?;
+        self.publish_counts();
+        for a in acks {
+            let _ = a.send(());
+        }
+        Ok(())
+    }
+
+    fn publish_counts(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut counts = self.shared.counts.write();
+        let mut total = 0;
+        for (k, n) in self.pending.drain() {
+            *counts.entry((self.run_id.clone(), k)).or_insert(0) += n;
+            total += n;
+        }
+        self.shared.written.fetch_add(total, Ordering::Relaxed);
+    }
+
+    fn insert(&mut self, tx: &rusqlite::Transaction<'_>, row: Row) -> rusqlite::Result<i64> {
+        // Non-decreasing timestamps in id order (see the module doc).
+        let ts = row.ts_ms.max(self.last_ts);
+        self.last_ts = ts;
+        let mut stmt = tx.prepare_cached(
+            "INSERT INTO events (run_id, ts_ms, kind, severity, category, worker, parent_id,
+               function, sender, property, injection, gas, duration_us, coverage_delta,
+               corpus_size, properties, validation_errors)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        )?;
+        stmt.execute(params![
+            self.run_id,
+            ts as i64,
+            row.kind.as_str(),
+            row.severity.unwrap_or(row.kind.severity()).as_str(),
+            row.kind.category().as_str(),
+            row.worker,
+            row.parent,
+            row.function,
+            row.sender,
+            row.property,
+            i(row.injection),
+            i(row.gas),
+            i(row.duration_us),
+            i(row.coverage_delta),
+            i(row.corpus_size),
+            row.properties.to_string(),
+            row.validation_errors.map(|v| v.to_string()),
+        ])?;
+        *self.pending.entry(row.kind).or_insert(0) += 1;
+        Ok(tx.last_insert_rowid())
+    }
+
+    fn worker_row(&self, worker: u32) -> Option<i64> {
+        self.workers.get(&worker).copied().or(self.root)
+    }
+
+    fn record(&mut self, tx: &rusqlite::Transaction<'_>, record: Record) -> rusqlite::Result<()> {
+        match record {
+            Record::Event(e) => self.event(tx, &e),
+            Record::Call(c) => self.call(tx, *c),
+            Record::Command {
+                ts_ms,
+                command,
+                arguments,
+                result,
+                injection,
+            } => {
+                let function = arguments
+                    .get("functionSignature")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let id = self.insert(
+                    tx,
+                    Row {
+                        kind: Kind::ControlCommand,
+                        ts_ms,
+                        parent: self.root,
+                        function,
+                        injection,
+                        properties: json!({ "command": command, "arguments": arguments, "result": result }),
+                        ..Row::default()
+                    },
+                )?;
+                if let Some(inj) = injection {
+                    self.commands.insert(inj, id);
+                }
+                Ok(())
+            }
+            Record::Rejected {
+                ts_ms,
+                tool,
+                field,
+                message,
+            } => self
+                .insert(
+                    tx,
+                    Row {
+                        kind: Kind::InputRejected,
+                        ts_ms,
+                        parent: self.root,
+                        properties: json!({ "tool": tool, "field": field, "message": message }),
+                        validation_errors: Some(json!([{
+                            "Field": field, "Error": message, "Severity": "Error"
+                        }])),
+                        severity: Some(Severity::Error),
+                        ..Row::default()
+                    },
+                )
+                .map(drop),
+            Record::Flush(_) => Ok(()),
+        }
+    }
+
+    fn event(&mut self, tx: &rusqlite::Transaction<'_>, e: &Event) -> rusqlite::Result<()> {
+        let kind = event_kind(e);
+        let worker = e.worker.0;
+        let data = self.render.data(e);
+        let mut row = Row {
+            kind,
+            ts_ms: e.timestamp_ms,
+            worker: Some(worker),
+            parent: self.worker_row(worker),
+            properties: data,
+            ..Row::default()
+        };
+        match e.payload {
+            Payload::WorkerStarted { .. } => row.parent = self.root,
+            Payload::TransactionExecuted {
+                gas_used, calls, ..
+            } => {
+                row.gas = Some(gas_used);
+                row.properties["calls"] = json!(calls);
+            }
+            Payload::CoverageIncreased {
+                new_points, entry, ..
+            } => {
+                row.coverage_delta = Some(new_points as u64);
+                row.corpus_size = Some(entry.0 + 1);
+                row.properties["corpusSize"] = json!(entry.0 + 1);
+            }
+            Payload::PropertyFalsified { test, gas_used, .. } => {
+                row.gas = Some(gas_used);
+                row.property = row.properties["property"].as_str().map(str::to_string);
+                if let Some(call) = self.last_call.get(&worker) {
+                    row.parent = Some(*call);
+                }
+                let _ = test;
+            }
+            Payload::TestShrunk { test, .. } => {
+                row.property = row.properties["property"].as_str().map(str::to_string);
+                row.parent = self.falsified.get(&test.0).copied().or(row.parent);
+            }
+            Payload::OptimizationImproved { .. } => {
+                row.property = row.properties["test"].as_str().map(str::to_string);
+            }
+            Payload::InjectionExecuted {
+                injection,
+                new_points,
+                ..
+            } => {
+                row.injection = Some(injection.0);
+                row.coverage_delta = Some(new_points as u64);
+                row.parent = self.commands.get(&injection.0).copied().or(row.parent);
+            }
+            Payload::WorkerStopped { .. } | Payload::WorkerPanicked { .. } => {}
+        }
+        let id = self.insert(tx, row)?;
+        match e.payload {
+            Payload::WorkerStarted { .. } => {
+                self.workers.insert(worker, id);
+            }
+            Payload::PropertyFalsified { test, .. } => {
+                self.falsified.insert(test.0, id);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, tx: &rusqlite::Transaction<'_>, c: CallRecord) -> rusqlite::Result<()> {
+        let worker = c.worker.0;
+        let key = (worker, c.sequence);
+        let seq_row = match self.sequences.get(&key) {
+            Some(id) => *id,
+            None => {
+                let id = self.insert(
+                    tx,
+                    Row {
+                        kind: Kind::SequenceStarted,
+                        ts_ms: c.ts_ms,
+                        worker: Some(worker),
+                        parent: self.worker_row(worker),
+                        injection: c.injection,
+                        properties: json!({
+                            "worker": worker, "sequence": c.sequence,
+                            "source": format!("{:?}", c.source).to_lowercase(),
+                        }),
+                        ..Row::default()
+                    },
+                )?;
+                // Only the newest sequence per worker gets more calls.
+                self.sequences.retain(|(w, _), _| *w != worker);
+                self.sequences.insert(key, id);
+                id
+            }
+        };
+        let (outcome, reason, invalid) = describe(&c.outcome);
+        let severity = if c.falsified {
+            Severity::Error
+        } else if invalid.is_some() {
+            Severity::Warning
+        } else {
+            Severity::Info
+        };
+        let sender = format!("{:#x}", c.tx.sender);
+        let id = self.insert(
+            tx,
+            Row {
+                kind: Kind::CallExecuted,
+                ts_ms: c.ts_ms,
+                severity: Some(severity),
+                worker: Some(worker),
+                parent: Some(seq_row),
+                function: Some(c.tx.signature()),
+                sender: Some(sender.clone()),
+                injection: c.injection,
+                gas: Some(c.gas),
+                duration_us: Some(c.duration_ns / 1000),
+                coverage_delta: Some(c.new_points as u64),
+                properties: json!({
+                    "call": self.render.call(&c.tx),
+                    "function": c.tx.signature(),
+                    "sender": sender,
+                    "value": c.tx.value.to_string(),
+                    "delaySeconds": c.tx.delay.seconds,
+                    "delayBlocks": c.tx.delay.blocks,
+                    "position": c.position,
+                    "outcome": outcome,
+                    "reason": reason,
+                    "gasUsed": c.gas,
+                    "durationUs": c.duration_ns / 1000,
+                    "newPoints": c.new_points,
+                    "falsified": c.falsified,
+                }),
+                validation_errors: invalid,
+                ..Row::default()
+            },
+        )?;
+        self.last_call.insert(worker, id);
+        Ok(())
+    }
+}
+
+/// (outcome word, reason, validation errors for a revert).
+fn describe(o: &Outcome) -> (&'static str, Option<String>, Option<Value>) {
+    match o {
+        Outcome::Success { .. } => ("success", None, None),
+        Outcome::Revert { reason } => {
+            let word = match reason {
+                RevertReason::Panic(_) => "panic",
+                _ => "revert",
+            };
+            let text = o.to_string();
+            let errors = json!([{ "Field": "call", "Error": text, "Severity": "Warning" }]);
+            (word, Some(text), Some(errors))
+        }
+        Outcome::Halt { .. } => {
+            let text = o.to_string();
+            let errors = json!([{ "Field": "call", "Error": text, "Severity": "Warning" }]);
+            ("halt", Some(text), Some(errors))
+        }
+    }
+}

@@ -1,0 +1,410 @@
+//! Reads of the journal: parameterized SQL only (no text of a request ever
+//! becomes SQL), one read transaction per answer (counts and pages agree),
+//! and a deadline enforced inside SQLite (a progress handler interrupts a
+//! query past it).
+
+use super::{Kind, Reader, Severity};
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, params_from_iter};
+use serde_json::Value;
+use std::time::Instant;
+
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// The query ran past its deadline and was interrupted.
+    #[error("the query ran past its deadline")]
+    Timeout,
+    #[error("unknown run {0:?}")]
+    UnknownRun(String),
+    /// No event `id`, named by parameter `field`.
+    #[error("{field}: unknown event {id:?}")]
+    UnknownEvent { field: &'static str, id: String },
+    #[error("journal query: {0}")]
+    Sqlite(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for QueryError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::OperationInterrupted) => QueryError::Timeout,
+            _ => QueryError::Sqlite(e),
+        }
+    }
+}
+
+/// An entity key rows are indexed by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entity {
+    FunctionSignature,
+    Sender,
+    Property,
+    WorkerId,
+    InjectionId,
+}
+
+impl Entity {
+    fn column(self) -> &'static str {
+        match self {
+            Entity::FunctionSignature => "function",
+            Entity::Sender => "sender",
+            Entity::Property => "property",
+            Entity::WorkerId => "worker",
+            Entity::InjectionId => "injection",
+        }
+    }
+}
+
+/// Which rows of one run.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub run: String,
+    /// Any of these kinds (empty: every kind).
+    pub kinds: Vec<Kind>,
+    pub from_ms: Option<u64>,
+    pub to_ms: Option<u64>,
+    pub severities: Vec<Severity>,
+    pub entity: Option<(Entity, Sql)>,
+    /// Only rows with validation errors.
+    pub invalid_only: bool,
+}
+
+/// One journal row as the tools show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub id: i64,
+    pub run_id: String,
+    pub ts_ms: u64,
+    pub kind: String,
+    pub severity: String,
+    pub category: String,
+    pub parent: Option<i64>,
+    pub properties: Value,
+    pub validation_errors: Option<Value>,
+}
+
+/// A page of rows.
+#[derive(Clone, Debug)]
+pub struct Page {
+    pub rows: Vec<Row>,
+    pub total: u64,
+}
+
+/// Aggregates of one numeric property.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Aggregates {
+    /// Rows matched (kind, run, time).
+    pub rows: u64,
+    /// Rows whose property is a number.
+    pub count: u64,
+    pub sum: Option<f64>,
+    pub avg: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// Population standard deviation.
+    pub stddev: Option<f64>,
+}
+
+const COLUMNS: &str =
+    "id, run_id, ts_ms, kind, severity, category, parent_id, properties, validation_errors";
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    let props: String = r.get(7)?;
+    let invalid: Option<String> = r.get(8)?;
+    Ok(Row {
+        id: r.get(0)?,
+        run_id: r.get(1)?,
+        ts_ms: r.get::<_, i64>(2)? as u64,
+        kind: r.get(3)?,
+        severity: r.get(4)?,
+        category: r.get(5)?,
+        parent: r.get(6)?,
+        properties: serde_json::from_str(&props).unwrap_or(Value::Null),
+        validation_errors: invalid.and_then(|s| serde_json::from_str(&s).ok()),
+    })
+}
+
+/// Runs `f` in one read transaction, interrupted past `deadline`.
+pub fn with_deadline<T>(
+    reader: &mut Reader,
+    deadline: Instant,
+    f: impl FnOnce(&Connection) -> Result<T, QueryError>,
+) -> Result<T, QueryError> {
+    let conn = reader.conn_mut();
+    conn.progress_handler(1000, Some(move || Instant::now() >= deadline))?;
+    let tx = conn.unchecked_transaction()?;
+    let out = f(&tx);
+    drop(tx);
+    let _ = conn.progress_handler(0, None::<fn() -> bool>);
+    out
+}
+
+/// Whether run `run` exists.
+pub fn run_exists(conn: &Connection, run: &str) -> Result<bool, QueryError> {
+    let n: i64 = conn
+        .prepare_cached("SELECT COUNT(*) FROM runs WHERE run_id = ?1")?
+        .query_row([run], |r| r.get(0))?;
+    Ok(n > 0)
+}
+
+/// The id range of run `run` between two times (inclusive), or `None` when
+/// no row falls inside. Timestamps never decrease with ids (module doc of
+/// [`super`]), so a time range is an id range.
+fn id_range(conn: &Connection, f: &Filter) -> Result<Option<(i64, i64)>, QueryError> {
+    let lo: Option<i64> = conn
+        .prepare_cached("SELECT MIN(id) FROM events WHERE run_id = ?1 AND ts_ms >= ?2")?
+        .query_row(
+            rusqlite::params![f.run, f.from_ms.unwrap_or(0).min(i64::MAX as u64) as i64],
+            |r| r.get(0),
+        )?;
+    let hi: Option<i64> = conn
+        .prepare_cached("SELECT MAX(id) FROM events WHERE run_id = ?1 AND ts_ms <= ?2")?
+        .query_row(
+            rusqlite::params![
+                f.run,
+                f.to_ms.unwrap_or(i64::MAX as u64).min(i64::MAX as u64) as i64
+            ],
+            |r| r.get(0),
+        )?;
+    Ok(match (lo, hi) {
+        (Some(lo), Some(hi)) if lo <= hi => Some((lo, hi)),
+        _ => None,
+    })
+}
+
+/// `WHERE …` and its parameters for `f` (every value bound, none spliced).
+fn where_clause(conn: &Connection, f: &Filter) -> Result<Option<(String, Vec<Sql>)>, QueryError> {
+    let mut sql = String::from("run_id = ?");
+    let mut args = vec![Sql::Text(f.run.clone())];
+    if !f.kinds.is_empty() {
+        sql.push_str(" AND kind IN (");
+        for (i, k) in f.kinds.iter().enumerate() {
+            sql.push_str(if i == 0 { "?" } else { ", ?" });
+            args.push(Sql::Text(k.as_str().into()));
+        }
+        sql.push(')');
+    }
+    if f.from_ms.is_some() || f.to_ms.is_some() {
+        match id_range(conn, f)? {
+            Some((lo, hi)) => {
+                sql.push_str(" AND id BETWEEN ? AND ?");
+                args.push(Sql::Integer(lo));
+                args.push(Sql::Integer(hi));
+            }
+            None => return Ok(None),
+        }
+    }
+    if !f.severities.is_empty() {
+        sql.push_str(" AND severity IN (");
+        for (i, s) in f.severities.iter().enumerate() {
+            sql.push_str(if i == 0 { "?" } else { ", ?" });
+            args.push(Sql::Text(s.as_str().into()));
+        }
+        sql.push(')');
+    }
+    if let Some((entity, value)) = &f.entity {
+        sql.push_str(&format!(" AND {} = ?", entity.column()));
+        args.push(value.clone());
+    }
+    if f.invalid_only {
+        sql.push_str(" AND validation_errors IS NOT NULL");
+    }
+    Ok(Some((sql, args)))
+}
+
+/// Rows matching `f` in id order, page `index` of `size`, with the total.
+pub fn events(conn: &Connection, f: &Filter, index: u64, size: u64) -> Result<Page, QueryError> {
+    let Some((clause, args)) = where_clause(conn, f)? else {
+        return Ok(Page {
+            rows: Vec::new(),
+            total: 0,
+        });
+    };
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT COUNT(*) FROM events WHERE {clause}"))?
+        .query_row(params_from_iter(args.iter()), |r| r.get(0))?;
+    let mut page_args = args;
+    page_args.push(Sql::Integer(size.min(i64::MAX as u64) as i64));
+    page_args.push(Sql::Integer(
+        index.saturating_mul(size).min(i64::MAX as u64) as i64,
+    ));
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM events WHERE {clause} ORDER BY id LIMIT ? OFFSET ?"
+    ))?;
+    let rows = stmt
+        .query_map(params_from_iter(page_args.iter()), row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Page {
+        rows,
+        total: total as u64,
+    })
+}
+
+/// The numeric column that mirrors a JSON property, where one does.
+fn typed_column(path: &str) -> Option<&'static str> {
+    match path {
+        "$.gasUsed" => Some("gas"),
+        "$.durationUs" => Some("duration_us"),
+        "$.newPoints" => Some("coverage_delta"),
+        "$.corpusSize" => Some("corpus_size"),
+        _ => None,
+    }
+}
+
+/// count/sum/avg/min/max/stddev of the numbers at `path` in the rows of `f`.
+/// `path` must match `^\$\.[a-zA-Z0-9_\.]+$` (checked by the caller); it is
+/// bound as a parameter, never spliced.
+pub fn aggregate(conn: &Connection, f: &Filter, path: &str) -> Result<Aggregates, QueryError> {
+    let Some((clause, mut args)) = where_clause(conn, f)? else {
+        return Ok(Aggregates::default());
+    };
+    let value = match typed_column(path) {
+        Some(col) => format!("CAST({col} AS REAL)"),
+        None => {
+            // Numbers only: a string or object at the path is not counted.
+            args.insert(0, Sql::Text(path.into()));
+            args.insert(0, Sql::Text(path.into()));
+            "CASE WHEN json_type(properties, ?) IN ('integer', 'real') \
+             THEN CAST(json_extract(properties, ?) AS REAL) END"
+                .to_string()
+        }
+    };
+    let sql = format!(
+        "SELECT COUNT(*), COUNT(v), TOTAL(v), MIN(v), MAX(v), TOTAL(v * v)
+         FROM (SELECT {value} AS v FROM events WHERE {clause})"
+    );
+    let (rows, count, sum, min, max, squares): (i64, i64, f64, Option<f64>, Option<f64>, f64) =
+        conn.prepare_cached(&sql)?
+            .query_row(params_from_iter(args.iter()), |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })?;
+    let n = count as f64;
+    let avg = (count > 0).then(|| sum / n);
+    let stddev = avg.map(|m| (squares / n - m * m).max(0.0).sqrt());
+    Ok(Aggregates {
+        rows: rows as u64,
+        count: count as u64,
+        sum: (count > 0).then_some(sum),
+        avg,
+        min,
+        max,
+        stddev,
+    })
+}
+
+/// One row by id, in run `run`.
+pub fn event(conn: &Connection, run: &str, id: i64) -> Result<Option<Row>, QueryError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM events WHERE id = ?1 AND run_id = ?2"
+    ))?;
+    let mut rows = stmt.query_map(rusqlite::params![id, run], row)?;
+    Ok(rows.next().transpose()?)
+}
+
+/// `root` and its descendants down to `depth` levels, in id order, at most
+/// `limit` rows (`true` when cut).
+pub fn descendants(
+    conn: &Connection,
+    run: &str,
+    root: i64,
+    depth: u32,
+    limit: usize,
+) -> Result<(Vec<Row>, bool), QueryError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "WITH RECURSIVE chain(id, depth) AS (
+           SELECT id, 0 FROM events WHERE id = ?1 AND run_id = ?2
+           UNION ALL
+           SELECT e.id, c.depth + 1 FROM events e JOIN chain c ON e.parent_id = c.id
+           WHERE c.depth < ?3
+         )
+         SELECT {COLUMNS} FROM events WHERE id IN (SELECT id FROM chain) ORDER BY id LIMIT ?4"
+    ))?;
+    let mut rows = stmt
+        .query_map(rusqlite::params![root, run, depth, (limit + 1) as i64], row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let cut = rows.len() > limit;
+    rows.truncate(limit);
+    Ok((rows, cut))
+}
+
+/// The chain of parent links from `from` up to `root` (both included), in
+/// id order; `None` when `root` is not an ancestor of `from`.
+pub fn path_between(
+    conn: &Connection,
+    run: &str,
+    root: i64,
+    from: i64,
+    max: usize,
+) -> Result<Option<Vec<Row>>, QueryError> {
+    let mut out = Vec::new();
+    let mut at = Some(from);
+    while let Some(id) = at {
+        if out.len() >= max {
+            return Ok(None);
+        }
+        let Some(r) = event(conn, run, id)? else {
+            return Ok(None);
+        };
+        at = r.parent;
+        let done = r.id == root;
+        out.push(r);
+        if done {
+            out.reverse();
+            return Ok(Some(out));
+        }
+    }
+    Ok(None)
+}
+
+/// The last row of `kind` at or before id `until`.
+pub fn last_of(
+    conn: &Connection,
+    run: &str,
+    kind: Kind,
+    until: i64,
+) -> Result<Option<Row>, QueryError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM events WHERE run_id = ?1 AND kind = ?2 AND id <= ?3
+         ORDER BY id DESC LIMIT 1"
+    ))?;
+    let mut rows = stmt.query_map(rusqlite::params![run, kind.as_str(), until], row)?;
+    Ok(rows.next().transpose()?)
+}
+
+/// Every row of the given kinds at or before id `until`, in id order.
+pub fn all_of(
+    conn: &Connection,
+    run: &str,
+    kinds: &[Kind],
+    until: i64,
+) -> Result<Vec<Row>, QueryError> {
+    let mut out = Vec::new();
+    for k in kinds {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM events WHERE run_id = ?1 AND kind = ?2 AND id <= ?3 ORDER BY id"
+        ))?;
+        let rows = stmt
+            .query_map(rusqlite::params![run, k.as_str(), until], row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        out.extend(rows);
+    }
+    out.sort_by_key(|r| r.id);
+    Ok(out)
+}
+
+/// The id of the last row of run `run` at or before `ts_ms` (`None`: the
+/// run has no row that early).
+pub fn last_id_at(conn: &Connection, run: &str, ts_ms: u64) -> Result<Option<i64>, QueryError> {
+    Ok(conn
+        .prepare_cached("SELECT MAX(id) FROM events WHERE run_id = ?1 AND ts_ms <= ?2")?
+        .query_row(
+            rusqlite::params![run, ts_ms.min(i64::MAX as u64) as i64],
+            |r| r.get(0),
+        )?)
+}

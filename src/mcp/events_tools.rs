@@ -1,0 +1,1166 @@
+//! The events family (seed 000): six query tools over the journal
+//! (`{corpusDir}/journal.sqlite`), every run's events with parent links.
+//!
+//! The seed speaks of a trading backtest; in rudder a run is a campaign run
+//! (`runId`, listed by `status.runs`) and the seed's event types name groups
+//! of the campaign's own kinds (both are accepted):
+//!
+//! | seed type | campaign kinds |
+//! |---|---|
+//! | TradeExecution | CallExecuted |
+//! | OrderRejection | InputRejected |
+//! | IndicatorCalculation | TestShrunk, OptimizationImproved |
+//! | PositionUpdate | CoverageIncreased |
+//! | StateChange | RunStarted, WorkerStarted, WorkerStopped, ControlCommand, InjectionExecuted |
+//! | MarketDataEvent | TransactionExecuted |
+//! | RiskEvent | PropertyFalsified, WorkerPanicked |
+//!
+//! Entities: `FunctionSignature` (the seed's SecuritySymbol), `Sender`,
+//! `Property` (IndicatorName), `WorkerId` (PositionId), `InjectionId`
+//! (OrderId). Bad input is `INVALID_INPUT` naming the field, with the seed's
+//! own code in `details.seedCode` (`RUN_NOT_FOUND`, `INVALID_TIME_RANGE`, …).
+
+use super::errors::{ErrorCode, ToolError};
+use super::family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use crate::campaign::{Control, Stores, rfc3339};
+use crate::journal::query::{self, Entity, Filter, QueryError};
+use crate::journal::{Journal, Kind, Severity};
+use rusqlite::types::Value as Sql;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Events a page holds at most (the seed's limit).
+pub const MAX_PAGE: u64 = 1000;
+/// Sequences a page holds at most.
+pub const MAX_SEQUENCE_PAGE: u64 = 100;
+/// Rows one sequence lists at most.
+pub const MAX_SEQUENCE_EVENTS: usize = 1000;
+/// Roots `query_event_sequence` examines when looking for incomplete ones.
+pub const MAX_SCANNED_ROOTS: usize = 5000;
+/// The seed's JSON path pattern.
+pub const PATH_PATTERN: &str = r"^\$\.[a-zA-Z0-9_\.]+$";
+/// Answers are cut (and `truncated` set) past this many bytes of events.
+pub const MAX_ANSWER_BYTES: usize = 4 << 20;
+
+const SEED_TYPES: [(&str, &[Kind]); 7] = [
+    ("TradeExecution", &[Kind::CallExecuted]),
+    ("OrderRejection", &[Kind::InputRejected]),
+    (
+        "IndicatorCalculation",
+        &[Kind::TestShrunk, Kind::OptimizationImproved],
+    ),
+    ("PositionUpdate", &[Kind::CoverageIncreased]),
+    (
+        "StateChange",
+        &[
+            Kind::RunStarted,
+            Kind::WorkerStarted,
+            Kind::WorkerStopped,
+            Kind::ControlCommand,
+            Kind::InjectionExecuted,
+        ],
+    ),
+    ("MarketDataEvent", &[Kind::TransactionExecuted]),
+    (
+        "RiskEvent",
+        &[Kind::PropertyFalsified, Kind::WorkerPanicked],
+    ),
+];
+
+/// The kinds an `eventType` names (a campaign kind or a seed type).
+fn kinds_of(name: &str) -> Option<Vec<Kind>> {
+    if let Some(k) = Kind::parse(name) {
+        return Some(vec![k]);
+    }
+    SEED_TYPES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, ks)| ks.to_vec())
+}
+
+fn event_types(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = Kind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .chain(SEED_TYPES.iter().map(|(n, _)| *n))
+        .collect();
+    json_schema!({ "type": "string", "enum": names })
+}
+
+fn event_type_list(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = Kind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .chain(SEED_TYPES.iter().map(|(n, _)| *n))
+        .collect();
+    json_schema!({ "type": "array", "items": { "type": "string", "enum": names } })
+}
+
+fn default_page_size() -> u64 {
+    100
+}
+
+fn default_sequence_page() -> u64 {
+    50
+}
+
+fn default_depth() -> u32 {
+    10
+}
+
+fn default_aggregations() -> Vec<Aggregation> {
+    vec![Aggregation::Count, Aggregation::Avg]
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum EntityType {
+    FunctionSignature,
+    Sender,
+    Property,
+    WorkerId,
+    InjectionId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Aggregation {
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    Stddev,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum ErrorSeverity {
+    Error,
+    Warning,
+}
+
+/// Retrieve a run's events of one type (a campaign kind or the seed's type), optionally within a time window.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetEventsByTypeInput {
+    /// The campaign run (status lists them)
+    pub run_id: String,
+    /// Type of events to retrieve
+    #[schemars(schema_with = "event_types")]
+    pub event_type: String,
+    /// Start of time range (inclusive), RFC 3339
+    pub start_time: Option<String>,
+    /// End of time range (inclusive), RFC 3339
+    pub end_time: Option<String>,
+    /// Filter by severity level
+    pub severity: Option<Severity>,
+    /// Number of events per page
+    #[serde(default = "default_page_size")]
+    #[schemars(range(min = 1, max = MAX_PAGE))]
+    pub page_size: u64,
+    /// Zero-based page index
+    #[serde(default)]
+    pub page_index: u64,
+}
+
+/// Retrieve a run's events about one entity (a function, a sender, a property, a worker or an injection), in journal order.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetEventsByEntityInput {
+    /// The campaign run (status lists them)
+    pub run_id: String,
+    /// Type of entity to query
+    pub entity_type: EntityType,
+    /// Value of the entity identifier (a canonical signature, a 0x address, a property name, a number)
+    #[schemars(length(min = 1, max = 1024))]
+    pub entity_value: String,
+    /// Filter by event types (empty = all types)
+    #[serde(default)]
+    #[schemars(schema_with = "event_type_list")]
+    pub event_types: Vec<String>,
+    /// Number of events per page
+    #[serde(default = "default_page_size")]
+    #[schemars(range(min = 1, max = MAX_PAGE))]
+    pub page_size: u64,
+    /// Zero-based page index
+    #[serde(default)]
+    pub page_index: u64,
+}
+
+/// Compute count, sum, avg, min, max, stddev of a numeric event property.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AggregateMetricsInput {
+    /// The campaign run (status lists them)
+    pub run_id: String,
+    /// Type of events to aggregate
+    #[schemars(schema_with = "event_types")]
+    pub event_type: String,
+    /// JSON path to the property to aggregate (e.g. '$.gasUsed', '$.newPoints', '$.durationUs')
+    #[schemars(regex(pattern = PATH_PATTERN), length(max = 256))]
+    pub property_path: String,
+    /// Aggregation functions to compute
+    #[serde(default = "default_aggregations")]
+    pub aggregations: Vec<Aggregation>,
+    /// Start of time range (inclusive), RFC 3339
+    pub start_time: Option<String>,
+    /// End of time range (inclusive), RFC 3339
+    pub end_time: Option<String>,
+}
+
+/// The campaign's state at a time or event, reconstructed from the journal.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetStateSnapshotInput {
+    /// The campaign run (status lists them)
+    pub run_id: String,
+    /// Timestamp to query state for (RFC 3339); one of timestamp and eventId
+    pub timestamp: Option<String>,
+    /// The event to query state after (its eventId); one of timestamp and eventId
+    pub event_id: Option<String>,
+    /// Filter priorities and per-function figures to this function signature (the seed's securitySymbol)
+    pub security_symbol: Option<String>,
+    /// Include properties with their status (the seed's indicators)
+    #[serde(default = "yes")]
+    pub include_indicators: bool,
+    /// Include injections accepted but not yet run by every worker (the seed's active orders)
+    #[serde(default = "yes")]
+    pub include_active_orders: bool,
+}
+
+/// Follow parent links: an event and what descends from it, or every chain whose root has the pattern's first type.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QueryEventSequenceInput {
+    /// The campaign run (status lists them)
+    pub run_id: String,
+    /// Starting event ID for the sequence
+    pub root_event_id: Option<String>,
+    /// With rootEventId: answer the chain of parent links from the root down to this event
+    pub until_event_id: Option<String>,
+    /// Expected event type sequence to match, in order
+    #[serde(default)]
+    #[schemars(schema_with = "event_type_list")]
+    pub sequence_pattern: Vec<String>,
+    /// Only sequences missing an expected type
+    #[serde(default)]
+    pub find_incomplete: bool,
+    /// Maximum depth of event chain to traverse
+    #[serde(default = "default_depth")]
+    #[schemars(range(min = 1, max = 50))]
+    pub max_depth: u32,
+    /// Number of sequences per page
+    #[serde(default = "default_sequence_page")]
+    #[schemars(range(min = 1, max = MAX_SEQUENCE_PAGE))]
+    pub page_size: u64,
+    /// Zero-based page index
+    #[serde(default)]
+    pub page_index: u64,
+}
+
+/// Events with validation errors: calls that reverted (decoded reasons) and rejected injections and tool inputs.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetValidationErrorsInput {
+    /// The campaign run (status lists them)
+    pub run_id: String,
+    /// Filter by error severity
+    pub severity_filter: Option<ErrorSeverity>,
+    /// Number of events per page
+    #[serde(default = "default_page_size")]
+    #[schemars(range(min = 1, max = MAX_PAGE))]
+    pub page_size: u64,
+    /// Zero-based page index
+    #[serde(default)]
+    pub page_index: u64,
+}
+
+/// One journal event.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventEntity {
+    pub event_id: String,
+    pub run_id: String,
+    #[schemars(extend("format" = "date-time"))]
+    pub timestamp: String,
+    pub event_type: String,
+    pub severity: String,
+    pub category: String,
+    #[schemars(extend("type" = "object"))]
+    pub properties: Value,
+    pub parent_event_id: Option<String>,
+    pub validation_errors: Option<Vec<Value>>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageMetadata {
+    pub total_count: u64,
+    pub returned_count: u64,
+    pub page_index: u64,
+    pub page_size: u64,
+    pub has_more: bool,
+    pub query_time_ms: u64,
+    /// The page was cut short of pageSize to keep the answer under 4 MiB.
+    pub truncated: bool,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct EventQueryResult {
+    pub events: Vec<EventEntity>,
+    pub metadata: PageMetadata,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct AggregationValues {
+    pub count: u64,
+    pub sum: Option<f64>,
+    pub avg: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub stddev: Option<f64>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AggregationMetadata {
+    /// Events matched by type and time (count: those with a number at the path).
+    pub total_events: u64,
+    pub query_time_ms: u64,
+    pub event_type: String,
+    pub property_path: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct AggregationResult {
+    pub aggregations: AggregationValues,
+    pub metadata: AggregationMetadata,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotProperty {
+    pub name: String,
+    /// passing, falsified, shrinking
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub falsified_at: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotWorker {
+    pub worker_id: u32,
+    pub running: bool,
+    pub calls: u64,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CampaignState {
+    /// Coverage points reached (the seed's PnL).
+    pub coverage_points: u64,
+    /// Corpus sequences (the seed's positions).
+    pub corpus_size: u64,
+    pub calls: u64,
+    pub properties: Vec<SnapshotProperty>,
+    pub prioritized_functions: Vec<String>,
+    pub workers: Vec<SnapshotWorker>,
+    /// Injections accepted and not yet run by every worker (the seed's active orders).
+    pub pending_injections: Vec<u64>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotMetadata {
+    pub query_time_ms: u64,
+    /// Replayed from journal events (true), or read from the live stores (false).
+    pub reconstructed: bool,
+    /// The last event the state includes.
+    pub as_of_event_id: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StateSnapshot {
+    pub timestamp: String,
+    pub run_id: String,
+    pub state: CampaignState,
+    pub metadata: SnapshotMetadata,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventSequence {
+    pub root_event_id: String,
+    pub events: Vec<EventEntity>,
+    pub complete: bool,
+    pub missing_event_types: Vec<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SequenceMetadata {
+    pub total_sequences: u64,
+    pub returned_count: u64,
+    pub page_index: u64,
+    pub page_size: u64,
+    pub has_more: bool,
+    pub query_time_ms: u64,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct EventSequenceResult {
+    pub sequences: Vec<EventSequence>,
+    pub metadata: SequenceMetadata,
+}
+
+fn invalid(field: &str, seed_code: &str, message: String) -> ToolError {
+    ToolError::invalid(format!("{field}: {message}"))
+        .with_details(json!({ "field": field, "seedCode": seed_code }))
+}
+
+fn query_error(e: QueryError, tool: &str) -> ToolError {
+    match e {
+        QueryError::Timeout => ToolError::timeout(tool),
+        QueryError::UnknownRun(r) => invalid("runId", "RUN_NOT_FOUND", format!("no run {r:?}")),
+        QueryError::UnknownEvent { field, id } => invalid(
+            field,
+            "EVENT_NOT_FOUND",
+            format!("no event {id:?} in this run"),
+        ),
+        QueryError::Sqlite(e) => ToolError {
+            code: ErrorCode::InternalError,
+            message: format!("journal: {e}"),
+            details: Some(json!({ "seedCode": "DATABASE_ERROR" })),
+        },
+    }
+}
+
+fn time(field: &str, v: &Option<String>) -> Result<Option<u64>, ToolError> {
+    v.as_deref()
+        .map(|t| {
+            humantime::parse_rfc3339_weak(t.trim_end_matches('Z'))
+                .ok()
+                .and_then(|st| st.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_millis() as u64)
+                .ok_or_else(|| {
+                    invalid(
+                        field,
+                        "INVALID_PARAMETER",
+                        format!("{t:?} is not an RFC 3339 time (e.g. 2026-01-31T12:00:00Z)"),
+                    )
+                })
+        })
+        .transpose()
+}
+
+fn time_range(
+    start: &Option<String>,
+    end: &Option<String>,
+) -> Result<(Option<u64>, Option<u64>), ToolError> {
+    let (from, to) = (time("startTime", start)?, time("endTime", end)?);
+    if let (Some(f), Some(t)) = (from, to)
+        && f > t
+    {
+        return Err(invalid(
+            "startTime",
+            "INVALID_TIME_RANGE",
+            "StartTime must be before or equal to EndTime".into(),
+        ));
+    }
+    Ok((from, to))
+}
+
+fn event_id(field: &str, v: &str) -> Result<i64, ToolError> {
+    v.parse::<i64>().ok().filter(|i| *i > 0).ok_or_else(|| {
+        invalid(
+            field,
+            "INVALID_PARAMETER",
+            format!("{v:?} is not an eventId"),
+        )
+    })
+}
+
+fn entity_of(e: &query::Row) -> EventEntity {
+    EventEntity {
+        event_id: e.id.to_string(),
+        run_id: e.run_id.clone(),
+        timestamp: rfc3339(e.ts_ms),
+        event_type: e.kind.clone(),
+        severity: e.severity.clone(),
+        category: e.category.clone(),
+        properties: e.properties.clone(),
+        parent_event_id: e.parent.map(|p| p.to_string()),
+        validation_errors: e
+            .validation_errors
+            .as_ref()
+            .and_then(|v| v.as_array().cloned()),
+    }
+}
+
+/// The events tools over one campaign's journal.
+#[derive(Clone)]
+pub struct EventsTools {
+    stores: Arc<Stores>,
+}
+
+impl Family for EventsTools {
+    fn name(&self) -> FamilyName {
+        FamilyName::Events
+    }
+
+    fn tools(&self) -> Vec<ToolDef> {
+        let t = self.clone();
+        vec![
+            ToolDef::new::<GetEventsByTypeInput, EventQueryResult, _>(
+                "get_events_by_type",
+                "Retrieve a run's journal events of one type within an optional time window, paginated (at most 1000 a page), in journal order. Types: the campaign's kinds (RunStarted, WorkerStarted, WorkerStopped, WorkerPanicked, TransactionExecuted, SequenceStarted, CallExecuted, CoverageIncreased, PropertyFalsified, TestShrunk, OptimizationImproved, InjectionExecuted, ControlCommand, InputRejected) or the seed's: TradeExecution = CallExecuted, OrderRejection = InputRejected, IndicatorCalculation = TestShrunk + OptimizationImproved, PositionUpdate = CoverageIncreased, StateChange = run/worker lifecycle + ControlCommand + InjectionExecuted, MarketDataEvent = TransactionExecuted, RiskEvent = PropertyFalsified + WorkerPanicked. runId: see status.runs.",
+                Access::Blocking,
+                {
+                    let t = t.clone();
+                    move |p, gate| t.by_type(p, gate)
+                },
+            ),
+            ToolDef::new::<GetEventsByEntityInput, EventQueryResult, _>(
+                "get_events_by_entity",
+                "Retrieve a run's journal events about one entity, in journal order: FunctionSignature (the seed's SecuritySymbol; canonical, e.g. transfer(address,uint256)), Sender (0x address), Property (a test's name; the seed's IndicatorName), WorkerId (PositionId), InjectionId (OrderId).",
+                Access::Blocking,
+                {
+                    let t = t.clone();
+                    move |p, gate| t.by_entity(p, gate)
+                },
+            ),
+            ToolDef::new::<AggregateMetricsInput, AggregationResult, _>(
+                "aggregate_metrics",
+                "count/sum/avg/min/max/stddev (population) of a numeric property over a run's events of one type, without listing them. Typed properties: $.gasUsed, $.durationUs, $.newPoints, $.corpusSize; any other JSON path ($.calls, $.reverts, $.totalPoints, …) is read from the events' properties. Only numbers count (count <= metadata.totalEvents).",
+                Access::Blocking,
+                {
+                    let t = t.clone();
+                    move |p, gate| t.aggregate(p, gate)
+                },
+            ),
+            ToolDef::new::<GetStateSnapshotInput, StateSnapshot, _>(
+                "get_state_snapshot",
+                "The campaign's state at a time or after an event, replayed from the run's journal: coverage points (the seed's PnL), corpus size (positions), calls, properties with their status (indicators), prioritized functions, workers, injections not yet run by every worker (active orders). A time at or after the live run's last event answers from the live stores (reconstructed: false).",
+                Access::Blocking,
+                {
+                    let t = t.clone();
+                    move |p, gate| t.snapshot(p, gate)
+                },
+            ),
+            ToolDef::new::<QueryEventSequenceInput, EventSequenceResult, _>(
+                "query_event_sequence",
+                "Follow parent links (call -> sequence -> worker -> run; shrink -> falsification -> falsifying call; injection run -> command). With rootEventId: that event and its descendants to maxDepth (with untilEventId: just the chain between the two). Without: every chain rooted at an event of the pattern's first type (SequenceStarted when no pattern), complete when it holds the pattern's types in order; findIncomplete keeps the others (scanning at most 5000 roots).",
+                Access::Blocking,
+                {
+                    let t = t.clone();
+                    move |p, gate| t.sequence(p, gate)
+                },
+            ),
+            ToolDef::new::<GetValidationErrorsInput, EventQueryResult, _>(
+                "get_validation_errors",
+                "A run's events with validation errors: calls that reverted, panicked or halted (decoded reasons; Warning, Error when they falsified a test) and rejected injections and tool inputs (Error).",
+                Access::Blocking,
+                move |p, gate| t.validation_errors(p, gate),
+            ),
+        ]
+    }
+}
+
+impl EventsTools {
+    pub fn new(control: &Control) -> Self {
+        EventsTools {
+            stores: control.stores().clone(),
+        }
+    }
+
+    fn journal(&self) -> Result<&Journal, ToolError> {
+        self.stores.journal().ok_or_else(|| {
+            ToolError::invalid(
+                "runId: this campaign keeps no journal (started with the journal off)",
+            )
+            .with_details(json!({ "field": "runId", "seedCode": "RUN_NOT_FOUND" }))
+        })
+    }
+
+    /// Runs `f` on a read connection within the call's budget, after
+    /// checking that `run` exists.
+    fn read<T>(
+        &self,
+        tool: &str,
+        run: &str,
+        gate: &Gate,
+        f: impl FnOnce(&rusqlite::Connection) -> Result<T, QueryError>,
+    ) -> Result<T, ToolError> {
+        let journal = self.journal()?;
+        let mut reader = journal
+            .reader()
+            .map_err(|e| ToolError::internal(e.to_string()))?;
+        query::with_deadline(&mut reader, gate.deadline(), |c| {
+            if !query::run_exists(c, run)? {
+                return Err(QueryError::UnknownRun(run.to_string()));
+            }
+            f(c)
+        })
+        .map_err(|e| query_error(e, tool))
+    }
+
+    fn page(
+        &self,
+        tool: &str,
+        filter: Filter,
+        index: u64,
+        size: u64,
+        gate: &Gate,
+    ) -> Result<ToolAnswer, ToolError> {
+        let started = Instant::now();
+        let run = filter.run.clone();
+        let page = self.read(tool, &run, gate, |c| query::events(c, &filter, index, size))?;
+        let mut bytes = 0;
+        let mut events = Vec::with_capacity(page.rows.len());
+        let mut truncated = false;
+        for r in &page.rows {
+            bytes += r.properties.to_string().len() + 256;
+            if bytes > MAX_ANSWER_BYTES && !events.is_empty() {
+                truncated = true;
+                break;
+            }
+            events.push(entity_of(r));
+        }
+        let returned = events.len() as u64;
+        ToolAnswer::json(&EventQueryResult {
+            events,
+            metadata: PageMetadata {
+                total_count: page.total,
+                returned_count: returned,
+                page_index: index,
+                page_size: size,
+                has_more: index.saturating_mul(size) + returned < page.total,
+                query_time_ms: started.elapsed().as_millis() as u64,
+                truncated,
+            },
+        })
+    }
+
+    fn by_type(&self, a: GetEventsByTypeInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        let kinds = kinds_of(&a.event_type).ok_or_else(|| {
+            invalid(
+                "eventType",
+                "INVALID_PARAMETER",
+                format!("unknown type {:?}", a.event_type),
+            )
+        })?;
+        let (from_ms, to_ms) = time_range(&a.start_time, &a.end_time)?;
+        let filter = Filter {
+            run: a.run_id,
+            kinds,
+            from_ms,
+            to_ms,
+            severities: a.severity.into_iter().collect(),
+            ..Filter::default()
+        };
+        self.page(
+            "get_events_by_type",
+            filter,
+            a.page_index,
+            a.page_size,
+            gate,
+        )
+    }
+
+    fn by_entity(&self, a: GetEventsByEntityInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        let mut kinds = Vec::new();
+        for (i, t) in a.event_types.iter().enumerate() {
+            kinds.extend(kinds_of(t).ok_or_else(|| {
+                invalid(
+                    &format!("eventTypes[{i}]"),
+                    "INVALID_PARAMETER",
+                    format!("unknown type {t:?}"),
+                )
+            })?);
+        }
+        let v = a.entity_value.trim();
+        let number = |what: &str| {
+            v.parse::<i64>().map(Sql::Integer).map_err(|_| {
+                invalid(
+                    "entityValue",
+                    "INVALID_PARAMETER",
+                    format!("{v:?} is not a {what}"),
+                )
+            })
+        };
+        let (entity, value) = match a.entity_type {
+            EntityType::FunctionSignature => (Entity::FunctionSignature, Sql::Text(v.into())),
+            EntityType::Sender => {
+                let addr = crate::parser::parse_address(v)
+                    .map_err(|e| invalid("entityValue", "INVALID_PARAMETER", e.to_string()))?;
+                (Entity::Sender, Sql::Text(format!("{addr:#x}")))
+            }
+            EntityType::Property => (Entity::Property, Sql::Text(v.into())),
+            EntityType::WorkerId => (Entity::WorkerId, number("worker id")?),
+            EntityType::InjectionId => (Entity::InjectionId, number("injection id")?),
+        };
+        let filter = Filter {
+            run: a.run_id,
+            kinds,
+            entity: Some((entity, value)),
+            ..Filter::default()
+        };
+        self.page(
+            "get_events_by_entity",
+            filter,
+            a.page_index,
+            a.page_size,
+            gate,
+        )
+    }
+
+    fn aggregate(&self, a: AggregateMetricsInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        let started = Instant::now();
+        let kinds = kinds_of(&a.event_type).ok_or_else(|| {
+            invalid(
+                "eventType",
+                "INVALID_PARAMETER",
+                format!("unknown type {:?}", a.event_type),
+            )
+        })?;
+        // The server checked the pattern; checked again here because the
+        // path reaches SQL (as a bound parameter, never spliced).
+        if !a.property_path.starts_with("$.")
+            || !a.property_path[2..]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+            || a.property_path.len() < 3
+        {
+            return Err(invalid(
+                "propertyPath",
+                "INVALID_JSON_PATH",
+                format!("{:?} does not match {PATH_PATTERN}", a.property_path),
+            ));
+        }
+        let (from_ms, to_ms) = time_range(&a.start_time, &a.end_time)?;
+        let filter = Filter {
+            run: a.run_id.clone(),
+            kinds,
+            from_ms,
+            to_ms,
+            ..Filter::default()
+        };
+        let agg = self.read("aggregate_metrics", &a.run_id, gate, |c| {
+            query::aggregate(c, &filter, &a.property_path)
+        })?;
+        let want = |x: Aggregation| a.aggregations.contains(&x);
+        ToolAnswer::json(&AggregationResult {
+            aggregations: AggregationValues {
+                count: agg.count,
+                sum: agg.sum.filter(|_| want(Aggregation::Sum)),
+                avg: agg.avg.filter(|_| want(Aggregation::Avg)),
+                min: agg.min.filter(|_| want(Aggregation::Min)),
+                max: agg.max.filter(|_| want(Aggregation::Max)),
+                stddev: agg.stddev.filter(|_| want(Aggregation::Stddev)),
+            },
+            metadata: AggregationMetadata {
+                total_events: agg.rows,
+                query_time_ms: started.elapsed().as_millis() as u64,
+                event_type: a.event_type,
+                property_path: a.property_path,
+            },
+        })
+    }
+
+    fn snapshot(&self, a: GetStateSnapshotInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        let started = Instant::now();
+        if a.timestamp.is_none() == a.event_id.is_none() {
+            return Err(invalid(
+                "timestamp",
+                "INVALID_PARAMETER",
+                "give exactly one of timestamp and eventId".into(),
+            ));
+        }
+        let at_ms = time("timestamp", &a.timestamp)?;
+        let at_event = a
+            .event_id
+            .as_deref()
+            .map(|e| event_id("eventId", e))
+            .transpose()?;
+        let run = a.run_id.clone();
+        let live = run == self.stores.run_id;
+        let s = &self.stores;
+        let symbol = a.security_symbol.clone();
+        let built = self.read("get_state_snapshot", &run, gate, |c| {
+            let cutoff = match (at_event, at_ms) {
+                (Some(id), _) => {
+                    query::event(c, &run, id)?.ok_or_else(|| QueryError::UnknownEvent {
+                        field: "eventId",
+                        id: id.to_string(),
+                    })?;
+                    Some(id)
+                }
+                (None, Some(ms)) => query::last_id_at(c, &run, ms)?,
+                _ => None,
+            };
+            let last = query::last_id_at(c, &run, u64::MAX >> 1)?;
+            let cutoff = cutoff.unwrap_or(0);
+            let reconstructed = !(live && at_event.is_none() && Some(cutoff) == last);
+            let cov = query::last_of(c, &run, Kind::CoverageIncreased, cutoff)?;
+            let num = |r: &Option<query::Row>, k: &str| {
+                r.as_ref()
+                    .and_then(|r| r.properties[k].as_u64())
+                    .unwrap_or(0)
+            };
+            let mut state = CampaignState {
+                coverage_points: num(&cov, "totalPoints"),
+                corpus_size: num(&cov, "corpusSize"),
+                calls: 0,
+                properties: Vec::new(),
+                prioritized_functions: Vec::new(),
+                workers: Vec::new(),
+                pending_injections: Vec::new(),
+            };
+            let rows = query::all_of(
+                c,
+                &run,
+                &[
+                    Kind::WorkerStarted,
+                    Kind::WorkerStopped,
+                    Kind::TransactionExecuted,
+                    Kind::PropertyFalsified,
+                    Kind::TestShrunk,
+                    Kind::ControlCommand,
+                    Kind::InjectionExecuted,
+                ],
+                cutoff,
+            )?;
+            let mut workers: std::collections::BTreeMap<u32, SnapshotWorker> = Default::default();
+            let mut props: Vec<SnapshotProperty> = Vec::new();
+            let mut priorities: Vec<String> = Vec::new();
+            let mut injections: std::collections::BTreeMap<u64, usize> = Default::default();
+            for r in &rows {
+                let worker = |r: &query::Row| {
+                    r.properties
+                        .get("workerId")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0) as u32
+                };
+                let _ = worker;
+                match r.kind.as_str() {
+                    "WorkerStarted" | "WorkerStopped" | "TransactionExecuted" => {
+                        // The worker is the row's own column, not in properties.
+                    }
+                    "PropertyFalsified" => {
+                        let name = r.properties["property"].as_str().unwrap_or("").to_string();
+                        props.retain(|p| p.name != name);
+                        props.push(SnapshotProperty {
+                            name,
+                            status: "shrinking".into(),
+                            falsified_at: Some(rfc3339(r.ts_ms)),
+                        });
+                    }
+                    "TestShrunk" if r.properties["done"] == json!(true) => {
+                        let name = r.properties["property"].as_str().unwrap_or("");
+                        if let Some(p) = props.iter_mut().find(|p| p.name == name) {
+                            p.status = "falsified".into();
+                        }
+                    }
+                    "ControlCommand" => {
+                        let cmd = r.properties["command"].as_str().unwrap_or("");
+                        match cmd {
+                            "prioritize_function" => {
+                                if let Some(list) =
+                                    r.properties["result"]["prioritizedFunctions"].as_array()
+                                {
+                                    priorities = list
+                                        .iter()
+                                        .filter_map(|v| v.as_str().map(str::to_string))
+                                        .collect();
+                                } else if let Some(sig) =
+                                    r.properties["arguments"]["functionSignature"].as_str()
+                                    && !priorities.iter().any(|p| p == sig)
+                                {
+                                    priorities.push(sig.to_string());
+                                }
+                            }
+                            "clear_priorities" => priorities.clear(),
+                            "inject_transaction" => {
+                                if let Some(id) = r.properties["result"]["injection"].as_u64() {
+                                    injections.insert(id, 0);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    "InjectionExecuted" => {
+                        if let Some(id) = r.properties["injection"].as_u64() {
+                            *injections.entry(id).or_insert(0) += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // Worker figures come from the rows' own worker column.
+            let mut stmt = c.prepare_cached(
+                "SELECT worker, kind, properties FROM events WHERE run_id = ?1 AND id <= ?2
+                 AND kind IN ('WorkerStarted', 'WorkerStopped', 'TransactionExecuted') ORDER BY id",
+            )?;
+            let wrows = stmt
+                .query_map(rusqlite::params![run, cutoff], |r| {
+                    Ok((
+                        r.get::<_, Option<i64>>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            for (w, kind, p) in wrows {
+                let Some(w) = w else { continue };
+                let p: Value = serde_json::from_str(&p).unwrap_or(Value::Null);
+                let entry = workers.entry(w as u32).or_insert(SnapshotWorker {
+                    worker_id: w as u32,
+                    running: false,
+                    calls: 0,
+                });
+                match kind.as_str() {
+                    "WorkerStarted" => entry.running = true,
+                    "WorkerStopped" => {
+                        entry.running = false;
+                        entry.calls = p["calls"].as_u64().unwrap_or(entry.calls);
+                    }
+                    _ => entry.calls = p["workerTotalCalls"].as_u64().unwrap_or(entry.calls),
+                }
+            }
+            let worker_count = workers.len().max(1);
+            state.calls = workers.values().map(|w| w.calls).sum();
+            state.workers = workers.into_values().collect();
+            if a.include_indicators {
+                state.properties = props;
+            }
+            state.prioritized_functions = priorities
+                .into_iter()
+                .filter(|p| symbol.as_ref().is_none_or(|s| s == p))
+                .collect();
+            if a.include_active_orders {
+                state.pending_injections = injections
+                    .into_iter()
+                    .filter(|(_, ran)| *ran < worker_count)
+                    .map(|(id, _)| id)
+                    .collect();
+            }
+            Ok((state, reconstructed, cutoff))
+        })?;
+        let (mut state, reconstructed, cutoff) = built;
+        if !reconstructed {
+            // The live run, now: the stores are the truth.
+            let report = crate::campaign::Report::build(s);
+            state.coverage_points = s.target.coverage.points();
+            state.corpus_size = s.corpus.len() as u64;
+            state.calls = report.calls;
+            if a.include_indicators {
+                state.properties = report
+                    .tests
+                    .iter()
+                    .map(|t| SnapshotProperty {
+                        name: t.name.clone(),
+                        status: t.status.as_str().into(),
+                        falsified_at: None,
+                    })
+                    .collect();
+            }
+            state.prioritized_functions = s
+                .priorities
+                .snapshot()
+                .signatures()
+                .into_iter()
+                .filter(|p| a.security_symbol.as_ref().is_none_or(|sym| sym == p))
+                .collect();
+        } else if a.include_indicators && live {
+            // Properties never falsified by the cutoff were passing.
+            for c in s.tests.cases() {
+                if !state.properties.iter().any(|p| p.name == c.name) {
+                    state.properties.push(SnapshotProperty {
+                        name: c.name.clone(),
+                        status: "passing".into(),
+                        falsified_at: None,
+                    });
+                }
+            }
+        }
+        ToolAnswer::json(&StateSnapshot {
+            timestamp: a
+                .timestamp
+                .clone()
+                .unwrap_or_else(|| rfc3339(crate::eventlog::now_ms())),
+            run_id: a.run_id,
+            state,
+            metadata: SnapshotMetadata {
+                query_time_ms: started.elapsed().as_millis() as u64,
+                reconstructed,
+                as_of_event_id: (cutoff > 0).then(|| cutoff.to_string()),
+            },
+        })
+    }
+
+    fn sequence(&self, a: QueryEventSequenceInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        let started = Instant::now();
+        let mut pattern: Vec<Vec<Kind>> = Vec::new();
+        for (i, t) in a.sequence_pattern.iter().enumerate() {
+            pattern.push(kinds_of(t).ok_or_else(|| {
+                invalid(
+                    &format!("sequencePattern[{i}]"),
+                    "INVALID_PARAMETER",
+                    format!("unknown type {t:?}"),
+                )
+            })?);
+        }
+        let root = a
+            .root_event_id
+            .as_deref()
+            .map(|r| event_id("rootEventId", r))
+            .transpose()?;
+        let until = a
+            .until_event_id
+            .as_deref()
+            .map(|r| event_id("untilEventId", r))
+            .transpose()?;
+        if until.is_some() && root.is_none() {
+            return Err(invalid(
+                "untilEventId",
+                "INVALID_PARAMETER",
+                "needs rootEventId".into(),
+            ));
+        }
+        let check = |rows: &[query::Row]| -> (bool, Vec<String>) {
+            // The pattern's types must appear in order (a subsequence).
+            let mut missing = Vec::new();
+            let mut at = 0;
+            for (i, kinds) in pattern.iter().enumerate() {
+                match rows[at..]
+                    .iter()
+                    .position(|r| kinds.iter().any(|k| k.as_str() == r.kind))
+                {
+                    Some(p) => at += p + 1,
+                    None => missing.push(a.sequence_pattern[i].clone()),
+                }
+            }
+            (missing.is_empty(), missing)
+        };
+        let run = a.run_id.clone();
+        let (sequences, total) = self.read("query_event_sequence", &run, gate, |c| {
+            if let Some(root) = root {
+                query::event(c, &run, root)?.ok_or_else(|| QueryError::UnknownEvent {
+                    field: "rootEventId",
+                    id: root.to_string(),
+                })?;
+                let rows = match until {
+                    Some(u) => {
+                        query::event(c, &run, u)?.ok_or_else(|| QueryError::UnknownEvent {
+                            field: "untilEventId",
+                            id: u.to_string(),
+                        })?;
+                        query::path_between(c, &run, root, u, a.max_depth as usize + 1)?
+                            .unwrap_or_default()
+                    }
+                    None => query::descendants(c, &run, root, a.max_depth, MAX_SEQUENCE_EVENTS)?.0,
+                };
+                let (complete, missing) = check(&rows);
+                let keep = !a.find_incomplete || !complete;
+                let seqs = if keep && a.page_index == 0 {
+                    vec![(root, rows, complete, missing)]
+                } else {
+                    Vec::new()
+                };
+                return Ok((seqs, keep as u64));
+            }
+            let root_kinds = pattern
+                .first()
+                .cloned()
+                .unwrap_or(vec![Kind::SequenceStarted]);
+            let filter = Filter {
+                run: run.clone(),
+                kinds: root_kinds,
+                ..Filter::default()
+            };
+            if !a.find_incomplete {
+                let page = query::events(c, &filter, a.page_index, a.page_size)?;
+                let mut out = Vec::new();
+                for r in page.rows {
+                    let (rows, _) =
+                        query::descendants(c, &run, r.id, a.max_depth, MAX_SEQUENCE_EVENTS)?;
+                    let (complete, missing) = check(&rows);
+                    out.push((r.id, rows, complete, missing));
+                }
+                return Ok((out, page.total));
+            }
+            let roots = query::events(c, &filter, 0, MAX_SCANNED_ROOTS as u64)?;
+            let mut incomplete = Vec::new();
+            for r in roots.rows {
+                let (rows, _) =
+                    query::descendants(c, &run, r.id, a.max_depth, MAX_SEQUENCE_EVENTS)?;
+                let (complete, missing) = check(&rows);
+                if !complete {
+                    incomplete.push((r.id, rows, complete, missing));
+                }
+            }
+            let total = incomplete.len() as u64;
+            let skip = a.page_index.saturating_mul(a.page_size) as usize;
+            Ok((
+                incomplete
+                    .into_iter()
+                    .skip(skip)
+                    .take(a.page_size as usize)
+                    .collect(),
+                total,
+            ))
+        })?;
+        let returned = sequences.len() as u64;
+        ToolAnswer::json(&EventSequenceResult {
+            sequences: sequences
+                .into_iter()
+                .map(|(root, rows, complete, missing)| EventSequence {
+                    root_event_id: root.to_string(),
+                    events: rows.iter().map(entity_of).collect(),
+                    complete,
+                    missing_event_types: missing,
+                })
+                .collect(),
+            metadata: SequenceMetadata {
+                total_sequences: total,
+                returned_count: returned,
+                page_index: a.page_index,
+                page_size: a.page_size,
+                has_more: a.page_index.saturating_mul(a.page_size) + returned < total,
+                query_time_ms: started.elapsed().as_millis() as u64,
+            },
+        })
+    }
+
+    fn validation_errors(
+        &self,
+        a: GetValidationErrorsInput,
+        gate: &Gate,
+    ) -> Result<ToolAnswer, ToolError> {
+        let filter = Filter {
+            run: a.run_id,
+            invalid_only: true,
+            severities: match a.severity_filter {
+                Some(ErrorSeverity::Error) => vec![Severity::Error],
+                Some(ErrorSeverity::Warning) => vec![Severity::Warning],
+                None => Vec::new(),
+            },
+            ..Filter::default()
+        };
+        self.page(
+            "get_validation_errors",
+            filter,
+            a.page_index,
+            a.page_size,
+            gate,
+        )
+    }
+}

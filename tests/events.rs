@@ -1,0 +1,520 @@
+//! The events family (seed 000) against real campaigns: the journal's counts
+//! match the campaign's counters, aggregates match a naive recomputation,
+//! pages walk every row once while the campaign appends, parent links
+//! resolve, bad input is INVALID_INPUT naming the field, and a kill -9
+//! leaves a database that opens clean.
+
+use rudder::campaign::Campaign;
+use rudder::config::Config;
+use rudder::journal::Kind;
+use rudder::mcp::RudderServer;
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn start(target: &str, config: Config, dir: &Path) -> Campaign {
+    let mut c = Campaign::new(Path::new(target), None, config, Some(dir.to_path_buf())).unwrap();
+    c.start().unwrap();
+    c
+}
+
+async fn call(server: &RudderServer, name: &str, args: Value) -> Value {
+    let Value::Object(m) = args else {
+        panic!("arguments are an object")
+    };
+    let r = server.run_tool(name, Some(m)).await;
+    let v = r.structured_content.expect("structured content");
+    assert_ne!(r.is_error, Some(true), "{name}: {v}");
+    v
+}
+
+async fn err(server: &RudderServer, name: &str, args: Value) -> Value {
+    let Value::Object(m) = args.clone() else {
+        panic!("arguments are an object")
+    };
+    let r = server.run_tool(name, Some(m)).await;
+    assert_eq!(r.is_error, Some(true), "{name} {args} should fail");
+    r.structured_content.unwrap()["error"].clone()
+}
+
+/// Every event of `kind` in run `run`, paging through the tool.
+async fn all_events(server: &RudderServer, run: &str, kind: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for page in 0.. {
+        let v = call(
+            server,
+            "get_events_by_type",
+            json!({"runId": run, "eventType": kind, "pageSize": 1000, "pageIndex": page}),
+        )
+        .await;
+        out.extend(v["events"].as_array().unwrap().iter().cloned());
+        if v["metadata"]["hasMore"] != json!(true) {
+            break;
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_journal_counts_what_the_campaign_did_and_aggregates_match_a_recount() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/out/Token.json",
+        Config {
+            workers: Some(2),
+            seed: Some(4),
+            test_limit: 40_000,
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let server = RudderServer::new(c.control());
+    let stores = c.stores().clone();
+    let run = stores.run_id.clone();
+    let report = c.wait();
+    let journal = stores.journal().unwrap();
+    assert_eq!(journal.dropped(), 0);
+    assert_eq!(journal.count(&run, Kind::WorkerStarted), 2);
+    assert_eq!(journal.count(&run, Kind::WorkerStopped), 2);
+    assert_eq!(journal.count(&run, Kind::RunStarted), 1);
+    assert_eq!(
+        journal.count(&run, Kind::CoverageIncreased),
+        stores.corpus.len() as u64,
+        "one CoverageIncreased per corpus entry"
+    );
+
+    // Execution batches add up to the campaign's calls.
+    let batches = all_events(&server, &run, "TransactionExecuted").await;
+    let calls: u64 = batches
+        .iter()
+        .map(|e| e["properties"]["calls"].as_u64().unwrap())
+        .sum();
+    assert_eq!(calls, report.calls);
+
+    // Every aggregate equals a naive recomputation over the same rows, for
+    // a typed property and for a JSON one.
+    for path in ["$.gasUsed", "$.calls", "$.reverts"] {
+        let values: Vec<f64> = batches
+            .iter()
+            .filter_map(|e| e["properties"][&path[2..]].as_f64())
+            .collect();
+        let n = values.len() as f64;
+        let sum: f64 = values.iter().sum();
+        let avg = sum / n;
+        let var = values.iter().map(|v| v * v).sum::<f64>() / n - avg * avg;
+        let agg = call(
+            &server,
+            "aggregate_metrics",
+            json!({"runId": run, "eventType": "TransactionExecuted", "propertyPath": path,
+                   "aggregations": ["count", "sum", "avg", "min", "max", "stddev"]}),
+        )
+        .await;
+        let a = &agg["aggregations"];
+        assert_eq!(a["count"], json!(values.len()), "{path}: {agg}");
+        let close = |x: &Value, y: f64| (x.as_f64().unwrap() - y).abs() <= 1e-6 * y.abs().max(1.0);
+        assert!(close(&a["sum"], sum), "{path}: {agg} vs {sum}");
+        assert!(close(&a["avg"], avg), "{path}: {agg} vs {avg}");
+        assert!(close(
+            &a["min"],
+            values.iter().cloned().fold(f64::MAX, f64::min)
+        ));
+        assert!(close(
+            &a["max"],
+            values.iter().cloned().fold(f64::MIN, f64::max)
+        ));
+        assert!(close(&a["stddev"], var.max(0.0).sqrt()), "{path}: {agg}");
+        assert_eq!(agg["metadata"]["totalEvents"], json!(batches.len()));
+    }
+
+    // The seed's vocabulary maps onto the campaign's.
+    let market = call(
+        &server,
+        "get_events_by_type",
+        json!({"runId": run, "eventType": "MarketDataEvent", "pageSize": 1}),
+    )
+    .await;
+    assert_eq!(market["metadata"]["totalCount"], json!(batches.len()));
+
+    // Entities: the calls of one function, the events of one worker.
+    let by_fn = call(
+        &server,
+        "get_events_by_entity",
+        json!({"runId": run, "entityType": "FunctionSignature",
+               "entityValue": "transfer(address,uint256)", "eventTypes": ["CallExecuted"]}),
+    )
+    .await;
+    assert!(
+        by_fn["metadata"]["totalCount"].as_u64().unwrap() > 0,
+        "{by_fn}"
+    );
+    for e in by_fn["events"].as_array().unwrap() {
+        assert_eq!(e["properties"]["function"], "transfer(address,uint256)");
+    }
+    let w1 = call(
+        &server,
+        "get_events_by_entity",
+        json!({"runId": run, "entityType": "WorkerId", "entityValue": "1", "eventTypes": ["WorkerStarted"]}),
+    )
+    .await;
+    assert_eq!(w1["metadata"]["totalCount"], json!(1));
+
+    // The status tool names the run.
+    let st = call(&server, "status", json!({})).await;
+    assert!(
+        st["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["runId"] == json!(run)),
+        "{st}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_walk_every_row_once_in_order_while_the_campaign_appends() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/out/Token.json",
+        Config {
+            workers: Some(2),
+            seed: Some(9),
+            test_limit: u64::MAX,
+            timeout: Some(60),
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let server = RudderServer::new(c.control());
+    let run = c.stores().run_id.clone();
+    let mut seen: Vec<u64> = Vec::new();
+    let mut page = 0;
+    let deadline = Instant::now() + Duration::from_secs(4);
+    // Small pages, read while the workers append.
+    while Instant::now() < deadline {
+        let v = call(
+            &server,
+            "get_events_by_type",
+            json!({"runId": run, "eventType": "TransactionExecuted", "pageSize": 5, "pageIndex": page}),
+        )
+        .await;
+        let events = v["events"].as_array().unwrap();
+        seen.extend(
+            events
+                .iter()
+                .map(|e| e["eventId"].as_str().unwrap().parse::<u64>().unwrap()),
+        );
+        if events.len() == 5 {
+            page += 1;
+        } else {
+            // A short page is re-read later: it fills up as rows arrive.
+            seen.truncate(seen.len() - events.len());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    c.stop();
+    let stores = c.stores().clone();
+    drop(c.wait());
+    assert!(seen.len() >= 10, "read {} rows", seen.len());
+    assert!(
+        seen.windows(2).all(|w| w[0] < w[1]),
+        "in order, no duplicates"
+    );
+    // No gaps: what was read is exactly the first rows of the final list.
+    let all = all_events(&server, &run, "TransactionExecuted").await;
+    let ids: Vec<u64> = all
+        .iter()
+        .map(|e| e["eventId"].as_str().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(&ids[..seen.len()], &seen[..]);
+    assert_eq!(stores.journal().unwrap().dropped(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parent_links_lead_from_a_falsification_to_its_run_and_injections_to_their_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/out/SetSeven.json",
+        Config {
+            workers: Some(1),
+            seed: Some(1),
+            test_limit: u64::MAX,
+            timeout: Some(60),
+            keep_alive: true,
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let server = RudderServer::new(c.control());
+    let run = c.stores().run_id.clone();
+    let inj = call(
+        &server,
+        "inject_transaction",
+        json!({"sequence": ["set(7)", "go()"]}),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while c.stores().tests.falsified_count() == 0
+        || c.stores().stats.workers[0]
+            .injections
+            .load(std::sync::atomic::Ordering::Acquire)
+            == 0
+    {
+        assert!(Instant::now() < deadline, "not falsified");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    c.stores().flush();
+    let f = call(
+        &server,
+        "get_events_by_type",
+        json!({"runId": run, "eventType": "PropertyFalsified"}),
+    )
+    .await;
+    let falsified = &f["events"][0];
+    assert_eq!(falsified["severity"], "Error");
+    let roots = call(
+        &server,
+        "get_events_by_type",
+        json!({"runId": run, "eventType": "RunStarted"}),
+    )
+    .await;
+    let root = roots["events"][0]["eventId"].as_str().unwrap().to_string();
+    let chain = call(
+        &server,
+        "query_event_sequence",
+        json!({"runId": run, "rootEventId": root, "untilEventId": falsified["eventId"],
+               "sequencePattern": ["RunStarted", "WorkerStarted", "SequenceStarted", "CallExecuted", "PropertyFalsified"]}),
+    )
+    .await;
+    let seq = &chain["sequences"][0];
+    assert_eq!(seq["complete"], json!(true), "{chain}");
+    let kinds: Vec<&str> = seq["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["eventType"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "RunStarted",
+            "WorkerStarted",
+            "SequenceStarted",
+            "CallExecuted",
+            "PropertyFalsified"
+        ]
+    );
+    let falsifying_call = &seq["events"][3];
+    assert_eq!(falsifying_call["properties"]["falsified"], json!(true));
+    assert_eq!(falsifying_call["properties"]["call"], "go()");
+
+    // The injection's run hangs under its command.
+    let id = inj["injectionId"].as_u64().unwrap();
+    let by_inj = call(
+        &server,
+        "get_events_by_entity",
+        json!({"runId": run, "entityType": "InjectionId", "entityValue": id.to_string()}),
+    )
+    .await;
+    let events = by_inj["events"].as_array().unwrap();
+    let command = events
+        .iter()
+        .find(|e| e["eventType"] == "ControlCommand")
+        .expect("the command is journaled");
+    let executed = events
+        .iter()
+        .find(|e| e["eventType"] == "InjectionExecuted")
+        .expect("the run is journaled");
+    assert_eq!(executed["parentEventId"], command["eventId"]);
+    let snapshot = call(
+        &server,
+        "get_state_snapshot",
+        json!({"runId": run, "eventId": falsified["eventId"]}),
+    )
+    .await;
+    assert_eq!(snapshot["metadata"]["reconstructed"], json!(true));
+    assert!(
+        snapshot["state"]["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "echidna_not_gone" && p["status"] != "passing"),
+        "{snapshot}"
+    );
+    c.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_is_invalid_input_naming_the_field_and_is_journaled() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/out/SetSeven.json",
+        Config {
+            workers: Some(1),
+            seed: Some(1),
+            test_limit: 1000,
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let server = RudderServer::new(c.control());
+    let run = c.stores().run_id.clone();
+    let cases = [
+        (
+            "get_events_by_type",
+            json!({"runId": run, "eventType": "Nope"}),
+            "eventType",
+        ),
+        (
+            "get_events_by_type",
+            json!({"runId": run, "eventType": "CallExecuted", "pageSize": 0}),
+            "pageSize",
+        ),
+        (
+            "get_events_by_type",
+            json!({"runId": run, "eventType": "CallExecuted", "pageSize": 1001}),
+            "pageSize",
+        ),
+        (
+            "get_events_by_type",
+            json!({"runId": "no-such-run", "eventType": "CallExecuted"}),
+            "runId",
+        ),
+        (
+            "get_events_by_type",
+            json!({"eventType": "CallExecuted"}),
+            "runId",
+        ),
+        (
+            "get_events_by_type",
+            json!({"runId": run, "eventType": "CallExecuted",
+            "startTime": "2026-02-01T00:00:00Z", "endTime": "2026-01-01T00:00:00Z"}),
+            "startTime",
+        ),
+        (
+            "get_events_by_type",
+            json!({"runId": run, "eventType": "CallExecuted", "startTime": "yesterday"}),
+            "startTime",
+        ),
+        (
+            "aggregate_metrics",
+            json!({"runId": run, "eventType": "CallExecuted", "propertyPath": "gasUsed"}),
+            "propertyPath",
+        ),
+        (
+            "aggregate_metrics",
+            json!({"runId": run, "eventType": "CallExecuted",
+            "propertyPath": "$.a'; DROP TABLE events;--"}),
+            "propertyPath",
+        ),
+        (
+            "get_events_by_entity",
+            json!({"runId": run, "entityType": "Sender", "entityValue": "0x12"}),
+            "entityValue",
+        ),
+        (
+            "get_events_by_entity",
+            json!({"runId": run, "entityType": "Bogus", "entityValue": "x"}),
+            "entityType",
+        ),
+        (
+            "query_event_sequence",
+            json!({"runId": run, "rootEventId": "999999999"}),
+            "rootEventId",
+        ),
+        (
+            "query_event_sequence",
+            json!({"runId": run, "maxDepth": 51}),
+            "maxDepth",
+        ),
+        ("get_state_snapshot", json!({"runId": run}), "timestamp"),
+        (
+            "get_validation_errors",
+            json!({"runId": run, "severityFilter": "Info"}),
+            "severityFilter",
+        ),
+    ];
+    for (tool, args, field) in &cases {
+        let e = err(&server, tool, args.clone()).await;
+        assert_eq!(e["code"], "INVALID_INPUT", "{tool} {args}: {e}");
+        assert_eq!(e["details"]["field"], json!(field), "{tool} {args}: {e}");
+    }
+    // The table survived the injection attempt, and rejections are history.
+    c.stores().flush();
+    let v = call(
+        &server,
+        "get_validation_errors",
+        json!({"runId": run, "severityFilter": "Error"}),
+    )
+    .await;
+    assert!(
+        v["metadata"]["totalCount"].as_u64().unwrap() >= cases.len() as u64,
+        "{v}"
+    );
+    let rejected = &v["events"][0];
+    assert_eq!(rejected["eventType"], "InputRejected");
+    assert_eq!(rejected["validationErrors"][0]["Severity"], "Error");
+    drop(c.wait());
+}
+
+#[test]
+fn a_killed_run_leaves_a_database_that_opens_clean_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let bin = env!("CARGO_BIN_EXE_rudder");
+    let spawn = || {
+        std::process::Command::new(bin)
+            .args([
+                "fuzz",
+                "contracts/out/Token.json",
+                "--workers",
+                "2",
+                "--seed",
+                "3",
+            ])
+            .args(["--test-limit", "100000000", "--timeout", "60", "--out-dir"])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let db = out.join("corpus/journal.sqlite");
+    let mut seen_runs = HashSet::new();
+    for round in 0..2 {
+        let mut child = spawn();
+        std::thread::sleep(Duration::from_millis(1500 + 300 * round));
+        // SIGKILL: no flush, no shutdown.
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let conn = rusqlite_open(&db);
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(ok, "ok");
+        let mut stmt = conn
+            .prepare(
+                "SELECT run_id, COUNT(*) FROM events WHERE kind = 'WorkerStarted' GROUP BY run_id",
+            )
+            .unwrap();
+        let runs: Vec<(String, i64)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for (run, workers) in &runs {
+            assert_eq!(*workers, 2, "run {run}");
+            seen_runs.insert(run.clone());
+        }
+        assert_eq!(
+            runs.len(),
+            round as usize + 1,
+            "each run resumes the same database"
+        );
+    }
+    assert_eq!(seen_runs.len(), 2);
+}
+
+fn rusqlite_open(p: &Path) -> rusqlite::Connection {
+    rusqlite::Connection::open(p).unwrap()
+}
