@@ -96,6 +96,10 @@ struct FuzzArgs {
     /// stopped (Ctrl-C) or the timeout.
     #[arg(long)]
     keep_alive: bool,
+    /// Keep no SQLite journal ({corpusDir}/journal.sqlite); the events
+    /// family then has nothing to answer from.
+    #[arg(long)]
+    no_journal: bool,
     /// The MCP tool families to serve, comma-separated: campaign, events,
     /// traces, graph, ops, or all.
     #[arg(long, default_value = "all", value_parser = parse_families)]
@@ -144,6 +148,9 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
         config.corpus_dir = Some(d.clone());
     }
     config.keep_alive = a.keep_alive;
+    if a.no_journal {
+        config.journal = false;
+    }
     // Limits are checked once, by the library; here the key is named as a flag.
     config.validate().map_err(|e| match e {
         rudder::config::ConfigError::Key { key, message } => {

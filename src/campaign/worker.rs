@@ -73,7 +73,6 @@ struct CallMeta<'a> {
     duration_ns: u64,
     new_points: u32,
     position: u32,
-    ts_ms: u64,
     source: &'a Source,
 }
 
@@ -298,7 +297,6 @@ impl Worker {
                 duration_ns,
                 new_points: new,
                 position: i as u32,
-                ts_ms: if journal { now_ms() } else { 0 },
                 source: &source,
             };
             let checked = self.check_tests(&executed, &gas, meta, &r.logs);
@@ -368,7 +366,8 @@ impl Worker {
                 sequence: self.sequences,
                 source: meta.source.origin(),
                 position: meta.position,
-                ts_ms: meta.ts_ms,
+                // Taken when the call is journaled (rare), not on every call.
+                ts_ms: now_ms(),
                 tx: tx.clone(),
                 outcome: meta.outcome.clone(),
                 gas: meta.gas,

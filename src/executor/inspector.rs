@@ -55,7 +55,8 @@ impl CoverageInspector {
 }
 
 impl Inspector<Ctx> for CoverageInspector {
-    #[inline]
+    // Runs once per opcode: it must be inlined into revm's interpreter loop.
+    #[inline(always)]
     fn step(&mut self, interp: &mut Interpreter, _context: &mut Ctx) {
         if !self.enabled {
             return;

@@ -211,17 +211,39 @@ fn where_clause(conn: &Connection, f: &Filter) -> Result<Option<(String, Vec<Sql
     Ok(Some((sql, args)))
 }
 
-/// Rows matching `f` in id order, page `index` of `size`, with the total.
-pub fn events(conn: &Connection, f: &Filter, index: u64, size: u64) -> Result<Page, QueryError> {
+impl Filter {
+    /// Only run and kinds: the journal's kept counts answer its total.
+    pub fn is_by_kind_only(&self) -> bool {
+        !self.kinds.is_empty()
+            && self.from_ms.is_none()
+            && self.to_ms.is_none()
+            && self.severities.is_empty()
+            && self.entity.is_none()
+            && !self.invalid_only
+    }
+}
+
+/// Rows matching `f` in id order, page `index` of `size`, with the total
+/// (`known_total` when the caller has it, e.g. from the journal's counts).
+pub fn events(
+    conn: &Connection,
+    f: &Filter,
+    index: u64,
+    size: u64,
+    known_total: Option<u64>,
+) -> Result<Page, QueryError> {
     let Some((clause, args)) = where_clause(conn, f)? else {
         return Ok(Page {
             rows: Vec::new(),
             total: 0,
         });
     };
-    let total: i64 = conn
-        .prepare_cached(&format!("SELECT COUNT(*) FROM events WHERE {clause}"))?
-        .query_row(params_from_iter(args.iter()), |r| r.get(0))?;
+    let total: i64 = match known_total {
+        Some(t) => t as i64,
+        None => conn
+            .prepare_cached(&format!("SELECT COUNT(*) FROM events WHERE {clause}"))?
+            .query_row(params_from_iter(args.iter()), |r| r.get(0))?,
+    };
     let mut page_args = args;
     page_args.push(Sql::Integer(size.min(i64::MAX as u64) as i64));
     page_args.push(Sql::Integer(

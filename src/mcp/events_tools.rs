@@ -622,7 +622,21 @@ impl EventsTools {
     ) -> Result<ToolAnswer, ToolError> {
         let started = Instant::now();
         let run = filter.run.clone();
-        let page = self.read(tool, &run, gate, |c| query::events(c, &filter, index, size))?;
+        // By kind alone, the journal's kept counts are the total (no scan);
+        // read before the page, so a row committed meanwhile is never counted
+        // without being reachable.
+        let known = filter.is_by_kind_only().then(|| {
+            let j = self.stores.journal().expect("read() checked the journal");
+            filter.kinds.iter().map(|k| j.count(&run, *k)).sum::<u64>()
+        });
+        let page = self.read(tool, &run, gate, |c| {
+            let mut p = query::events(c, &filter, index, size, known)?;
+            // Rows committed after the counts were read: still exact.
+            if let Some(k) = known {
+                p.total = p.total.max(k).max(index * size + p.rows.len() as u64);
+            }
+            Ok(p)
+        })?;
         let mut bytes = 0;
         let mut events = Vec::with_capacity(page.rows.len());
         let mut truncated = false;
@@ -828,9 +842,6 @@ impl EventsTools {
                 c,
                 &run,
                 &[
-                    Kind::WorkerStarted,
-                    Kind::WorkerStopped,
-                    Kind::TransactionExecuted,
                     Kind::PropertyFalsified,
                     Kind::TestShrunk,
                     Kind::ControlCommand,
@@ -904,20 +915,33 @@ impl EventsTools {
                     _ => {}
                 }
             }
-            // Worker figures come from the rows' own worker column.
-            let mut stmt = c.prepare_cached(
-                "SELECT worker, kind, properties FROM events WHERE run_id = ?1 AND id <= ?2
-                 AND kind IN ('WorkerStarted', 'WorkerStopped', 'TransactionExecuted') ORDER BY id",
-            )?;
-            let wrows = stmt
-                .query_map(rusqlite::params![run, cutoff], |r| {
-                    Ok((
-                        r.get::<_, Option<i64>>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                    ))
-                })?
+            // Worker figures: each worker's start, and its last stop and last
+            // batch at or before the cutoff (a short backward index walk per
+            // worker, not a scan of every batch).
+            let mut wrows: Vec<(Option<i64>, String, String)> = Vec::new();
+            let started: Vec<i64> = c
+                .prepare_cached(
+                    "SELECT worker FROM events WHERE run_id = ?1 AND kind = 'WorkerStarted'
+                     AND id <= ?2 AND worker IS NOT NULL ORDER BY id",
+                )?
+                .query_map(rusqlite::params![run, cutoff], |r| r.get(0))?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
+            for w in started {
+                wrows.push((Some(w), "WorkerStarted".into(), "{}".into()));
+                for kind in ["TransactionExecuted", "WorkerStopped"] {
+                    let last: Option<String> = c
+                        .prepare_cached(
+                            "SELECT properties FROM events WHERE run_id = ?1 AND worker = ?2
+                             AND id <= ?3 AND kind = ?4 ORDER BY id DESC LIMIT 1",
+                        )?
+                        .query_map(rusqlite::params![run, w, cutoff, kind], |r| r.get(0))?
+                        .next()
+                        .transpose()?;
+                    if let Some(p) = last {
+                        wrows.push((Some(w), kind.into(), p));
+                    }
+                }
+            }
             for (w, kind, p) in wrows {
                 let Some(w) = w else { continue };
                 let p: Value = serde_json::from_str(&p).unwrap_or(Value::Null);
@@ -1087,7 +1111,7 @@ impl EventsTools {
                 ..Filter::default()
             };
             if !a.find_incomplete {
-                let page = query::events(c, &filter, a.page_index, a.page_size)?;
+                let page = query::events(c, &filter, a.page_index, a.page_size, None)?;
                 let mut out = Vec::new();
                 for r in page.rows {
                     let (rows, _) =
@@ -1097,7 +1121,7 @@ impl EventsTools {
                 }
                 return Ok((out, page.total));
             }
-            let roots = query::events(c, &filter, 0, MAX_SCANNED_ROOTS as u64)?;
+            let roots = query::events(c, &filter, 0, MAX_SCANNED_ROOTS as u64, None)?;
             let mut incomplete = Vec::new();
             for r in roots.rows {
                 let (rows, _) =
