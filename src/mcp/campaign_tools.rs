@@ -430,70 +430,79 @@ impl Family for CampaignTools {
     }
 
     fn tools(&self) -> Vec<ToolDef> {
-        let t = self.clone();
         let sender = lower(&self.stores.config.senders[0]);
         vec![
-            ToolDef::new::<ReadLogsInput, ReadLogsOutput, _>(
+            ToolDef::method::<ReadLogsInput, ReadLogsOutput, _>(
                 "read_logs",
                 "Retrieve campaign event logs from EventLog ring buffer (newest first; at most the 2500 most recent). TransactionExecuted events are aggregated per worker every 250 ms. eventType values beyond the filter's five: TestShrunk, InjectionExecuted, OptimizationImproved, WorkerPanicked.",
                 Access::Inline,
-                { let t = t.clone(); move |p, _| t.read_logs(p) },
+                self,
+                Self::read_logs,
             ),
-            ToolDef::new::<ShowCoverageInput, ShowCoverageOutput, _>(
+            ToolDef::method::<ShowCoverageInput, ShowCoverageOutput, _>(
                 "show_coverage",
                 "Retrieve line and branch coverage statistics (percentages rounded to one decimal; overallCoverage is line coverage weighted by each contract's executable lines).",
                 Access::Inline,
-                { let t = t.clone(); move |p, _| t.show_coverage(p) },
+                self,
+                Self::show_coverage,
             ),
-            ToolDef::new::<DumpLcovInput, DumpLcovOutput, _>(
+            ToolDef::method::<DumpLcovInput, DumpLcovOutput, _>(
                 "dump_lcov",
                 "Export coverage in LCOV format. Without outputPath the LCOV text is the tool's text content (and `lcov` in the structured result); with outputPath the file is written inside the campaign's exports folder ({outDir}/exports; relative paths resolve there; `..`, paths leaving it (symlinks included) and the campaign's own files are INVALID_INPUT) and its path returned.",
                 Access::Blocking,
-                { let t = t.clone(); move |p, gate| t.dump_lcov(p, gate) },
+                self,
+                Self::dump_lcov,
             ),
-            ToolDef::new::<GetCorpusSizeInput, GetCorpusSizeOutput, _>(
+            ToolDef::method::<GetCorpusSizeInput, GetCorpusSizeOutput, _>(
                 "get_corpus_size",
                 "Get transaction count in corpus (every call of every corpus sequence).",
                 Access::Inline,
-                { let t = t.clone(); move |_, _| t.corpus_size() },
+                self,
+                Self::corpus_size,
             ),
-            ToolDef::new::<InspectCorpusInput, InspectCorpusOutput, _>(
+            ToolDef::method::<InspectCorpusInput, InspectCorpusOutput, _>(
                 "inspect_corpus_transactions",
                 "Paginated corpus transaction inspection, in corpus index order.",
                 Access::Inline,
-                { let t = t.clone(); move |p, _| t.inspect(p) },
+                self,
+                Self::inspect,
             ),
-            ToolDef::new::<FindTransactionInput, FindTransactionOutput, _>(
+            ToolDef::method::<FindTransactionInput, FindTransactionOutput, _>(
                 "find_transaction_in_corpus",
                 "Search corpus for matching transactions (corpus scan order; at most 1000 matches listed, count is the full number).",
                 Access::Inline,
-                { let t = t.clone(); move |p, _| t.find(p) },
+                self,
+                Self::find,
             ),
-            ToolDef::new::<InjectTransactionInput, InjectTransactionOutput, _>(
+            ToolDef::method::<InjectTransactionInput, InjectTransactionOutput, _>(
                 "inject_transaction",
                 "Inject transaction sequence to all workers: every worker runs it from the deployed state at its next call boundary. Calls are Solidity-like: transfer(0x…, 100), deposit{value: 1 ether}(), set((1, true)); per-call {from: …, value: …, delay: …, blocks: …} override sender and value.",
                 Access::Blocking,
-                { let t = t.clone(); move |p, gate| t.inject(p, gate) },
+                self,
+                Self::inject,
             )
             // The default sender is the campaign's, which the YAML may set.
             .with_default("sender", Value::String(sender)),
-            ToolDef::new::<PrioritizeFunctionInput, PrioritizeFunctionOutput, _>(
+            ToolDef::method::<PrioritizeFunctionInput, PrioritizeFunctionOutput, _>(
                 "prioritize_function",
                 "Add function to prioritization set (90% weighting, Clarification #2): when the set is non-empty, 90% of generated calls pick from it (weighted), 10% from the whole ABI. Prioritizing a function again adds 1 to its weight. Canonical signatures with tuples are accepted, e.g. set((int16,uint8,address,bool)).",
                 Access::Blocking,
-                { let t = t.clone(); move |p, gate| t.prioritize(p, gate) },
+                self,
+                Self::prioritize,
             ),
-            ToolDef::new::<ClearPrioritiesInput, ClearPrioritiesOutput, _>(
+            ToolDef::method::<ClearPrioritiesInput, ClearPrioritiesOutput, _>(
                 "clear_priorities",
                 "Reset prioritization set to empty (no parameters).",
                 Access::Blocking,
-                { let t = t.clone(); move |_, gate| t.clear_priorities(gate) },
+                self,
+                Self::clear_priorities,
             ),
-            ToolDef::new::<StatusInput, StatusOutput, _>(
+            ToolDef::method::<StatusInput, StatusOutput, _>(
                 "status",
                 "Campaign status: target, config, workers, calls, calls/s, coverage, corpus size, priorities and each test's state (passing, falsified with its counterexample, shrinking, or an optimization's best value). Integers that can exceed 2^53 (seed, limits) are decimal strings.",
                 Access::Inline,
-                move |_, _| t.status(),
+                self,
+                Self::status,
             ),
         ]
     }
@@ -507,7 +516,7 @@ impl CampaignTools {
         }
     }
 
-    fn read_logs(&self, a: ReadLogsInput) -> Result<ToolAnswer, ToolError> {
+    fn read_logs(&self, a: ReadLogsInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
         let kind = a
             .event_type
             .as_deref()
@@ -543,7 +552,7 @@ impl CampaignTools {
         })
     }
 
-    fn show_coverage(&self, a: ShowCoverageInput) -> Result<ToolAnswer, ToolError> {
+    fn show_coverage(&self, a: ShowCoverageInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
         let report = self.stores.coverage_report();
         let mut contracts: Vec<_> = report.contracts.iter().collect();
         if let Some(name) = &a.contract {
@@ -621,7 +630,7 @@ impl CampaignTools {
         }
     }
 
-    fn corpus_size(&self) -> Result<ToolAnswer, ToolError> {
+    fn corpus_size(&self, _: GetCorpusSizeInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
         ToolAnswer::json(&GetCorpusSizeOutput {
             size: self.stores.corpus.tx_count(),
             sequences: self.stores.corpus.len(),
@@ -641,7 +650,7 @@ impl CampaignTools {
         }
     }
 
-    fn inspect(&self, a: InspectCorpusInput) -> Result<ToolAnswer, ToolError> {
+    fn inspect(&self, a: InspectCorpusInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
         let page = self.stores.corpus.tx_page(a.offset, a.limit);
         ToolAnswer::json(&InspectCorpusOutput {
             transactions: page.iter().map(|t| self.tx_item(t)).collect(),
@@ -649,7 +658,7 @@ impl CampaignTools {
         })
     }
 
-    fn find(&self, a: FindTransactionInput) -> Result<ToolAnswer, ToolError> {
+    fn find(&self, a: FindTransactionInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
         if let Some(sig) = &a.function_signature {
             self.stores.function_by_signature(sig).map_err(|m| {
                 ToolError::invalid(format!("functionSignature: {m}"))
@@ -726,7 +735,11 @@ impl CampaignTools {
         })
     }
 
-    fn clear_priorities(&self, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+    fn clear_priorities(
+        &self,
+        _: ClearPrioritiesInput,
+        gate: &Gate,
+    ) -> Result<ToolAnswer, ToolError> {
         gate.commit("clear_priorities")?;
         let n = self.control.clear_priorities();
         ToolAnswer::json(&ClearPrioritiesOutput {
@@ -736,7 +749,7 @@ impl CampaignTools {
         })
     }
 
-    fn status(&self) -> Result<ToolAnswer, ToolError> {
+    fn status(&self, _: StatusInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
         let s = &self.stores;
         let report = crate::campaign::Report::build(s);
         ToolAnswer::json(&StatusOutput {

@@ -517,58 +517,48 @@ impl Family for EventsTools {
     }
 
     fn tools(&self) -> Vec<ToolDef> {
-        let t = self.clone();
         vec![
-            ToolDef::new::<GetEventsByTypeInput, EventQueryResult, _>(
+            ToolDef::method::<GetEventsByTypeInput, EventQueryResult, _>(
                 "get_events_by_type",
                 "Retrieve a run's journal events of one type within an optional time window, paginated (at most 1000 a page), in journal order. Types: the campaign's kinds (RunStarted, WorkerStarted, WorkerStopped, WorkerPanicked, TransactionExecuted, SequenceStarted, CallExecuted, CoverageIncreased, PropertyFalsified, TestShrunk, OptimizationImproved, InjectionExecuted, ControlCommand, InputRejected) or the seed's: TradeExecution = CallExecuted, OrderRejection = InputRejected, IndicatorCalculation = TestShrunk + OptimizationImproved, PositionUpdate = CoverageIncreased, StateChange = run/worker lifecycle + ControlCommand + InjectionExecuted, MarketDataEvent = TransactionExecuted, RiskEvent = PropertyFalsified + WorkerPanicked. runId: see status.runs.",
                 Access::Blocking,
-                {
-                    let t = t.clone();
-                    move |p, gate| t.by_type(p, gate)
-                },
+                self,
+                Self::by_type,
             ),
-            ToolDef::new::<GetEventsByEntityInput, EventQueryResult, _>(
+            ToolDef::method::<GetEventsByEntityInput, EventQueryResult, _>(
                 "get_events_by_entity",
                 "Retrieve a run's journal events about one entity, in journal order: FunctionSignature (the seed's SecuritySymbol; canonical, e.g. transfer(address,uint256)), Sender (0x address), Property (a test's name; the seed's IndicatorName), WorkerId (PositionId), InjectionId (OrderId).",
                 Access::Blocking,
-                {
-                    let t = t.clone();
-                    move |p, gate| t.by_entity(p, gate)
-                },
+                self,
+                Self::by_entity,
             ),
-            ToolDef::new::<AggregateMetricsInput, AggregationResult, _>(
+            ToolDef::method::<AggregateMetricsInput, AggregationResult, _>(
                 "aggregate_metrics",
                 "count/sum/avg/min/max/stddev (population) of a numeric property over a run's events of one type, without listing them. Typed properties: $.gasUsed, $.durationUs, $.newPoints, $.corpusSize; any other JSON path ($.calls, $.reverts, $.totalPoints, …) is read from the events' properties. Only numbers count (count <= metadata.totalEvents).",
                 Access::Blocking,
-                {
-                    let t = t.clone();
-                    move |p, gate| t.aggregate(p, gate)
-                },
+                self,
+                Self::aggregate,
             ),
-            ToolDef::new::<GetStateSnapshotInput, StateSnapshot, _>(
+            ToolDef::method::<GetStateSnapshotInput, StateSnapshot, _>(
                 "get_state_snapshot",
                 "The campaign's state at a time or after an event, replayed from the run's journal: coverage points (the seed's PnL), corpus size (positions), calls, properties with their status (indicators), prioritized functions, workers, injections not yet run by every worker (active orders). A time at or after the live run's last event answers from the live stores (reconstructed: false).",
                 Access::Blocking,
-                {
-                    let t = t.clone();
-                    move |p, gate| t.snapshot(p, gate)
-                },
+                self,
+                Self::snapshot,
             ),
-            ToolDef::new::<QueryEventSequenceInput, EventSequenceResult, _>(
+            ToolDef::method::<QueryEventSequenceInput, EventSequenceResult, _>(
                 "query_event_sequence",
                 "Follow parent links (call -> sequence -> worker -> run; shrink -> falsification -> falsifying call; injection run -> command). With rootEventId: that event and its descendants to maxDepth (with untilEventId: just the chain between the two). Without: every chain rooted at an event of the pattern's first type (SequenceStarted when no pattern), complete when it holds the pattern's types in order; findIncomplete keeps the others (scanning at most 5000 roots).",
                 Access::Blocking,
-                {
-                    let t = t.clone();
-                    move |p, gate| t.sequence(p, gate)
-                },
+                self,
+                Self::sequence,
             ),
-            ToolDef::new::<GetValidationErrorsInput, EventQueryResult, _>(
+            ToolDef::method::<GetValidationErrorsInput, EventQueryResult, _>(
                 "get_validation_errors",
                 "A run's events with validation errors: calls that reverted, panicked or halted (decoded reasons; Warning, Error when they falsified a test) and rejected injections and tool inputs (Error).",
                 Access::Blocking,
-                move |p, gate| t.validation_errors(p, gate),
+                self,
+                Self::validation_errors,
             ),
         ]
     }

@@ -171,6 +171,27 @@ impl ToolDef {
         }
     }
 
+    /// A tool answered by method `m` of a family value `family` (cloned into
+    /// the handler): `ToolDef::method::<Params, Answer, _>(name, description,
+    /// access, self, Self::handler)`.
+    pub fn method<P, A, S>(
+        name: &'static str,
+        description: &str,
+        access: Access,
+        family: &S,
+        m: fn(&S, P, &Gate) -> Result<ToolAnswer, ToolError>,
+    ) -> Self
+    where
+        P: DeserializeOwned + JsonSchema + 'static,
+        A: JsonSchema,
+        S: Clone + Send + Sync + 'static,
+    {
+        let family = family.clone();
+        Self::new::<P, A, _>(name, description, access, move |p, gate| {
+            m(&family, p, gate)
+        })
+    }
+
     /// Sets the advertised default of input property `field` to a value
     /// known only at run time (the campaign's configured sender).
     pub fn with_default(mut self, field: &str, value: Value) -> Self {
