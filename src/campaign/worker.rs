@@ -395,7 +395,8 @@ impl Worker {
         let last = meta.outcome;
         let shared = self.shared.clone();
         let mut falsified = 0;
-        let seq_gas = gas.iter().fold(0u64, |a, g| a.saturating_add(*g));
+        // Summed only when something is falsified, not after every call.
+        let seq_gas = || gas.iter().fold(0u64, |a, g| a.saturating_add(*g));
         match shared.config.test_mode {
             crate::config::TestMode::Property => {
                 for case in shared.tests.cases() {
@@ -405,7 +406,7 @@ impl Worker {
                     let fails = Oracle::new(&shared, &mut self.ex).property_fails(case);
                     if let Some(reason) = fails {
                         falsified +=
-                            self.on_falsified(case, executed.to_vec(), seq_gas, reason, meta)
+                            self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta)
                                 as u32;
                     }
                 }
@@ -420,7 +421,7 @@ impl Worker {
                     && shared.tests.is_open(case.id)
                 {
                     falsified +=
-                        self.on_falsified(case, executed.to_vec(), seq_gas, reason, meta) as u32;
+                        self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta) as u32;
                 }
             }
             crate::config::TestMode::Optimization => {
