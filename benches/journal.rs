@@ -6,6 +6,11 @@
 //! 4. the campaign's calls/s with the journal on and off, alternating.
 //!
 //! Run: `cargo bench --bench journal` (`RUDDER_BENCH_QUICK=1`: 20,000 events).
+//! The synthetic rows are stamped 10 ms apart (a journal of 1,000,000 rows
+//! then spans 2.8 hours, as a long campaign's would); `RUDDER_BENCH_DENSE=1`
+//! stamps them as fast as they are written instead (about 30,000 rows a
+//! second: the worst case for a time window's edges, which are read row by
+//! row).
 
 mod common;
 
@@ -61,13 +66,22 @@ fn main() {
         .expect("a corpus entry");
     let txs = entry.txs.clone();
     let t0 = Instant::now();
+    let t0_ms = rudder::eventlog::now_ms();
+    let dense = std::env::var_os("RUDDER_BENCH_DENSE").is_some();
+    let stamp = |i: u64| {
+        if dense {
+            rudder::eventlog::now_ms()
+        } else {
+            t0_ms + i * 10
+        }
+    };
     let mut i = 0u64;
     while journal.written() < events {
         let tx = txs[(i as usize) % txs.len()].clone();
         if i.is_multiple_of(10) {
             journal.send(Record::Event(Event {
                 seq: Seq(i),
-                timestamp_ms: rudder::eventlog::now_ms(),
+                timestamp_ms: stamp(i),
                 worker: WorkerId(0),
                 payload: Payload::TransactionExecuted {
                     calls: 100 + (i % 37) as u32,
@@ -83,7 +97,7 @@ fn main() {
                 sequence: i / 8,
                 source: rudder::corpus::Origin::Random,
                 position: (i % 8) as u32,
-                ts_ms: rudder::eventlog::now_ms(),
+                ts_ms: stamp(i),
                 tx,
                 outcome: rudder::executor::Outcome::Success {
                     output: Default::default(),
@@ -114,6 +128,13 @@ fn main() {
     );
     let server = RudderServer::new(c.control());
     let last_page = (events * 9 / 10) / 100 / 2;
+    // A window that cuts buckets at both ends: from 1.5 s after the first
+    // synthetic row to 2.7 s before the last.
+    let span = |ms: u64| rudder::campaign::rfc3339(ms);
+    let (w_lo, w_hi) = (
+        span(t0_ms + 1_500),
+        span(stamp(i).saturating_sub(2_700).max(t0_ms + 1_500)),
+    );
     let calls: Vec<(&str, Value)> = vec![
         (
             "get_events_by_type",
@@ -131,6 +152,22 @@ fn main() {
         (
             "get_events_by_entity",
             json!({"runId": run, "entityType": "WorkerId", "entityValue": "1", "pageSize": 100}),
+        ),
+        (
+            "get_events_by_type",
+            json!({"runId": run, "eventType": "CallExecuted", "pageSize": 100, "pageIndex": last_page,
+            "severity": "Info"}),
+        ),
+        (
+            "aggregate_metrics",
+            json!({"runId": run, "eventType": "CallExecuted", "propertyPath": "$.durationUs",
+            "startTime": w_lo, "endTime": w_hi,
+            "aggregations": ["count", "sum", "avg", "min", "max", "stddev"]}),
+        ),
+        (
+            "aggregate_metrics",
+            json!({"runId": run, "eventType": "TransactionExecuted", "propertyPath": "$.reverts",
+            "startTime": w_lo, "endTime": w_hi, "aggregations": ["count", "sum", "stddev"]}),
         ),
         (
             "aggregate_metrics",
@@ -161,7 +198,14 @@ fn main() {
         ),
     ];
     let n = if quick { 5 } else { 100 };
-    println!("Events tools on {events} rows, 1 worker busy, {n} calls each:\n");
+    println!(
+        "Events tools on {events} rows ({}), 1 worker busy, {n} calls each:\n",
+        if dense {
+            "stamped as written"
+        } else {
+            "stamped 10 ms apart"
+        }
+    );
     println!("| tool (arguments) | p50 | p99 | answer bytes | errors |");
     println!("|---|---|---|---|---|");
     for (name, args) in &calls {
@@ -186,12 +230,25 @@ fn main() {
         );
     }
 
-    // 2. 100 concurrent queries, each answer checked against a sequential one.
-    let expected = rt
-        .block_on(server.run_tool("aggregate_metrics", calls[4].1.as_object().cloned()))
-        .structured_content
-        .unwrap()["aggregations"]
-        .clone();
+    // 2. 100 concurrent queries, each answer checked against a sequential
+    // one (the campaign stopped first, so that answers stay put; only the
+    // measured query time differs).
+    c.stop();
+    drop(c.wait());
+    stores.flush();
+    let comparable = |mut v: Value| {
+        if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.remove("queryTimeMs");
+        }
+        v
+    };
+    let expected: Vec<Value> = calls
+        .iter()
+        .map(|(name, args)| {
+            let r = rt.block_on(server.run_tool(name, args.as_object().cloned()));
+            comparable(r.structured_content.unwrap())
+        })
+        .collect();
     let t = Instant::now();
     let answers: Vec<Value> = rt.block_on(async {
         let tasks: Vec<_> = (0..100)
@@ -215,15 +272,90 @@ fn main() {
     let failed = answers.iter().filter(|a| a["error"] == json!(true)).count();
     let wrong = answers
         .iter()
-        .filter(|a| a["k"].as_u64().unwrap() as usize % calls.len() == 4)
-        .filter(|a| a["v"]["aggregations"] != expected)
+        .filter(|a| {
+            let k = a["k"].as_u64().unwrap() as usize % calls.len();
+            comparable(a["v"].clone()) != expected[k]
+        })
         .count();
+    let mut codes: std::collections::BTreeMap<String, usize> = Default::default();
+    for a in answers.iter().filter(|a| a["error"] == json!(true)) {
+        let k = a["k"].as_u64().unwrap() as usize % calls.len();
+        *codes
+            .entry(format!("{} {}", calls[k].0, a["v"]["error"]["code"]))
+            .or_default() += 1;
+    }
+    if !codes.is_empty() {
+        println!("failures: {codes:?}");
+    }
     println!(
-        "\n100 concurrent queries (the ten above, ten each): {} failed, {} aggregates differ from the sequential answer, {:.0} ms wall\n",
+        "\n100 concurrent queries in process ({} kinds): {} failed, {} differ from the sequential answer, {:.0} ms wall",
+        calls.len(),
         failed,
         wrong,
         wall.as_secs_f64() * 1e3
     );
+
+    // 2b. The same over loopback HTTP: 100 sessions of the official MCP
+    // client (scripts/setup-python.sh installs it), every call sent at once.
+    let (addr, http) = rt
+        .block_on(rudder::mcp::transport::serve_http(
+            server.clone(),
+            rudder::mcp::transport::HttpOptions {
+                max_sessions: 128,
+                ..rudder::mcp::transport::HttpOptions::loopback("127.0.0.1:0".parse().unwrap())
+            },
+        ))
+        .expect("serve HTTP");
+    let python = std::process::Command::new("bash")
+        .arg("scripts/setup-python.sh")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match python {
+        None => println!("100 concurrent queries over HTTP: SKIPPED (no Python MCP client)\n"),
+        Some(python) => {
+            let batch: Vec<Value> = (0..100)
+                .map(|k| json!([calls[k % calls.len()].0, calls[k % calls.len()].1]))
+                .collect();
+            let mut child = std::process::Command::new(python)
+                .arg("tests/e2e/concurrent_http.py")
+                .arg(format!("http://{addr}/mcp"))
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("python");
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(Value::Array(batch).to_string().as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            let answers: Vec<Value> =
+                serde_json::from_slice(&out.stdout).expect("the client's JSON answers");
+            let failed = answers.iter().filter(|a| a["error"] == json!(true)).count();
+            let wrong = answers
+                .iter()
+                .enumerate()
+                .filter(|(k, a)| comparable(a["v"].clone()) != expected[k % calls.len()])
+                .count();
+            let mut ms: Vec<u64> = answers
+                .iter()
+                .map(|a| (a["ms"].as_f64().unwrap_or(0.0) * 1e6) as u64)
+                .collect();
+            println!(
+                "100 concurrent queries over HTTP (100 sessions, all sent at once): {} answers, {} failed, {} differ from the sequential answer, client-side p50 {} p99 {}\n",
+                answers.len(),
+                failed,
+                wrong,
+                common::fmt_ns(common::percentile(&mut ms, 50.0)),
+                common::fmt_ns(common::percentile(&mut ms, 99.0)),
+            );
+        }
+    }
+    http.abort();
 
     // 3. Answer size against the same events as JSON lines.
     let jsonl_of =
@@ -243,7 +375,7 @@ fn main() {
     let per_event = jsonl_of(page["events"].as_array().unwrap()) as f64 / 1000.0;
     let all_jsonl = per_event * matching as f64;
     let agg_bytes = rt
-        .block_on(server.run_tool("aggregate_metrics", calls[4].1.as_object().cloned()))
+        .block_on(server.run_tool("aggregate_metrics", calls[7].1.as_object().cloned()))
         .structured_content
         .unwrap()
         .to_string()
@@ -264,8 +396,6 @@ fn main() {
         "| first page of 100 of them | {page100:.0} | {all_jsonl:.0} | {:.2}% |",
         100.0 * (1.0 - page100 / all_jsonl)
     );
-    c.stop();
-    drop(c.wait());
 
     // 4. calls/s with the journal on and off, alternating, same machine.
     let limit = if quick { 50_000 } else { 1_000_000 };

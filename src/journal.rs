@@ -28,6 +28,7 @@
 //! and pages in id order never shift while the campaign appends.
 
 pub mod query;
+pub mod rollup;
 
 use crate::campaign::Renderer;
 use crate::corpus::Origin;
@@ -37,6 +38,7 @@ use crate::ids::WorkerId;
 use crate::tx::Tx;
 use crossbeam::channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
 use parking_lot::{Mutex, RwLock};
+use rollup::{EntityValue, Rollups};
 use rusqlite::{Connection, OpenFlags, params};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -137,7 +139,7 @@ impl Kind {
 
 /// The seed's severities.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
 pub enum Severity {
     Error,
@@ -147,6 +149,17 @@ pub enum Severity {
 }
 
 impl Severity {
+    pub const ALL: [Severity; 4] = [
+        Severity::Error,
+        Severity::Warning,
+        Severity::Info,
+        Severity::Debug,
+    ];
+
+    pub fn parse(name: &str) -> Option<Severity> {
+        Severity::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "Error",
@@ -267,6 +280,34 @@ struct Shared {
     dropped: AtomicU64,
     /// Rows committed.
     written: AtomicU64,
+    /// Queries running now (see [`Journal::admit`]).
+    running: parking_lot::Mutex<usize>,
+    admitted: parking_lot::Condvar,
+}
+
+/// A query's place among the ones running; freed when dropped.
+pub struct Admission<'a> {
+    shared: &'a Shared,
+}
+
+impl Drop for Admission<'_> {
+    fn drop(&mut self) {
+        *self.shared.running.lock() -= 1;
+        self.shared.admitted.notify_one();
+    }
+}
+
+/// Queries that run at once at most: one per core (at least two). More
+/// would only share the cores, so that under a burst every query slows
+/// down and most miss their deadline; the others wait their turn.
+fn max_running() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+            .max(2)
+    })
 }
 
 /// The handle: send records, open read connections, read counters.
@@ -321,7 +362,68 @@ CREATE INDEX IF NOT EXISTS events_property ON events(run_id, property, id) WHERE
 CREATE INDEX IF NOT EXISTS events_worker ON events(run_id, worker, id) WHERE worker IS NOT NULL;
 CREATE INDEX IF NOT EXISTS events_injection ON events(run_id, injection, id) WHERE injection IS NOT NULL;
 CREATE INDEX IF NOT EXISTS events_invalid ON events(run_id, id) WHERE validation_errors IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_run_kind_severity ON events(run_id, kind, severity, id);
+CREATE INDEX IF NOT EXISTS events_kind_worker ON events(run_id, kind, worker, id) WHERE worker IS NOT NULL;
 ";
+
+/// `PRAGMA user_version` once the rollups of every row are in place; a
+/// database of an older rudder has its rollups rebuilt when opened.
+const ROLLUPS_VERSION: i64 = 2;
+
+/// Recomputes the rollups and entity counts of every row (a database
+/// written before rollups existed).
+fn rebuild_rollups(conn: &mut Connection) -> rusqlite::Result<u64> {
+    let tx = conn.transaction()?;
+    tx.execute_batch("DELETE FROM rollups; DELETE FROM entity_counts;")?;
+    let mut acc = Rollups::default();
+    let mut n = 0u64;
+    {
+        let mut stmt = tx.prepare(
+            "SELECT id, run_id, ts_ms, kind, severity, worker, function, sender, property,
+               injection, properties FROM events ORDER BY id",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let (Some(kind), Some(severity)) = (
+                Kind::parse(&r.get::<_, String>(3)?),
+                Severity::parse(&r.get::<_, String>(4)?),
+            ) else {
+                continue;
+            };
+            let props: Value =
+                serde_json::from_str(&r.get::<_, String>(10)?).unwrap_or(Value::Null);
+            let text = |i: usize| -> rusqlite::Result<Option<EntityValue>> {
+                Ok(r.get::<_, Option<String>>(i)?.map(EntityValue::Text))
+            };
+            let int = |i: usize| -> rusqlite::Result<Option<EntityValue>> {
+                Ok(r.get::<_, Option<i64>>(i)?.map(EntityValue::Int))
+            };
+            acc.add_row(
+                &r.get::<_, String>(1)?,
+                kind,
+                severity,
+                r.get::<_, i64>(2)?.max(0) as u64,
+                r.get(0)?,
+                &props,
+                &[
+                    ("worker", int(5)?),
+                    ("function", text(6)?),
+                    ("sender", text(7)?),
+                    ("property", text(8)?),
+                    ("injection", int(9)?),
+                ],
+            );
+            n += 1;
+            if n.is_multiple_of(50_000) {
+                acc.flush(&tx)?;
+            }
+        }
+    }
+    acc.flush(&tx)?;
+    tx.pragma_update(None, "user_version", ROLLUPS_VERSION)?;
+    tx.commit()?;
+    Ok(n)
+}
 
 fn sqlite(path: &Path) -> impl Fn(rusqlite::Error) -> JournalError + '_ {
     move |source| JournalError::Sqlite {
@@ -351,6 +453,19 @@ impl Journal {
             .map_err(&err)?;
         conn.busy_timeout(Duration::from_secs(5)).map_err(&err)?;
         conn.execute_batch(SCHEMA).map_err(&err)?;
+        conn.execute_batch(rollup::SCHEMA).map_err(&err)?;
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(&err)?;
+        if version < ROLLUPS_VERSION {
+            let rows = rebuild_rollups(&mut conn).map_err(&err)?;
+            if rows > 0 {
+                tracing::info!(
+                    "journal {}: rollups rebuilt over {rows} rows",
+                    path.display()
+                );
+            }
+        }
         let shared = Arc::new(Shared::default());
         {
             let mut counts = shared.counts.write();
@@ -384,6 +499,7 @@ impl Journal {
             falsified: HashMap::new(),
             commands: HashMap::new(),
             pending: HashMap::new(),
+            rollups: Rollups::default(),
             shared: shared.clone(),
         };
         {
@@ -409,6 +525,7 @@ impl Journal {
                 params![root, run_id],
             )
             .map_err(&err)?;
+            writer.rollups.flush(&tx).map_err(&err)?;
             tx.commit().map_err(&err)?;
             writer.root = Some(root);
             writer.publish_counts();
@@ -475,6 +592,27 @@ impl Journal {
         if self.tx.send(Record::Flush(ack)).is_ok() {
             let _ = done.recv_timeout(Duration::from_secs(10));
         }
+    }
+
+    /// Waits for a query slot until `deadline` (`None`: the deadline passed
+    /// first). Readers that hold one run on a core of their own.
+    pub fn admit(&self, deadline: Instant) -> Option<Admission<'_>> {
+        let mut running = self.shared.running.lock();
+        while *running >= max_running() {
+            if self
+                .shared
+                .admitted
+                .wait_until(&mut running, deadline)
+                .timed_out()
+                && *running >= max_running()
+            {
+                return None;
+            }
+        }
+        *running += 1;
+        Some(Admission {
+            shared: &self.shared,
+        })
     }
 
     /// A read connection (pooled), returned to the pool when dropped.
@@ -625,6 +763,8 @@ struct Writer {
     commands: HashMap<u64, i64>,
     /// Rows per kind inserted in the open batch.
     pending: HashMap<Kind, u64>,
+    /// Rollup cells touched by the open batch.
+    rollups: Rollups,
     shared: Arc<Shared>,
 }
 
@@ -676,6 +816,7 @@ impl Writer {
                 other => self.record(&tx, other)?,
             }
         }
+        self.rollups.flush(&tx)?;
         tx.commit()?;
         self.publish_counts();
         for a in acks {
@@ -701,6 +842,7 @@ impl Writer {
         // Non-decreasing timestamps in id order (see the module doc).
         let ts = row.ts_ms.max(self.last_ts);
         self.last_ts = ts;
+        let severity = row.severity.unwrap_or(row.kind.severity());
         let mut stmt = tx.prepare_cached(
             "INSERT INTO events (run_id, ts_ms, kind, severity, category, worker, parent_id,
                function, sender, property, injection, gas, duration_us, coverage_delta,
@@ -711,7 +853,7 @@ impl Writer {
             self.run_id,
             ts as i64,
             row.kind.as_str(),
-            row.severity.unwrap_or(row.kind.severity()).as_str(),
+            severity.as_str(),
             row.kind.category().as_str(),
             row.worker,
             row.parent,
@@ -726,8 +868,24 @@ impl Writer {
             row.properties.to_string(),
             row.validation_errors.map(|v| v.to_string()),
         ])?;
+        let id = tx.last_insert_rowid();
         *self.pending.entry(row.kind).or_insert(0) += 1;
-        Ok(tx.last_insert_rowid())
+        self.rollups.add_row(
+            &self.run_id,
+            row.kind,
+            severity,
+            ts,
+            id,
+            &row.properties,
+            &[
+                ("worker", row.worker.map(|w| EntityValue::Int(w.into()))),
+                ("function", row.function.map(EntityValue::Text)),
+                ("sender", row.sender.map(EntityValue::Text)),
+                ("property", row.property.map(EntityValue::Text)),
+                ("injection", i(row.injection).map(EntityValue::Int)),
+            ],
+        );
+        Ok(id)
     }
 
     fn worker_row(&self, worker: u32) -> Option<i64> {

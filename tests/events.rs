@@ -519,3 +519,232 @@ fn a_killed_run_leaves_a_database_that_opens_clean_and_resumes() {
 fn rusqlite_open(p: &Path) -> rusqlite::Connection {
     rusqlite::Connection::open(p).unwrap()
 }
+
+/// The rollups (counts, aggregates and deep-page starts kept per bucket by
+/// the journal thread) agree with reading every row, for windows that cut
+/// buckets anywhere, with and without a severity, over hours of events.
+#[test]
+fn rollups_answer_what_reading_every_row_answers() {
+    use rudder::eventlog::{Event, Payload};
+    use rudder::ids::{Seq, WorkerId};
+    use rudder::journal::query::{self, Aggregates, Entity, Filter};
+    use rudder::journal::{CallRecord, Record, Severity};
+    use rusqlite::types::Value as Sql;
+
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/out/Token.json",
+        Config {
+            workers: Some(1),
+            seed: Some(9),
+            test_limit: 3_000,
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let stores = c.stores().clone();
+    drop(c.wait());
+    let journal = stores.journal().unwrap().clone();
+    let run = stores.run_id.clone();
+    let txs = stores
+        .corpus
+        .get(rudder::ids::EntryId(0))
+        .unwrap()
+        .txs
+        .clone();
+    // Three hours of rows, 0.5 s apart on average, uneven.
+    let base = rudder::eventlog::now_ms() + 1_000;
+    let mut ts = base;
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for i in 0..21_000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        ts += x % 1_000;
+        if i.is_multiple_of(7) {
+            journal.send(Record::Event(Event {
+                seq: Seq(i),
+                timestamp_ms: ts,
+                worker: WorkerId(0),
+                payload: Payload::TransactionExecuted {
+                    calls: (x % 300) as u32,
+                    reverts: (x % 13) as u32,
+                    sequences: 3,
+                    gas_used: x % 5_000_000,
+                    total_calls: i,
+                },
+            }));
+        } else {
+            let outcome = if x.is_multiple_of(5) {
+                rudder::executor::Outcome::Revert {
+                    reason: rudder::executor::RevertReason::Raw(Default::default()),
+                }
+            } else {
+                rudder::executor::Outcome::Success {
+                    output: Default::default(),
+                }
+            };
+            journal.send(Record::Call(Box::new(CallRecord {
+                worker: WorkerId((x % 3) as u32),
+                sequence: i / 6,
+                source: rudder::corpus::Origin::Random,
+                position: (i % 6) as u32,
+                ts_ms: ts,
+                tx: txs[(i as usize) % txs.len()].clone(),
+                outcome,
+                gas: 21_000 + x % 90_000,
+                duration_ns: x % 40_000,
+                new_points: (x % 4) as u32,
+                falsified: x.is_multiple_of(97),
+                injection: None,
+            })));
+        }
+    }
+    journal.flush();
+    assert_eq!(journal.dropped(), 0);
+    let mut reader = journal.reader().unwrap();
+    let conn = reader.conn_mut();
+    let end = ts + 5_000;
+    let mut windows: Vec<(Option<u64>, Option<u64>)> = vec![
+        (None, None),
+        (Some(0), None),
+        (None, Some(base + 3_600_000)),
+        (Some(base), Some(base)),
+        (Some(end), None),
+    ];
+    for _ in 0..30 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let lo = base - 2_000 + x % (end - base);
+        let hi = lo + (x >> 32) % (end - lo + 1);
+        windows.push((Some(lo), Some(hi)));
+    }
+    let kinds = [
+        vec![Kind::TransactionExecuted],
+        vec![Kind::CallExecuted],
+        vec![Kind::CallExecuted, Kind::SequenceStarted],
+        vec![],
+    ];
+    let mut checked = 0;
+    for (w, (from_ms, to_ms)) in windows.iter().enumerate() {
+        for kinds in &kinds {
+            for severities in [
+                vec![],
+                vec![Severity::Warning],
+                vec![Severity::Error, Severity::Info],
+            ] {
+                let f = Filter {
+                    run: run.clone(),
+                    kinds: kinds.clone(),
+                    from_ms: *from_ms,
+                    to_ms: *to_ms,
+                    severities,
+                    ..Filter::default()
+                };
+                for path in ["$.gasUsed", "$.calls", "$.durationUs", "$.newPoints"] {
+                    let fast = query::aggregate(conn, &f, path).unwrap();
+                    let slow = Aggregates::by_scan(conn, &f, path).unwrap();
+                    assert_eq!(
+                        (fast.rows, fast.count),
+                        (slow.rows, slow.count),
+                        "window {w} {f:?} {path}"
+                    );
+                    assert_eq!(
+                        (fast.min, fast.max),
+                        (slow.min, slow.max),
+                        "window {w} {path}"
+                    );
+                    let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                        (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                        (a, b) => a == b,
+                    };
+                    assert!(
+                        close(fast.sum, slow.sum),
+                        "window {w} {path}: {fast:?} {slow:?}"
+                    );
+                    assert!(
+                        close(fast.stddev, slow.stddev),
+                        "window {w} {path}: {fast:?} {slow:?}"
+                    );
+                    assert_eq!(query::count(conn, &f).unwrap(), slow.rows);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1500);
+
+    // Deep pages start where reading every row from the first would.
+    for kinds in [vec![Kind::CallExecuted], vec![]] {
+        for severities in [vec![], vec![Severity::Warning]] {
+            let f = Filter {
+                run: run.clone(),
+                kinds: kinds.clone(),
+                severities: severities.clone(),
+                ..Filter::default()
+            };
+            let total = query::count(conn, &f).unwrap();
+            for (index, size) in [
+                (0, 100),
+                (11, 100),
+                (3, 1000),
+                (total / 250, 250),
+                (total / 7, 7),
+                (total, 1),
+            ] {
+                let page = query::events(conn, &f, index, size, None).unwrap();
+                assert_eq!(page.total, total);
+                let mut sql = String::from("SELECT id FROM events WHERE run_id = ?1");
+                if !kinds.is_empty() {
+                    sql.push_str(" AND kind = 'CallExecuted'");
+                }
+                if !severities.is_empty() {
+                    sql.push_str(" AND severity = 'Warning'");
+                }
+                sql.push_str(" ORDER BY id LIMIT ?2 OFFSET ?3");
+                let want: Vec<i64> = conn
+                    .prepare(&sql)
+                    .unwrap()
+                    .query_map(
+                        rusqlite::params![run, size as i64, (index * size) as i64],
+                        |r| r.get(0),
+                    )
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                let got: Vec<i64> = page.rows.iter().map(|r| r.id).collect();
+                assert_eq!(got, want, "{kinds:?} {severities:?} page {index} of {size}");
+            }
+        }
+    }
+
+    // Entity totals come from kept counts and equal a recount.
+    for worker in 0..4i64 {
+        let f = Filter {
+            run: run.clone(),
+            entity: Some((Entity::WorkerId, Sql::Integer(worker))),
+            ..Filter::default()
+        };
+        let n: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM events WHERE run_id = ?1 AND worker = ?2",
+                rusqlite::params![run, worker],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(query::count(conn, &f).unwrap(), n as u64, "worker {worker}");
+        let calls_only = Filter {
+            kinds: vec![Kind::CallExecuted],
+            ..f.clone()
+        };
+        let n: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM events WHERE run_id = ?1 AND worker = ?2 AND kind = 'CallExecuted'",
+                rusqlite::params![run, worker],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(query::count(conn, &calls_only).unwrap(), n as u64);
+    }
+}

@@ -102,12 +102,21 @@ async fn integers_past_two_to_the_53_travel_as_strings() {
         json!(u64::MAX.to_string()),
         "{st}"
     );
-    let started = call(
-        &server,
-        "read_logs",
-        json!({"eventType": "WorkerStarted", "count": 10}),
-    )
-    .await;
+    // The worker thread may not have logged its start yet on a loaded
+    // machine: poll (bounded) instead of racing it.
+    let mut started = Value::Null;
+    for _ in 0..500 {
+        started = call(
+            &server,
+            "read_logs",
+            json!({"eventType": "WorkerStarted", "count": 10}),
+        )
+        .await;
+        if started["totalCount"].as_u64().unwrap_or(0) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let data = &started["events"][0]["data"];
     assert_eq!(data["seed"], json!(seed.to_string()), "{started}");
     c.stop();

@@ -3,6 +3,7 @@
 //! and a deadline enforced inside SQLite (a progress handler interrupts a
 //! query past it).
 
+use super::rollup::{self, Acc, Piece, ROWS, WIDTHS_MS};
 use super::{Kind, Reader, Severity};
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params_from_iter};
@@ -150,21 +151,18 @@ pub fn run_exists(conn: &Connection, run: &str) -> Result<bool, QueryError> {
 /// no row falls inside. Timestamps never decrease with ids (module doc of
 /// [`super`]), so a time range is an id range.
 fn id_range(conn: &Connection, f: &Filter) -> Result<Option<(i64, i64)>, QueryError> {
+    // One index probe each (ids and timestamps grow together).
     let lo: Option<i64> = conn
-        .prepare_cached("SELECT MIN(id) FROM events WHERE run_id = ?1 AND ts_ms >= ?2")?
-        .query_row(
+        .prepare_cached(
+            "SELECT id FROM events WHERE run_id = ?1 AND ts_ms >= ?2 ORDER BY ts_ms, id LIMIT 1",
+        )?
+        .query_map(
             rusqlite::params![f.run, f.from_ms.unwrap_or(0).min(i64::MAX as u64) as i64],
             |r| r.get(0),
-        )?;
-    let hi: Option<i64> = conn
-        .prepare_cached("SELECT MAX(id) FROM events WHERE run_id = ?1 AND ts_ms <= ?2")?
-        .query_row(
-            rusqlite::params![
-                f.run,
-                f.to_ms.unwrap_or(i64::MAX as u64).min(i64::MAX as u64) as i64
-            ],
-            |r| r.get(0),
-        )?;
+        )?
+        .next()
+        .transpose()?;
+    let hi = last_id_at(conn, &f.run, f.to_ms.unwrap_or(u64::MAX))?;
     Ok(match (lo, hi) {
         (Some(lo), Some(hi)) if lo <= hi => Some((lo, hi)),
         _ => None,
@@ -238,27 +236,283 @@ pub fn events(
             total: 0,
         });
     };
-    let total: i64 = match known_total {
-        Some(t) => t as i64,
-        None => conn
-            .prepare_cached(&format!("SELECT COUNT(*) FROM events WHERE {clause}"))?
-            .query_row(params_from_iter(args.iter()), |r| r.get(0))?,
+    let total = match known_total {
+        Some(t) => t,
+        None => count(conn, f)?,
+    };
+    let offset = index.saturating_mul(size);
+    if offset >= total {
+        return Ok(Page {
+            rows: Vec::new(),
+            total,
+        });
+    }
+    // A deep page starts at the bucket holding its first row (the rollups'
+    // per-bucket counts), not after `offset` skipped rows.
+    let (from_id, offset) = match skip_to(conn, f, offset)? {
+        Some(start) => start,
+        None => (0, offset),
     };
     let mut page_args = args;
+    page_args.push(Sql::Integer(from_id));
     page_args.push(Sql::Integer(size.min(i64::MAX as u64) as i64));
-    page_args.push(Sql::Integer(
-        index.saturating_mul(size).min(i64::MAX as u64) as i64,
-    ));
+    page_args.push(Sql::Integer(offset.min(i64::MAX as u64) as i64));
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM events WHERE {clause} ORDER BY id LIMIT ? OFFSET ?"
+        "SELECT {COLUMNS} FROM events WHERE {clause} AND id >= ? ORDER BY id LIMIT ? OFFSET ?"
     ))?;
     let rows = stmt
         .query_map(params_from_iter(page_args.iter()), row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(Page {
-        rows,
-        total: total as u64,
+    Ok(Page { rows, total })
+}
+
+/// Pages this deep start from the rollups' buckets.
+const SKIP_FROM: u64 = 1_000;
+
+/// Whether the rollups answer for `f` (they know run, kind, severity, time).
+fn rolled_up(f: &Filter) -> bool {
+    f.entity.is_none() && !f.invalid_only
+}
+
+/// `AND kind IN (…) [AND severity IN (…)]` for the rollup tables.
+fn rollup_filter(f: &Filter, sql: &mut String, args: &mut Vec<Sql>) {
+    let kinds: &[Kind] = if f.kinds.is_empty() {
+        Kind::ALL
+    } else {
+        &f.kinds
+    };
+    sql.push_str(" AND kind IN (");
+    for (i, k) in kinds.iter().enumerate() {
+        sql.push_str(if i == 0 { "?" } else { ", ?" });
+        args.push(Sql::Text(k.as_str().into()));
+    }
+    sql.push(')');
+    if !f.severities.is_empty() {
+        sql.push_str(" AND severity IN (");
+        for (i, s) in f.severities.iter().enumerate() {
+            sql.push_str(if i == 0 { "?" } else { ", ?" });
+            args.push(Sql::Text(s.as_str().into()));
+        }
+        sql.push(')');
+    }
+}
+
+fn clamp(v: u64) -> i64 {
+    v.min(i64::MAX as u64) as i64
+}
+
+/// The rollup cells of `f` at `path`, buckets `lo..=hi` of `width`, summed.
+fn cells(
+    conn: &Connection,
+    f: &Filter,
+    path: &str,
+    width: u64,
+    lo: u64,
+    hi: u64,
+) -> Result<Acc, QueryError> {
+    let mut sql = String::from(
+        "SELECT COALESCE(SUM(n), 0), TOTAL(sum), TOTAL(sumsq), MIN(min), MAX(max),
+           MIN(min_id), MAX(max_id)
+         FROM rollups WHERE run_id = ? AND path = ? AND width_ms = ? AND bucket BETWEEN ? AND ?",
+    );
+    let mut args = vec![
+        Sql::Text(f.run.clone()),
+        Sql::Text(path.into()),
+        Sql::Integer(width as i64),
+        Sql::Integer(clamp(lo)),
+        Sql::Integer(clamp(hi)),
+    ];
+    rollup_filter(f, &mut sql, &mut args);
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row(params_from_iter(args.iter()), |r| {
+            Ok(Acc {
+                n: r.get::<_, i64>(0)? as u64,
+                sum: r.get(1)?,
+                sumsq: r.get(2)?,
+                min: r.get(3)?,
+                max: r.get(4)?,
+                min_id: r.get::<_, Option<i64>>(5)?.unwrap_or(i64::MAX),
+                max_id: r.get::<_, Option<i64>>(6)?.unwrap_or(i64::MIN),
+            })
+        })?)
+}
+
+/// What rows read directly contribute: their number, or the values at a path.
+#[derive(Clone, Copy)]
+enum Measure<'a> {
+    Rows,
+    Values(&'a str),
+}
+
+/// `measure` over the rows of `f` read one by one.
+fn scan(conn: &Connection, f: &Filter, measure: Measure<'_>) -> Result<Acc, QueryError> {
+    let Some((clause, mut args)) = where_clause(conn, f)? else {
+        return Ok(Acc::default());
+    };
+    let value = match measure {
+        Measure::Rows => "NULL".to_string(),
+        Measure::Values(path) => match typed_column(path) {
+            Some(col) => format!("CAST({col} AS REAL)"),
+            None => {
+                // Numbers only: a string or object at the path is not counted.
+                args.insert(0, Sql::Text(path.into()));
+                args.insert(0, Sql::Text(path.into()));
+                "CASE WHEN json_type(properties, ?) IN ('integer', 'real') \
+                 THEN CAST(json_extract(properties, ?) AS REAL) END"
+                    .to_string()
+            }
+        },
+    };
+    let sql = format!(
+        "SELECT COUNT(*), COUNT(v), TOTAL(v), MIN(v), MAX(v), TOTAL(v * v)
+         FROM (SELECT {value} AS v FROM events WHERE {clause})"
+    );
+    let (rows, count, sum, min, max, sumsq): (i64, i64, f64, Option<f64>, Option<f64>, f64) = conn
+        .prepare_cached(&sql)?
+        .query_row(params_from_iter(args.iter()), |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })?;
+    Ok(Acc {
+        n: match measure {
+            Measure::Rows => rows as u64,
+            Measure::Values(_) => count as u64,
+        },
+        sum,
+        sumsq,
+        min,
+        max,
+        ..Acc::default()
     })
+}
+
+/// `measure` over the rows of `f` (which [`rolled_up`] accepts): whole
+/// buckets from the rollups, the partial seconds at a window's edges read
+/// directly.
+fn accumulate(conn: &Connection, f: &Filter, measure: Measure<'_>) -> Result<Acc, QueryError> {
+    let path = match measure {
+        Measure::Rows => ROWS,
+        Measure::Values(p) => p,
+    };
+    if f.from_ms.is_none() && f.to_ms.is_none() {
+        return cells(conn, f, path, WIDTHS_MS[0], 0, u64::MAX);
+    }
+    let Some((first, last)) = first_ts(conn, &f.run)?.zip(last_ts(conn, &f.run)?) else {
+        return Ok(Acc::default());
+    };
+    // A bound past the run's first or last row is no bound: the buckets at
+    // the run's ends hold exactly its rows, none need reading directly.
+    let lo = f.from_ms.filter(|&t| t > first).unwrap_or(0);
+    let hi = f.to_ms.filter(|&t| t < last).unwrap_or(u64::MAX - 1);
+    let mut acc = Acc::default();
+    if lo > hi {
+        return Ok(acc);
+    }
+    for piece in rollup::decompose(lo, hi) {
+        let part = match piece {
+            Piece::Buckets { width, lo, hi } => cells(conn, f, path, width, lo, hi)?,
+            Piece::Rows { lo, hi } => {
+                let edge = Filter {
+                    from_ms: Some(lo),
+                    to_ms: Some(hi),
+                    ..f.clone()
+                };
+                scan(conn, &edge, measure)?
+            }
+        };
+        acc.merge(&part);
+    }
+    Ok(acc)
+}
+
+/// The number of rows matching `f`.
+pub fn count(conn: &Connection, f: &Filter) -> Result<u64, QueryError> {
+    if rolled_up(f) {
+        return Ok(accumulate(conn, f, Measure::Rows)?.n);
+    }
+    if let Some((entity, value)) = &f.entity
+        && f.from_ms.is_none()
+        && f.to_ms.is_none()
+        && f.severities.is_empty()
+        && !f.invalid_only
+    {
+        let mut sql = String::from(
+            "SELECT COALESCE(SUM(n), 0) FROM entity_counts WHERE run_id = ? AND entity = ? AND value = ?",
+        );
+        let mut args = vec![
+            Sql::Text(f.run.clone()),
+            Sql::Text(entity.column().into()),
+            value.clone(),
+        ];
+        if !f.kinds.is_empty() {
+            rollup_filter(
+                &Filter {
+                    severities: Vec::new(),
+                    ..f.clone()
+                },
+                &mut sql,
+                &mut args,
+            );
+        }
+        let n: i64 = conn
+            .prepare_cached(&sql)?
+            .query_row(params_from_iter(args.iter()), |r| r.get(0))?;
+        return Ok(n as u64);
+    }
+    Ok(scan(conn, f, Measure::Rows)?.n)
+}
+
+/// Where a page `offset` rows into `f` starts: the first id of the bucket
+/// holding that row, and the rows to skip from there (`None`: skip by
+/// offset).
+fn skip_to(conn: &Connection, f: &Filter, offset: u64) -> Result<Option<(i64, u64)>, QueryError> {
+    if offset < SKIP_FROM || !rolled_up(f) || f.from_ms.is_some() || f.to_ms.is_some() {
+        return Ok(None);
+    }
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    let mut before = 0u64;
+    let mut start = None;
+    for (level, &width) in WIDTHS_MS.iter().enumerate() {
+        let mut sql = String::from(
+            "SELECT bucket, SUM(n), MIN(min_id) FROM rollups
+             WHERE run_id = ? AND path = '' AND width_ms = ? AND bucket BETWEEN ? AND ?",
+        );
+        let mut args = vec![
+            Sql::Text(f.run.clone()),
+            Sql::Integer(width as i64),
+            Sql::Integer(clamp(lo)),
+            Sql::Integer(clamp(hi)),
+        ];
+        rollup_filter(f, &mut sql, &mut args);
+        sql.push_str(" GROUP BY bucket ORDER BY bucket");
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(params_from_iter(args.iter()))?;
+        let mut found = false;
+        while let Some(r) = rows.next()? {
+            let (bucket, n, first): (i64, i64, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            if before + n as u64 > offset {
+                found = true;
+                start = Some(first);
+                if let Some(&narrower) = WIDTHS_MS.get(level + 1) {
+                    lo = bucket as u64 * (width / narrower);
+                    hi = lo + width / narrower - 1;
+                }
+                break;
+            }
+            before += n as u64;
+        }
+        if !found {
+            return Ok(None);
+        }
+    }
+    Ok(start.map(|id| (id, offset - before)))
 }
 
 /// The numeric column that mirrors a JSON property, where one does.
@@ -276,48 +530,44 @@ fn typed_column(path: &str) -> Option<&'static str> {
 /// `path` must match `^\$\.[a-zA-Z0-9_\.]+$` (checked by the caller); it is
 /// bound as a parameter, never spliced.
 pub fn aggregate(conn: &Connection, f: &Filter, path: &str) -> Result<Aggregates, QueryError> {
-    let Some((clause, mut args)) = where_clause(conn, f)? else {
-        return Ok(Aggregates::default());
+    let (rows, values) = if rolled_up(f) && rollup::covers(path) {
+        (
+            accumulate(conn, f, Measure::Rows)?.n,
+            accumulate(conn, f, Measure::Values(path))?,
+        )
+    } else {
+        (
+            scan(conn, f, Measure::Rows)?.n,
+            scan(conn, f, Measure::Values(path))?,
+        )
     };
-    let value = match typed_column(path) {
-        Some(col) => format!("CAST({col} AS REAL)"),
-        None => {
-            // Numbers only: a string or object at the path is not counted.
-            args.insert(0, Sql::Text(path.into()));
-            args.insert(0, Sql::Text(path.into()));
-            "CASE WHEN json_type(properties, ?) IN ('integer', 'real') \
-             THEN CAST(json_extract(properties, ?) AS REAL) END"
-                .to_string()
+    Ok(Aggregates::of(rows, &values))
+}
+
+impl Aggregates {
+    fn of(rows: u64, v: &Acc) -> Aggregates {
+        let n = v.n as f64;
+        let avg = (v.n > 0).then(|| v.sum / n);
+        let stddev = avg.map(|m| (v.sumsq / n - m * m).max(0.0).sqrt());
+        Aggregates {
+            rows,
+            count: v.n,
+            sum: (v.n > 0).then_some(v.sum),
+            avg,
+            min: v.min,
+            max: v.max,
+            stddev,
         }
-    };
-    let sql = format!(
-        "SELECT COUNT(*), COUNT(v), TOTAL(v), MIN(v), MAX(v), TOTAL(v * v)
-         FROM (SELECT {value} AS v FROM events WHERE {clause})"
-    );
-    let (rows, count, sum, min, max, squares): (i64, i64, f64, Option<f64>, Option<f64>, f64) =
-        conn.prepare_cached(&sql)?
-            .query_row(params_from_iter(args.iter()), |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })?;
-    let n = count as f64;
-    let avg = (count > 0).then(|| sum / n);
-    let stddev = avg.map(|m| (squares / n - m * m).max(0.0).sqrt());
-    Ok(Aggregates {
-        rows: rows as u64,
-        count: count as u64,
-        sum: (count > 0).then_some(sum),
-        avg,
-        min,
-        max,
-        stddev,
-    })
+    }
+
+    /// The same figures computed by reading every matching row (what the
+    /// rollups must agree with).
+    pub fn by_scan(conn: &Connection, f: &Filter, path: &str) -> Result<Aggregates, QueryError> {
+        Ok(Aggregates::of(
+            scan(conn, f, Measure::Rows)?.n,
+            &scan(conn, f, Measure::Values(path))?,
+        ))
+    }
 }
 
 /// One row by id, in run `run`.
@@ -424,9 +674,36 @@ pub fn all_of(
 /// run has no row that early).
 pub fn last_id_at(conn: &Connection, run: &str, ts_ms: u64) -> Result<Option<i64>, QueryError> {
     Ok(conn
-        .prepare_cached("SELECT MAX(id) FROM events WHERE run_id = ?1 AND ts_ms <= ?2")?
-        .query_row(
+        .prepare_cached(
+            "SELECT id FROM events WHERE run_id = ?1 AND ts_ms <= ?2
+             ORDER BY ts_ms DESC, id DESC LIMIT 1",
+        )?
+        .query_map(
             rusqlite::params![run, ts_ms.min(i64::MAX as u64) as i64],
             |r| r.get(0),
-        )?)
+        )?
+        .next()
+        .transpose()?)
+}
+
+/// The timestamp of run `run`'s first row.
+fn first_ts(conn: &Connection, run: &str) -> Result<Option<u64>, QueryError> {
+    Ok(conn
+        .prepare_cached("SELECT ts_ms FROM events WHERE run_id = ?1 ORDER BY ts_ms, id LIMIT 1")?
+        .query_map([run], |r| r.get::<_, i64>(0))?
+        .next()
+        .transpose()?
+        .map(|t| t.max(0) as u64))
+}
+
+/// The timestamp of run `run`'s last row.
+fn last_ts(conn: &Connection, run: &str) -> Result<Option<u64>, QueryError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT ts_ms FROM events WHERE run_id = ?1 ORDER BY ts_ms DESC, id DESC LIMIT 1",
+        )?
+        .query_map([run], |r| r.get::<_, i64>(0))?
+        .next()
+        .transpose()?
+        .map(|t| t.max(0) as u64))
 }

@@ -590,6 +590,11 @@ impl EventsTools {
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, QueryError>,
     ) -> Result<T, ToolError> {
         let journal = self.journal()?;
+        // A burst of queries takes turns on the cores; one that cannot
+        // start before its deadline is answered at once.
+        let _slot = journal
+            .admit(gate.deadline())
+            .ok_or_else(|| ToolError::timeout(tool))?;
         let mut reader = journal
             .reader()
             .map_err(|e| ToolError::internal(e.to_string()))?;
