@@ -629,6 +629,7 @@ impl Campaign {
             code_size: config.code_size,
             deploy_contracts: config.deploy_contracts.clone(),
             deploy_bytecodes: config.deploy_bytecodes.clone(),
+            constructor_args: config.constructor_args.clone(),
             allow_ffi: config.allow_ffi,
             ..EvmSettings::default()
         };

@@ -48,6 +48,86 @@ impl TestMode {
     }
 }
 
+/// A contract's constructor arguments (`constructorArgs`), as text the call
+/// parser reads once the constructor's parameter types are known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConstructorArgs {
+    /// `Vault: "1000, 0x00…10000, \"vault\""`: Solidity literals, in order.
+    Text(String),
+    /// `Vault: [1000, "0x00…10000", vault]`: one value per parameter, in
+    /// order (a bare word for a `string` parameter is that string).
+    List(Vec<String>),
+    /// `Vault: {_limit: 1000, _owner: "0x…"}` (Medusa's shape): by
+    /// parameter name.
+    Named(Vec<(String, String)>),
+}
+
+/// A YAML value as the literal the call parser reads (lists as `[a, b]`).
+fn literal_text(key: &str, v: &Value) -> Result<String, ConfigError> {
+    Ok(match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Sequence(items) => {
+            let parts = items
+                .iter()
+                .map(|i| literal_text(key, i))
+                .collect::<Result<Vec<_>, _>>()?;
+            format!("[{}]", parts.join(", "))
+        }
+        other => {
+            return Err(key_err(
+                key,
+                format!(
+                    "expected a number, string, boolean or list, found {}",
+                    describe(other)
+                ),
+            ));
+        }
+    })
+}
+
+fn constructor_args(key: &str, v: &Value) -> Result<Vec<(String, ConstructorArgs)>, ConfigError> {
+    let map = v.as_mapping().ok_or_else(|| {
+        key_err(
+            key,
+            format!(
+                "expected a mapping of contract name to arguments, found {}",
+                describe(v)
+            ),
+        )
+    })?;
+    map.iter()
+        .map(|(name, args)| {
+            let name = as_string(key, name)?;
+            let args = match args {
+                Value::String(t) => ConstructorArgs::Text(t.clone()),
+                Value::Sequence(items) => ConstructorArgs::List(
+                    items
+                        .iter()
+                        .map(|i| literal_text(key, i))
+                        .collect::<Result<_, _>>()?,
+                ),
+                Value::Mapping(m) => ConstructorArgs::Named(
+                    m.iter()
+                        .map(|(k, v)| Ok((as_string(key, k)?, literal_text(key, v)?)))
+                        .collect::<Result<_, ConfigError>>()?,
+                ),
+                other => {
+                    return Err(key_err(
+                        key,
+                        format!(
+                            "{name}: expected a string of Solidity literals, a list or a mapping of parameter names, found {}",
+                            describe(other)
+                        ),
+                    ));
+                }
+            };
+            Ok((name, args))
+        })
+        .collect()
+}
+
 /// Everything a campaign needs besides the target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -100,6 +180,9 @@ pub struct Config {
     /// Contracts of the project to deploy at fixed addresses before the
     /// target (`deployContracts: [["0x1f", "Name"], …]`).
     pub deploy_contracts: Vec<(Address, String)>,
+    /// Constructor arguments per contract name (`constructorArgs`), for the
+    /// target and for `deployContracts`.
+    pub constructor_args: Vec<(String, ConstructorArgs)>,
     /// Raw creation bytecode to deploy at fixed addresses (`deployBytecodes`).
     pub deploy_bytecodes: Vec<(Address, Vec<u8>)>,
     /// Libraries to deploy and link (`solcLibs`); linking also happens for
@@ -165,6 +248,7 @@ impl Default for Config {
             code_size: 0x6000,
             exclude_view_pure: false,
             deploy_contracts: Vec::new(),
+            constructor_args: Vec::new(),
             deploy_bytecodes: Vec::new(),
             solc_libs: Vec::new(),
             allow_ffi: false,
@@ -203,6 +287,7 @@ const KNOWN: &[&str] = &[
     "codeSize",
     "excludeViewPure",
     "deployContracts",
+    "constructorArgs",
     "deployBytecodes",
     "solcLibs",
     "allowFFI",
@@ -495,6 +580,7 @@ impl Config {
                         .map(|(a, name)| Ok((a, as_string(key, &name)?)))
                         .collect::<Result<_, ConfigError>>()?;
                 }
+                "constructorArgs" => c.constructor_args = constructor_args(key, v)?,
                 "deployBytecodes" => {
                     c.deploy_bytecodes = pairs(key, v)?
                         .into_iter()

@@ -77,6 +77,8 @@ pub struct EvmSettings {
     pub deploy_contracts: Vec<(Address, String)>,
     /// Creation bytecode to deploy at fixed addresses first.
     pub deploy_bytecodes: Vec<(Address, Vec<u8>)>,
+    /// Constructor arguments by contract name (`constructorArgs`).
+    pub constructor_args: Vec<(String, crate::config::ConstructorArgs)>,
     /// Let the `ffi` cheatcode run commands (`allowFFI`).
     pub allow_ffi: bool,
 }
@@ -97,9 +99,128 @@ impl Default for EvmSettings {
             code_size: 0x6000,
             deploy_contracts: Vec::new(),
             deploy_bytecodes: Vec::new(),
+            constructor_args: Vec::new(),
             allow_ffi: false,
         }
     }
+}
+
+/// The ABI-encoded constructor arguments of `c` from `given` (empty when
+/// the constructor takes none). A constructor that takes arguments needs
+/// them; values are parsed as in calls (`1 ether`, `0x…`, `"text"`, tuples).
+pub fn constructor_input(
+    c: &Contract,
+    given: Option<&crate::config::ConstructorArgs>,
+    deployer: Address,
+) -> Result<Vec<u8>, String> {
+    use crate::config::ConstructorArgs;
+    let inputs = c
+        .abi
+        .constructor
+        .as_ref()
+        .map(|k| k.inputs.clone())
+        .unwrap_or_default();
+    let params = || {
+        inputs
+            .iter()
+            .map(|p| {
+                if p.name.is_empty() {
+                    p.selector_type().into_owned()
+                } else {
+                    format!("{} {}", p.selector_type(), p.name)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let given = match (inputs.is_empty(), given) {
+        (true, None) => return Ok(Vec::new()),
+        (true, Some(_)) => {
+            return Err(format!(
+                "constructorArgs gives arguments for {}, whose constructor takes none",
+                c.name
+            ));
+        }
+        (false, None) => {
+            return Err(format!(
+                "the constructor takes ({}); give them in the config, e.g. `constructorArgs: {{{}: \"…\"}}` (Solidity literals in order, a list, or a mapping by parameter name)",
+                params(),
+                c.name
+            ));
+        }
+        (false, Some(g)) => g,
+    };
+    // One literal per parameter: a `string` parameter's plain value is
+    // that string (quoted here); anything else is read as written.
+    let typed = |p: &alloy_json_abi::Param, raw: &str| {
+        if p.ty == "string" && !raw.trim_start().starts_with(['"', '\'']) {
+            let mut s = String::new();
+            crate::tx::write_value(&mut s, &alloy_dyn_abi::DynSolValue::String(raw.to_string()));
+            s
+        } else {
+            raw.to_string()
+        }
+    };
+    let text = match given {
+        ConstructorArgs::Text(t) => t.clone(),
+        ConstructorArgs::List(values) => {
+            if values.len() != inputs.len() {
+                return Err(format!(
+                    "constructorArgs gives {} values; the constructor takes {}: ({})",
+                    values.len(),
+                    inputs.len(),
+                    params()
+                ));
+            }
+            inputs
+                .iter()
+                .zip(values)
+                .map(|(p, v)| typed(p, v))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        ConstructorArgs::Named(pairs) => {
+            if let Some((unknown, _)) = pairs
+                .iter()
+                .find(|(n, _)| !inputs.iter().any(|p| p.name == *n))
+            {
+                return Err(format!(
+                    "constructorArgs names {unknown:?}, not a parameter of the constructor ({})",
+                    params()
+                ));
+            }
+            let mut out = Vec::new();
+            for p in &inputs {
+                let Some((_, v)) = pairs.iter().find(|(n, _)| *n == p.name) else {
+                    return Err(format!(
+                        "constructorArgs has no value for {:?} (the constructor takes ({}))",
+                        p.name,
+                        params()
+                    ));
+                };
+                out.push(typed(p, v));
+            }
+            out.join(", ")
+        }
+    };
+    let ctor = Arc::new(Function {
+        name: "constructor".into(),
+        inputs: inputs.clone(),
+        outputs: Vec::new(),
+        state_mutability: alloy_json_abi::StateMutability::NonPayable,
+    });
+    let defaults = crate::parser::CallDefaults {
+        sender: deployer,
+        value: Default::default(),
+    };
+    let txs = crate::parser::parse_txs(&format!("constructor({text})"), &[ctor], &defaults)
+        .map_err(|e| format!("constructorArgs {text:?}: {e}"))?;
+    let [tx] = txs.as_slice() else {
+        return Err(format!(
+            "constructorArgs {text:?}: expected one argument list"
+        ));
+    };
+    Ok(alloy_dyn_abi::DynSolValue::Tuple(tx.args.clone()).abi_encode_params())
 }
 
 /// How a call ended.
@@ -588,6 +709,20 @@ impl Target {
             c.linked_creation_code(|lib| done.iter().find(|(n, _)| n == lib).map(|(_, a)| *a))
                 .map_err(|e| code_err(e.to_string()))
         };
+        // Creation code followed by the constructor's encoded arguments.
+        let with_args = |code: Bytes, c: &Contract| -> Result<Bytes, ExecError> {
+            let given = settings
+                .constructor_args
+                .iter()
+                .find(|(n, _)| *n == c.name || *n == c.qualified_name())
+                .map(|(_, a)| a);
+            let args =
+                constructor_input(c, given, settings.deployer).map_err(|what| ExecError::Code {
+                    contract: c.name.clone(),
+                    what,
+                })?;
+            Ok([code.as_ref(), &args].concat().into())
+        };
         for lib in libraries {
             let code = link(&predeployed, lib)?;
             let a = create(&mut evm, &settings, &lib.name, code, U256::ZERO, None)?;
@@ -606,7 +741,7 @@ impl Target {
                     predeployed.push((lib.qualified_name(), a));
                 }
             }
-            let code = link(&predeployed, c)?;
+            let code = with_args(link(&predeployed, c)?, c)?;
             let a = create(&mut evm, &settings, name, code, U256::ZERO, Some(*at))?;
             predeployed.push((c.qualified_name(), a));
         }
@@ -622,7 +757,7 @@ impl Target {
             )?;
             predeployed.push((label, a));
         }
-        let creation = link(&predeployed, contract)?;
+        let creation = with_args(link(&predeployed, contract)?, contract)?;
         evm.inspector.next_creation = Some(CodeId(0));
         let address = create(
             &mut evm,

@@ -549,3 +549,106 @@ fn test_max_gas_is_the_gas_limit_of_fuzzed_calls() {
         );
     }
 }
+
+/// `constructorArgs`: a target whose constructor takes arguments deploys
+/// with them in each of the three shapes (Solidity literals, a list, a
+/// mapping by parameter name, as Medusa writes it), on 3 seeds; without them
+/// (or with wrong ones) loading fails with an error naming the parameters.
+#[test]
+fn constructor_arguments_come_from_the_config() {
+    let yaml = [
+        "constructorArgs:\n  Constructed: '25, 0x0000000000000000000000000000000000010000, \"vault\"'\n",
+        "constructorArgs:\n  Constructed: [25, \"0x0000000000000000000000000000000000010000\", vault]\n",
+        "constructorArgs:\n  Constructed: {_tag: vault, _owner: \"0x0000000000000000000000000000000000010000\", _limit: 25}\n",
+    ];
+    for (i, y) in yaml.iter().enumerate() {
+        let (base, warnings) = Config::from_yaml_str(y).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        for seed in 1..=3 {
+            let dir = tempfile::tempdir().unwrap();
+            let config = Config {
+                workers: Some(1),
+                seed: Some(seed),
+                test_limit: 20_000,
+                ..base.clone()
+            };
+            let mut c = Campaign::new(
+                Path::new("contracts/out/Constructed.json"),
+                None,
+                config,
+                Some(dir.path().into()),
+            )
+            .unwrap_or_else(|e| panic!("shape {i}: {e}"));
+            c.start().unwrap();
+            let r = c.wait();
+            assert_eq!(
+                status(&r, "echidna_configured"),
+                "passing",
+                "shape {i}\n{}",
+                r.text()
+            );
+            assert_eq!(
+                status(&r, "echidna_below_limit"),
+                "falsified",
+                "shape {i} seed {seed}\n{}",
+                r.text()
+            );
+        }
+    }
+    let load = |config: Config| {
+        let dir = tempfile::tempdir().unwrap();
+        Campaign::new(
+            Path::new("contracts/out/Constructed.json"),
+            None,
+            config,
+            Some(dir.path().into()),
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+    };
+    let missing = load(Config::default());
+    assert!(
+        missing.contains("uint256 _limit, address _owner, string _tag")
+            && missing.contains("constructorArgs"),
+        "{missing}"
+    );
+    for (y, says) in [
+        ("constructorArgs:\n  Constructed: [25]\n", "gives 1 values"),
+        (
+            "constructorArgs:\n  Constructed: {_limit: 1, _owner: \"0x01\", _tag: a, _x: 2}\n",
+            "\"_x\"",
+        ),
+        (
+            "constructorArgs:\n  Constructed: {_limit: 1, _owner: \"0x01\"}\n",
+            "no value for \"_tag\"",
+        ),
+        (
+            "constructorArgs:\n  Constructed: '25, 0x01, true'\n",
+            "constructorArgs",
+        ),
+        (
+            "constructorArgs:\n  Constructed: '-1, 0x01, \"a\"'\n",
+            "constructorArgs",
+        ),
+    ] {
+        let (c, _) = Config::from_yaml_str(y).unwrap();
+        let e = load(c);
+        assert!(e.contains(says) && e.contains("Constructed"), "{y}: {e}");
+    }
+    let e = Config::from_yaml_str("constructorArgs: [1, 2]\n").unwrap_err();
+    assert!(e.to_string().contains("constructorArgs"), "{e}");
+    // A contract whose constructor takes nothing refuses arguments.
+    let (c, _) = Config::from_yaml_str("constructorArgs:\n  SetSeven: '1'\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = Campaign::new(
+        Path::new("contracts/out/SetSeven.json"),
+        None,
+        c,
+        Some(dir.path().into()),
+    )
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(e.contains("takes none"), "{e}");
+}
