@@ -748,3 +748,59 @@ fn rollups_answer_what_reading_every_row_answers() {
         assert_eq!(query::count(conn, &calls_only).unwrap(), n as u64);
     }
 }
+
+/// A journal written before rollups existed (none kept, `user_version` 0)
+/// gets them rebuilt when a later run opens it: the old run's counts and
+/// aggregates then equal reading its rows.
+#[test]
+fn an_older_journal_gets_its_rollups_rebuilt_when_opened() {
+    use rudder::journal::query::{self, Aggregates, Filter};
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        workers: Some(2),
+        seed: Some(5),
+        test_limit: 20_000,
+        ..Config::default()
+    };
+    let c = start("contracts/out/Token.json", config.clone(), dir.path());
+    let old_run = c.stores().run_id.clone();
+    let db = c.stores().journal().unwrap().path().to_path_buf();
+    drop(c.wait());
+    {
+        let conn = rusqlite_open(&db);
+        conn.execute_batch(
+            "DELETE FROM rollups; DELETE FROM entity_counts; PRAGMA user_version = 0;",
+        )
+        .unwrap();
+    }
+    let c = start("contracts/out/Token.json", config, dir.path());
+    let journal = c.stores().journal().unwrap().clone();
+    let mut reader = journal.reader().unwrap();
+    let conn = reader.conn_mut();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert!(version >= 2);
+    for kinds in [
+        vec![Kind::TransactionExecuted],
+        vec![Kind::CallExecuted],
+        vec![],
+    ] {
+        let f = Filter {
+            run: old_run.clone(),
+            kinds,
+            ..Filter::default()
+        };
+        let fast = query::aggregate(conn, &f, "$.gasUsed").unwrap();
+        let slow = Aggregates::by_scan(conn, &f, "$.gasUsed").unwrap();
+        assert!(slow.rows > 0);
+        assert_eq!(
+            (fast.rows, fast.count, fast.min, fast.max),
+            (slow.rows, slow.count, slow.min, slow.max)
+        );
+        assert_eq!(query::count(conn, &f).unwrap(), slow.rows);
+    }
+    drop(reader);
+    c.stop();
+    drop(c.wait());
+}

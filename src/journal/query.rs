@@ -81,6 +81,9 @@ pub struct Row {
     pub parent: Option<i64>,
     pub properties: Value,
     pub validation_errors: Option<Value>,
+    /// Bytes of the stored JSON (properties and validation errors): what
+    /// the row adds to an answer, known without serializing it again.
+    pub stored_bytes: usize,
 }
 
 /// A page of rows.
@@ -111,7 +114,9 @@ const COLUMNS: &str =
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     let props: String = r.get(7)?;
     let invalid: Option<String> = r.get(8)?;
+    let stored_bytes = props.len() + invalid.as_ref().map_or(0, String::len);
     Ok(Row {
+        stored_bytes,
         id: r.get(0)?,
         run_id: r.get(1)?,
         ts_ms: r.get::<_, i64>(2)? as u64,

@@ -636,7 +636,7 @@ impl EventsTools {
         let mut events = Vec::with_capacity(page.rows.len());
         let mut truncated = false;
         for r in &page.rows {
-            bytes += r.properties.to_string().len() + 256;
+            bytes += r.stored_bytes + 256;
             if bytes > MAX_ANSWER_BYTES && !events.is_empty() {
                 truncated = true;
                 break;
