@@ -20,6 +20,7 @@ fn seq(f: &Arc<Function>, n: usize) -> Vec<Tx> {
             sender: Address::ZERO,
             value: U256::ZERO,
             delay: Delay::NONE,
+            gas_price: 0,
         })
         .collect()
 }

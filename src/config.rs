@@ -150,6 +150,8 @@ pub struct Config {
     pub filter_blacklist: bool,
     pub max_time_delay: u64,
     pub max_block_delay: u64,
+    /// Largest gas price of a fuzzed call, in wei (`maxGasprice`; 0: all 0).
+    pub max_gas_price: u128,
     pub max_value: U256,
     /// Seconds; `None`: no time limit.
     pub timeout: Option<u64>,
@@ -235,6 +237,7 @@ impl Default for Config {
             filter_blacklist: true,
             max_time_delay: 604_800,
             max_block_delay: 60_480,
+            max_gas_price: 0,
             max_value: U256::from(100u64) * U256::from(10u64).pow(U256::from(18)),
             timeout: None,
             stop_on_fail: false,
@@ -276,6 +279,7 @@ const KNOWN: &[&str] = &[
     "filterBlacklist",
     "maxTimeDelay",
     "maxBlockDelay",
+    "maxGasprice",
     "maxValue",
     "timeout",
     "stopOnFail",
@@ -552,6 +556,7 @@ impl Config {
                 "filterBlacklist" => c.filter_blacklist = as_bool(key, v)?,
                 "maxTimeDelay" => c.max_time_delay = as_u64(key, v)?,
                 "maxBlockDelay" => c.max_block_delay = as_u64(key, v)?,
+                "maxGasprice" => c.max_gas_price = as_u64(key, v)?.into(),
                 "maxValue" => c.max_value = as_u256(key, v)?,
                 "balanceAddr" => c.balance_addr = as_u256(key, v)?,
                 "balanceContract" => c.balance_contract = as_u256(key, v)?,

@@ -251,6 +251,7 @@ pub(crate) mod tests {
             sender: Address::left_padding_from(&sender.to_be_bytes()),
             value: U256::from(value),
             delay: Delay::NONE,
+            gas_price: 0,
         }
     }
 

@@ -458,6 +458,10 @@ fn build_evm(db: CacheDB<EmptyDB>, settings: &EvmSettings, insp: CoverageInspect
         .modify_cfg_chained(|cfg: &mut CfgEnv| {
             cfg.set_spec_and_mainnet_gas_params(SpecId::CANCUN);
             cfg.disable_nonce_check = true;
+            // Fuzzed calls are priced by `maxGasprice`, not by the block's
+            // base fee (which `vm.fee` may raise): as in hevm, a price below
+            // it is no reason to refuse a call.
+            cfg.disable_base_fee = true;
             let size = usize::try_from(settings.code_size).unwrap_or(usize::MAX);
             cfg.limit_contract_code_size = Some(size);
             cfg.limit_contract_initcode_size = Some(size.saturating_mul(2));
@@ -913,13 +917,14 @@ impl Executor {
         self.timestamp = self.timestamp.saturating_add(tx.delay.seconds);
         self.set_block();
         self.evm.inspector.enabled = self.recording;
-        let env = tx_env(
+        let mut env = tx_env(
             &self.target.settings,
             tx.sender,
             TxKind::Call(self.target.address),
             Bytes::from(tx.calldata()),
             tx.value,
         );
+        env.gas_price = tx.gas_price;
         self.run(env, true)
     }
 
@@ -1028,6 +1033,7 @@ mod tests {
             sender,
             value: U256::ZERO,
             delay,
+            gas_price: 0,
         }
     }
 

@@ -37,6 +37,8 @@ pub struct Tx {
     pub sender: Address,
     pub value: U256,
     pub delay: Delay,
+    /// Gas price in wei (`tx.gasprice`); 0 unless `maxGasprice` is set.
+    pub gas_price: u128,
 }
 
 impl Tx {
@@ -94,6 +96,9 @@ impl fmt::Display for TxDisplay<'_> {
         }
         if tx.delay.blocks != 0 {
             opts.push(format!("blocks: {}", tx.delay.blocks));
+        }
+        if tx.gas_price != 0 {
+            opts.push(format!("gasprice: {}", tx.gas_price));
         }
         let call = tx.call_string();
         if opts.is_empty() {
@@ -213,6 +218,9 @@ pub struct StoredTx {
     pub blocks: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gas_used: Option<u64>,
+    /// Wei per gas, decimal (absent: 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gas_price: Option<String>,
 }
 
 impl StoredTx {
@@ -226,6 +234,7 @@ impl StoredTx {
             delay: tx.delay.seconds,
             blocks: tx.delay.blocks,
             gas_used,
+            gas_price: (tx.gas_price != 0).then(|| tx.gas_price.to_string()),
         }
     }
 
@@ -250,6 +259,12 @@ impl StoredTx {
             .value
             .parse::<U256>()
             .map_err(|e| format!("value {:?}: {e}", self.value))?;
+        let gas_price = match &self.gas_price {
+            None => 0,
+            Some(p) => p
+                .parse::<u128>()
+                .map_err(|e| format!("gas price {p:?}: {e}"))?,
+        };
         Ok(Tx {
             function: function.clone(),
             args,
@@ -259,6 +274,7 @@ impl StoredTx {
                 seconds: self.delay,
                 blocks: self.blocks,
             },
+            gas_price,
         })
     }
 }

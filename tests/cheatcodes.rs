@@ -135,3 +135,27 @@ fn warp_inside_a_fuzzed_call_breaks_a_property_on_three_seeds() {
         assert_eq!(t.status, "falsified", "seed {seed}:\n{}", r.text());
     }
 }
+
+/// After `vm.fee` raises the base fee, later calls of the same sequence
+/// (priced 0 unless `maxGasprice` says otherwise) still run: a price below
+/// the base fee is no reason to refuse a fuzzed call, as in hevm.
+#[test]
+fn calls_after_fee_still_run() {
+    let mut ex = executor(false);
+    assert!(call(&mut ex, "check_fee").is_success());
+    let f = ex
+        .target()
+        .functions
+        .iter()
+        .find(|f| f.name == "check_warp")
+        .unwrap()
+        .clone();
+    // No reset: the raised base fee stays.
+    let r = ex.call_raw(
+        DEFAULT_SENDERS[0],
+        Bytes::copy_from_slice(&f.selector()[..]),
+        U256::ZERO,
+        true,
+    );
+    assert!(r.outcome.is_success(), "{}", r.outcome);
+}

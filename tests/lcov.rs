@@ -21,6 +21,7 @@ fn known_run() -> String {
         sender: DEFAULT_SENDERS[0],
         value: U256::ZERO,
         delay: Delay::NONE,
+        gas_price: 0,
     };
     ex.call(&call("open", vec![]));
     ex.call(&call("turn", vec![DynSolValue::Uint(U256::from(41), 256)]));

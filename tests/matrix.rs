@@ -652,3 +652,64 @@ fn constructor_arguments_come_from_the_config() {
     .unwrap_or_default();
     assert!(e.contains("takes none"), "{e}");
 }
+
+/// `maxGasprice`: calls are priced up to it (Echidna draws a price per
+/// call); a property only an expensive call breaks is falsified with the
+/// key (on 3 seeds), never without it; the counterexample prints and reloads
+/// its price.
+#[test]
+fn max_gasprice_prices_calls() {
+    use rudder::tx::StoredTx;
+    let gwei = 1_000_000_000u128;
+    for (max, expect) in [(0u64, "passing"), (100 * gwei as u64, "falsified")] {
+        for seed in 1..=3 {
+            let (base, warnings) = Config::from_yaml_str(&format!("maxGasprice: {max}\n")).unwrap();
+            assert!(warnings.is_empty(), "{warnings:?}");
+            let dir = tempfile::tempdir().unwrap();
+            let config = Config {
+                workers: Some(1),
+                seed: Some(seed),
+                test_limit: if max == 0 { 3_000 } else { 20_000 },
+                ..base
+            };
+            let mut c = Campaign::new(
+                Path::new("contracts/out/Priced.json"),
+                None,
+                config,
+                Some(dir.path().into()),
+            )
+            .unwrap();
+            c.start().unwrap();
+            let stores = c.stores().clone();
+            let r = c.wait();
+            assert_eq!(
+                status(&r, "echidna_cheap"),
+                expect,
+                "maxGasprice {max} seed {seed}\n{}",
+                r.text()
+            );
+            if max > 0 {
+                let t = r.tests.iter().find(|t| t.name == "echidna_cheap").unwrap();
+                let text = t.sequence.join("\n");
+                assert!(text.contains("buy{gasprice: "), "{text}");
+                let f = stores
+                    .tests
+                    .cases()
+                    .find(|c| c.name == "echidna_cheap")
+                    .map(|c| c.id)
+                    .unwrap();
+                let seq = stores.tests.falsified(f).unwrap().sequence().to_vec();
+                let last = seq.last().unwrap();
+                assert!(
+                    last.gas_price > 50 * gwei && last.gas_price <= 100 * gwei,
+                    "{}",
+                    last.gas_price
+                );
+                let functions = &stores.target.functions;
+                for tx in &seq {
+                    assert_eq!(&StoredTx::from_tx(tx, None).to_tx(functions).unwrap(), tx);
+                }
+            }
+        }
+    }
+}

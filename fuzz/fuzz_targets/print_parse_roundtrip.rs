@@ -88,6 +88,7 @@ fuzz_target!(|input: Input| {
             seconds: input.delay as u64,
             blocks: (input.delay / 7) as u64,
         },
+        gas_price: (input.value as u128) << 3,
     };
     let functions = vec![function];
     let text = format_call(&tx, &functions, Some(rudder::executor::DEFAULT_SENDERS[0]));

@@ -253,6 +253,21 @@ pub struct GenContext<'a> {
     pub max_value: U256,
     pub max_time_delay: u64,
     pub max_block_delay: u64,
+    /// Largest gas price drawn (`maxGasprice`; 0: every call at price 0).
+    pub max_gas_price: u128,
+}
+
+impl<'a> GenContext<'a> {
+    /// The limits `config` sets.
+    pub fn of(config: &'a crate::config::Config) -> Self {
+        GenContext {
+            senders: &config.senders,
+            max_value: config.max_value,
+            max_time_delay: config.max_time_delay,
+            max_block_delay: config.max_block_delay,
+            max_gas_price: config.max_gas_price,
+        }
+    }
 }
 
 fn mask(v: U256, bits: usize) -> U256 {
@@ -434,12 +449,19 @@ pub fn random_tx(
             blocks: delay_of(rng, ctx.max_block_delay),
         }
     };
+    // As Echidna: a price drawn per call up to `maxGasprice`.
+    let gas_price = if ctx.max_gas_price == 0 {
+        0
+    } else {
+        rng.random_range(0..=ctx.max_gas_price)
+    };
     Tx {
         function: callable.function.clone(),
         args,
         sender: *ctx.senders.choose(rng).expect("at least one sender"),
         value,
         delay,
+        gas_price,
     }
 }
 

@@ -97,7 +97,7 @@ pub(crate) fn shrink(
             }
             i += 1;
         }
-        // Delays, values, senders toward their defaults.
+        // Delays, gas prices, values, senders toward their defaults.
         for i in 0..best.len() {
             if i >= best.len() {
                 break;
@@ -134,6 +134,16 @@ pub(crate) fn shrink(
                         ..tx.clone()
                     });
                 }
+            }
+            if tx.gas_price != 0 {
+                variants.push(Tx {
+                    gas_price: 0,
+                    ..tx.clone()
+                });
+                variants.push(Tx {
+                    gas_price: tx.gas_price >> 1,
+                    ..tx.clone()
+                });
             }
             if !tx.value.is_zero() {
                 variants.push(Tx {

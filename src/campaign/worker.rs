@@ -121,12 +121,7 @@ impl Worker {
         self.shared.stats.workers[self.row()].functions[i]
             .generated
             .fetch_add(1, Ordering::Relaxed);
-        let ctx = GenContext {
-            senders: &self.shared.config.senders,
-            max_value: self.shared.config.max_value,
-            max_time_delay: self.shared.config.max_time_delay,
-            max_block_delay: self.shared.config.max_block_delay,
-        };
+        let ctx = GenContext::of(&self.shared.config);
         generate::random_tx(&mut self.rng, &self.dict, &ctx, &callables[i])
     }
 
@@ -170,12 +165,7 @@ impl Worker {
                     let max = self.shared.config.seq_len;
                     let fresh = self.random_tx();
                     let shared = self.shared.clone();
-                    let ctx = GenContext {
-                        senders: &shared.config.senders,
-                        max_value: shared.config.max_value,
-                        max_time_delay: shared.config.max_time_delay,
-                        max_block_delay: shared.config.max_block_delay,
-                    };
+                    let ctx = GenContext::of(&shared.config);
                     let planned = generate::mutate(
                         &mut self.rng,
                         &self.dict,

@@ -463,11 +463,23 @@ pub fn resolve(
             .transpose()?
             .unwrap_or(0),
     };
+    let gas_price = match &o.gas_price {
+        None => 0,
+        Some(e) => {
+            let v = uint_option(e, "gasprice")?;
+            u128::try_from(v).map_err(|_| ResolveError {
+                span: e.span.clone(),
+                message: format!("gasprice: {v} is too large"),
+                candidates: vec![],
+            })?
+        }
+    };
     Ok(Tx {
         function,
         args,
         sender,
         value,
         delay,
+        gas_price,
     })
 }

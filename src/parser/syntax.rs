@@ -3,7 +3,7 @@
 //! ```text
 //! sequence := call ((';' | newline) call)* [';']
 //! call     := NAME ['{' option (',' option)* '}'] '(' [expr (',' expr)*] ')'
-//! option   := ('value' | 'from' | 'delay' | 'blocks') ':' expr
+//! option   := ('value' | 'from' | 'delay' | 'blocks' | 'gasprice') ':' expr
 //! expr     := number [unit] | '-' number [unit] | 0x… | true | false
 //!           | "string" | hex"…" | '[' exprs ']' | '(' exprs [','] ')' | TYPE '(' expr ')'
 //! unit     := wei | gwei | ether | seconds | minutes | hours | days | weeks
@@ -256,13 +256,14 @@ pub enum ExprKind {
     Cast(String, Box<Expr>),
 }
 
-/// Per-call options: `f{value: 1 ether, from: 0x…, delay: 1 days, blocks: 10}(…)`.
+/// Per-call options: `f{value: 1 ether, from: 0x…, delay: 1 days, blocks: 10, gasprice: 5 gwei}(…)`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CallOptions {
     pub value: Option<Expr>,
     pub from: Option<Expr>,
     pub delay: Option<Expr>,
     pub blocks: Option<Expr>,
+    pub gas_price: Option<Expr>,
 }
 
 /// One parsed call.
@@ -401,7 +402,7 @@ impl P {
                     other => {
                         return err(
                             span,
-                            "`value`, `from`, `delay` or `blocks`",
+                            "`value`, `from`, `delay`, `blocks` or `gasprice`",
                             describe(&other),
                         );
                     }
@@ -413,10 +414,11 @@ impl P {
                     "from" | "sender" => &mut options.from,
                     "delay" | "time" => &mut options.delay,
                     "blocks" => &mut options.blocks,
+                    "gasprice" | "gasPrice" => &mut options.gas_price,
                     _ => {
                         return err(
                             span,
-                            "`value`, `from`, `delay` or `blocks`",
+                            "`value`, `from`, `delay`, `blocks` or `gasprice`",
                             format!("`{key}`"),
                         );
                     }

@@ -204,6 +204,7 @@ fn printing_round_trips_through_parsing() {
                 seconds: 10,
                 blocks: 2,
             },
+            gas_price: 3_000_000_000,
         },
         Tx {
             function: f[0].clone(),
@@ -211,6 +212,7 @@ fn printing_round_trips_through_parsing() {
             sender: crate::executor::DEFAULT_SENDERS[0],
             value: U256::ZERO,
             delay: crate::tx::Delay::NONE,
+            gas_price: 0,
         },
         Tx {
             function: f[2].clone(),
@@ -218,6 +220,7 @@ fn printing_round_trips_through_parsing() {
             sender: crate::executor::DEFAULT_SENDERS[0],
             value: U256::ZERO,
             delay: crate::tx::Delay::NONE,
+            gas_price: 0,
         },
         Tx {
             function: f[4].clone(),
@@ -233,6 +236,7 @@ fn printing_round_trips_through_parsing() {
             sender: crate::executor::DEFAULT_SENDERS[0],
             value: U256::ZERO,
             delay: crate::tx::Delay::NONE,
+            gas_price: 0,
         },
     ];
     for tx in txs {
@@ -279,7 +283,7 @@ mod roundtrip {
             let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
             let dict = Dictionary::mine(&[], &["7 255 65535"], vec![crate::executor::DEFAULT_SENDERS[0]]);
             let args: Vec<_> = types.iter().map(|t| random_value(&mut rng, &dict, t)).collect();
-            let tx = Tx { function: function.clone(), args, sender: crate::executor::DEFAULT_SENDERS[0], value: U256::ZERO, delay: crate::tx::Delay::NONE };
+            let tx = Tx { function: function.clone(), args, sender: crate::executor::DEFAULT_SENDERS[0], value: U256::ZERO, delay: crate::tx::Delay::NONE, gas_price: 0 };
             let functions = vec![function];
             let text = format_call(&tx, &functions, Some(crate::executor::DEFAULT_SENDERS[0]));
             let back = parse_txs(&text, &functions, &defaults());
