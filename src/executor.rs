@@ -425,6 +425,9 @@ pub struct Target {
     /// Contracts deployed before the target (libraries, `deployContracts`,
     /// `deployBytecodes`): name and address.
     pub predeployed: Vec<(String, Address)>,
+    /// Where each covered runtime code runs: the target (code 1) and each
+    /// linked library.
+    pub runtime_codes: Vec<(Address, CodeId)>,
     /// Whether some code of the project calls the cheatcode address: then
     /// every call runs under the inspector (which answers cheatcodes), even
     /// where coverage is not recorded.
@@ -636,7 +639,7 @@ impl Target {
             &contract.runtime_code,
         )
         .map_err(|e| code_err(format!("runtime source map: {e}")))?;
-        let codes = vec![
+        let mut codes = vec![
             CodeObject {
                 id: CodeId(0),
                 kind: CodeKind::Creation,
@@ -650,21 +653,53 @@ impl Target {
                 map: runtime_map,
             },
         ];
-        let coverage = Arc::new(CoverageMap::new(
-            vec![
-                CodeInfo {
-                    contract: contract.name.clone(),
-                    kind: CodeKind::Creation,
-                    len: contract.creation_code.len(),
-                },
-                CodeInfo {
-                    contract: contract.name.clone(),
-                    kind: CodeKind::Runtime,
-                    len: contract.runtime_code.len(),
-                },
-            ],
-            workers + 1,
-        ));
+        let mut infos = vec![
+            CodeInfo {
+                contract: contract.name.clone(),
+                kind: CodeKind::Creation,
+                len: contract.creation_code.len(),
+            },
+            CodeInfo {
+                contract: contract.name.clone(),
+                kind: CodeKind::Runtime,
+                len: contract.runtime_code.len(),
+            },
+        ];
+        // The runtime code of each linked library is covered too (its lines
+        // appear in LCOV under the library's source): code ids from 2, in
+        // link order.
+        let libraries = project
+            .link_order(contract)
+            .map_err(|e| code_err(e.to_string()))?;
+        let mut library_codes: Vec<(String, CodeId)> = Vec::new();
+        for lib in &libraries {
+            let Ok(map) =
+                SourceMap::new(lib.runtime_map.as_deref().unwrap_or(""), &lib.runtime_code)
+            else {
+                tracing::warn!(
+                    "library {}: its runtime source map does not read; its lines are not in coverage",
+                    lib.name
+                );
+                continue;
+            };
+            if lib.runtime_map.is_none() {
+                continue;
+            }
+            let id = CodeId(codes.len() as u32);
+            codes.push(CodeObject {
+                id,
+                kind: CodeKind::Runtime,
+                contract: lib.name.clone(),
+                map,
+            });
+            infos.push(CodeInfo {
+                contract: lib.name.clone(),
+                kind: CodeKind::Runtime,
+                len: lib.runtime_code.len(),
+            });
+            library_codes.push((lib.qualified_name(), id));
+        }
+        let coverage = Arc::new(CoverageMap::new(infos, workers + 1));
         let campaign_row = workers;
 
         if contract.runtime_code.len() as u64 > settings.code_size {
@@ -703,12 +738,10 @@ impl Target {
         let mut insp = CoverageInspector::new(coverage.recorder(campaign_row), Vec::new());
         insp.cheats = cheatcodes::Cheatcodes::new(settings.allow_ffi);
         let mut evm = build_evm(db, &settings, insp);
+        let mut runtime_codes: Vec<(Address, CodeId)> = Vec::new();
         // Libraries first (dependencies before dependents), then what the
         // config asks to deploy, then the target.
         let mut predeployed: Vec<(String, Address)> = Vec::new();
-        let libraries = project
-            .link_order(contract)
-            .map_err(|e| code_err(e.to_string()))?;
         let link = |done: &[(String, Address)], c: &Contract| {
             c.linked_creation_code(|lib| done.iter().find(|(n, _)| n == lib).map(|(_, a)| *a))
                 .map_err(|e| code_err(e.to_string()))
@@ -730,6 +763,13 @@ impl Target {
         for lib in libraries {
             let code = link(&predeployed, lib)?;
             let a = create(&mut evm, &settings, &lib.name, code, U256::ZERO, None)?;
+            if let Some((_, id)) = library_codes
+                .iter()
+                .find(|(n, _)| *n == lib.qualified_name())
+            {
+                runtime_codes.push((a, *id));
+                evm.inspector.runtime.push((a, *id));
+            }
             predeployed.push((lib.qualified_name(), a));
         }
         for (at, name) in &settings.deploy_contracts {
@@ -772,6 +812,7 @@ impl Target {
             Some(settings.contract_addr),
         )?;
         evm.inspector.recorder.commit();
+        runtime_codes.insert(0, (address, CodeId(1)));
         // Cheatcodes in constructors move the block: sequences start there.
         let mut settings = settings;
         let initial_block = evm.ctx.block.clone();
@@ -817,6 +858,7 @@ impl Target {
             campaign_row,
             assertion_topics,
             predeployed,
+            runtime_codes,
             uses_cheatcodes,
             deployed_contracts,
             initial_block,
@@ -828,7 +870,7 @@ impl Target {
     /// coverage row `row`.
     pub fn executor(self: &Arc<Self>, row: usize) -> Executor {
         let mut insp =
-            CoverageInspector::new(self.coverage.recorder(row), vec![(self.address, CodeId(1))]);
+            CoverageInspector::new(self.coverage.recorder(row), self.runtime_codes.clone());
         insp.cheats = cheatcodes::Cheatcodes::new(self.settings.allow_ffi);
         let mut evm = build_evm(self.deployed.clone(), &self.settings, insp);
         evm.ctx.block = self.initial_block.clone();

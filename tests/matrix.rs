@@ -137,6 +137,37 @@ fn external_libraries_are_deployed_and_linked() {
     assert_eq!(libs.len(), 2, "{libs:?}");
 }
 
+/// A linked library's lines are covered: `Score.bump`, which every `play`
+/// runs by DELEGATECALL, is hit in the LCOV (lines 8 and 9 of Linked.sol).
+#[test]
+fn library_lines_are_in_the_coverage() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        workers: Some(1),
+        seed: Some(1),
+        test_limit: 5_000,
+        ..Config::default()
+    };
+    let mut c = Campaign::new(
+        Path::new("contracts/matrix/out/Linked.json"),
+        None,
+        config,
+        Some(dir.path().into()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    let stores = c.stores().clone();
+    drop(c.wait());
+    let lcov = stores.target.coverage_report().lcov_text();
+    let hits = |line: u32| -> u64 {
+        lcov.lines()
+            .filter_map(|l| l.strip_prefix(&format!("DA:{line},")))
+            .filter_map(|n| n.split(',').next()?.parse::<u64>().ok())
+            .sum()
+    };
+    assert!(hits(8) > 0 && hits(9) > 0, "library lines not hit:\n{lcov}");
+}
+
 #[test]
 fn a_foundry_out_directory_with_build_info() {
     falsified_on_three_seeds(

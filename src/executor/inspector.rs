@@ -16,7 +16,7 @@ const JUMPI: u8 = 0x57;
 pub struct CoverageInspector {
     pub(crate) recorder: Recorder,
     /// Runtime code by address.
-    runtime: Vec<(Address, CodeId)>,
+    pub(crate) runtime: Vec<(Address, CodeId)>,
     /// The code id the next CREATE frame runs (set for the deployment).
     pub(crate) next_creation: Option<CodeId>,
     /// One entry per open frame: the code id it runs, if known.
