@@ -22,6 +22,14 @@ fn run(target: &str, contract: Option<&str>, mode: TestMode, seed: u64, limit: u
     c.wait()
 }
 
+/// A started campaign on `target` (default contract) writing into `dir`.
+fn started(target: &str, config: Config, dir: &Path) -> Campaign {
+    let mut c = Campaign::new(Path::new(target), None, config, Some(dir.into()))
+        .unwrap_or_else(|e| panic!("{target}: {e}"));
+    c.start().unwrap();
+    c
+}
+
 fn status<'a>(r: &'a Report, test: &str) -> &'a str {
     r.tests
         .iter()
@@ -148,14 +156,7 @@ fn library_lines_are_in_the_coverage() {
         test_limit: 5_000,
         ..Config::default()
     };
-    let mut c = Campaign::new(
-        Path::new("contracts/matrix/out/Linked.json"),
-        None,
-        config,
-        Some(dir.path().into()),
-    )
-    .unwrap();
-    c.start().unwrap();
+    let c = started("contracts/matrix/out/Linked.json", config, dir.path());
     let stores = c.stores().clone();
     drop(c.wait());
     let lcov = stores.target.coverage_report().lcov_text();
@@ -603,14 +604,7 @@ fn constructor_arguments_come_from_the_config() {
                 test_limit: 20_000,
                 ..base.clone()
             };
-            let mut c = Campaign::new(
-                Path::new("contracts/out/Constructed.json"),
-                None,
-                config,
-                Some(dir.path().into()),
-            )
-            .unwrap_or_else(|e| panic!("shape {i}: {e}"));
-            c.start().unwrap();
+            let c = started("contracts/out/Constructed.json", config, dir.path());
             let r = c.wait();
             assert_eq!(
                 status(&r, "echidna_configured"),
@@ -703,14 +697,7 @@ fn max_gasprice_prices_calls() {
                 test_limit: if max == 0 { 3_000 } else { 20_000 },
                 ..base
             };
-            let mut c = Campaign::new(
-                Path::new("contracts/out/Priced.json"),
-                None,
-                config,
-                Some(dir.path().into()),
-            )
-            .unwrap();
-            c.start().unwrap();
+            let c = started("contracts/out/Priced.json", config, dir.path());
             let stores = c.stores().clone();
             let r = c.wait();
             assert_eq!(

@@ -174,17 +174,34 @@ fn id_range(conn: &Connection, f: &Filter) -> Result<Option<(i64, i64)>, QueryEr
     })
 }
 
+/// Appends ` AND {column} IN (?, …)` with one bound parameter per value.
+fn push_in<'a>(
+    sql: &mut String,
+    args: &mut Vec<Sql>,
+    column: &str,
+    values: impl IntoIterator<Item = &'a str>,
+) {
+    sql.push_str(" AND ");
+    sql.push_str(column);
+    sql.push_str(" IN (");
+    for (i, v) in values.into_iter().enumerate() {
+        sql.push_str(if i == 0 { "?" } else { ", ?" });
+        args.push(Sql::Text(v.into()));
+    }
+    sql.push(')');
+}
+
 /// `WHERE …` and its parameters for `f` (every value bound, none spliced).
 fn where_clause(conn: &Connection, f: &Filter) -> Result<Option<(String, Vec<Sql>)>, QueryError> {
     let mut sql = String::from("run_id = ?");
     let mut args = vec![Sql::Text(f.run.clone())];
     if !f.kinds.is_empty() {
-        sql.push_str(" AND kind IN (");
-        for (i, k) in f.kinds.iter().enumerate() {
-            sql.push_str(if i == 0 { "?" } else { ", ?" });
-            args.push(Sql::Text(k.as_str().into()));
-        }
-        sql.push(')');
+        push_in(
+            &mut sql,
+            &mut args,
+            "kind",
+            f.kinds.iter().map(|k| k.as_str()),
+        );
     }
     if f.from_ms.is_some() || f.to_ms.is_some() {
         match id_range(conn, f)? {
@@ -197,12 +214,12 @@ fn where_clause(conn: &Connection, f: &Filter) -> Result<Option<(String, Vec<Sql
         }
     }
     if !f.severities.is_empty() {
-        sql.push_str(" AND severity IN (");
-        for (i, s) in f.severities.iter().enumerate() {
-            sql.push_str(if i == 0 { "?" } else { ", ?" });
-            args.push(Sql::Text(s.as_str().into()));
-        }
-        sql.push(')');
+        push_in(
+            &mut sql,
+            &mut args,
+            "severity",
+            f.severities.iter().map(|s| s.as_str()),
+        );
     }
     if let Some((entity, value)) = &f.entity {
         sql.push_str(&format!(" AND {} = ?", entity.column()));
@@ -286,19 +303,14 @@ fn rollup_filter(f: &Filter, sql: &mut String, args: &mut Vec<Sql>) {
     } else {
         &f.kinds
     };
-    sql.push_str(" AND kind IN (");
-    for (i, k) in kinds.iter().enumerate() {
-        sql.push_str(if i == 0 { "?" } else { ", ?" });
-        args.push(Sql::Text(k.as_str().into()));
-    }
-    sql.push(')');
+    push_in(sql, args, "kind", kinds.iter().map(|k| k.as_str()));
     if !f.severities.is_empty() {
-        sql.push_str(" AND severity IN (");
-        for (i, s) in f.severities.iter().enumerate() {
-            sql.push_str(if i == 0 { "?" } else { ", ?" });
-            args.push(Sql::Text(s.as_str().into()));
-        }
-        sql.push(')');
+        push_in(
+            sql,
+            args,
+            "severity",
+            f.severities.iter().map(|s| s.as_str()),
+        );
     }
 }
 
