@@ -673,18 +673,16 @@ impl Target {
             .map_err(|e| code_err(e.to_string()))?;
         let mut library_codes: Vec<(String, CodeId)> = Vec::new();
         for lib in &libraries {
-            let Ok(map) =
-                SourceMap::new(lib.runtime_map.as_deref().unwrap_or(""), &lib.runtime_code)
-            else {
+            let Some(text) = lib.runtime_map.as_deref() else {
+                continue;
+            };
+            let Ok(map) = SourceMap::new(text, &lib.runtime_code) else {
                 tracing::warn!(
                     "library {}: its runtime source map does not read; its lines are not in coverage",
                     lib.name
                 );
                 continue;
             };
-            if lib.runtime_map.is_none() {
-                continue;
-            }
             let id = CodeId(codes.len() as u32);
             codes.push(CodeObject {
                 id,

@@ -693,7 +693,7 @@ fn rollups_answer_what_reading_every_row_answers() {
                 (total / 7, 7),
                 (total, 1),
             ] {
-                let page = query::events(conn, &f, index, size, None).unwrap();
+                let page = query::events(conn, &f, index, size).unwrap();
                 assert_eq!(page.total, total);
                 let mut sql = String::from("SELECT id FROM events WHERE run_id = ?1");
                 if !kinds.is_empty() {

@@ -162,7 +162,7 @@ fn id_range(conn: &Connection, f: &Filter) -> Result<Option<(i64, i64)>, QueryEr
             "SELECT id FROM events WHERE run_id = ?1 AND ts_ms >= ?2 ORDER BY ts_ms, id LIMIT 1",
         )?
         .query_map(
-            rusqlite::params![f.run, f.from_ms.unwrap_or(0).min(i64::MAX as u64) as i64],
+            rusqlite::params![f.run, clamp(f.from_ms.unwrap_or(0))],
             |r| r.get(0),
         )?
         .next()
@@ -231,37 +231,16 @@ fn where_clause(conn: &Connection, f: &Filter) -> Result<Option<(String, Vec<Sql
     Ok(Some((sql, args)))
 }
 
-impl Filter {
-    /// Only run and kinds: the journal's kept counts answer its total.
-    pub fn is_by_kind_only(&self) -> bool {
-        !self.kinds.is_empty()
-            && self.from_ms.is_none()
-            && self.to_ms.is_none()
-            && self.severities.is_empty()
-            && self.entity.is_none()
-            && !self.invalid_only
-    }
-}
-
 /// Rows matching `f` in id order, page `index` of `size`, with the total
-/// (`known_total` when the caller has it, e.g. from the journal's counts).
-pub fn events(
-    conn: &Connection,
-    f: &Filter,
-    index: u64,
-    size: u64,
-    known_total: Option<u64>,
-) -> Result<Page, QueryError> {
+/// (from the rollups where they answer: the same transaction as the page).
+pub fn events(conn: &Connection, f: &Filter, index: u64, size: u64) -> Result<Page, QueryError> {
     let Some((clause, args)) = where_clause(conn, f)? else {
         return Ok(Page {
             rows: Vec::new(),
             total: 0,
         });
     };
-    let total = match known_total {
-        Some(t) => t,
-        None => count(conn, f)?,
-    };
+    let total = count(conn, f)?;
     let offset = index.saturating_mul(size);
     if offset >= total {
         return Ok(Page {
@@ -277,8 +256,8 @@ pub fn events(
     };
     let mut page_args = args;
     page_args.push(Sql::Integer(from_id));
-    page_args.push(Sql::Integer(size.min(i64::MAX as u64) as i64));
-    page_args.push(Sql::Integer(offset.min(i64::MAX as u64) as i64));
+    page_args.push(Sql::Integer(clamp(size)));
+    page_args.push(Sql::Integer(clamp(offset)));
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM events WHERE {clause} AND id >= ? ORDER BY id LIMIT ? OFFSET ?"
     ))?;
@@ -314,6 +293,7 @@ fn rollup_filter(f: &Filter, sql: &mut String, args: &mut Vec<Sql>) {
     }
 }
 
+/// A u64 as SQLite's integer (saturating).
 fn clamp(v: u64) -> i64 {
     v.min(i64::MAX as u64) as i64
 }
@@ -418,16 +398,23 @@ fn accumulate(conn: &Connection, f: &Filter, measure: Measure<'_>) -> Result<Acc
         Measure::Rows => ROWS,
         Measure::Values(p) => p,
     };
+    let whole = |conn| cells(conn, f, path, WIDTHS_MS[0], 0, u64::MAX);
     if f.from_ms.is_none() && f.to_ms.is_none() {
-        return cells(conn, f, path, WIDTHS_MS[0], 0, u64::MAX);
+        return whole(conn);
     }
     let Some((first, last)) = first_ts(conn, &f.run)?.zip(last_ts(conn, &f.run)?) else {
         return Ok(Acc::default());
     };
     // A bound past the run's first or last row is no bound: the buckets at
     // the run's ends hold exactly its rows, none need reading directly.
-    let lo = f.from_ms.filter(|&t| t > first).unwrap_or(0);
-    let hi = f.to_ms.filter(|&t| t < last).unwrap_or(u64::MAX - 1);
+    let (lo, hi) = (
+        f.from_ms.filter(|&t| t > first),
+        f.to_ms.filter(|&t| t < last),
+    );
+    if lo.is_none() && hi.is_none() {
+        return whole(conn);
+    }
+    let (lo, hi) = (lo.unwrap_or(0), hi.unwrap_or(u64::MAX - 1));
     let mut acc = Acc::default();
     if lo > hi {
         return Ok(acc);
@@ -695,10 +682,7 @@ pub fn last_id_at(conn: &Connection, run: &str, ts_ms: u64) -> Result<Option<i64
             "SELECT id FROM events WHERE run_id = ?1 AND ts_ms <= ?2
              ORDER BY ts_ms DESC, id DESC LIMIT 1",
         )?
-        .query_map(
-            rusqlite::params![run, ts_ms.min(i64::MAX as u64) as i64],
-            |r| r.get(0),
-        )?
+        .query_map(rusqlite::params![run, clamp(ts_ms)], |r| r.get(0))?
         .next()
         .transpose()?)
 }

@@ -617,21 +617,7 @@ impl EventsTools {
     ) -> Result<ToolAnswer, ToolError> {
         let started = Instant::now();
         let run = filter.run.clone();
-        // By kind alone, the journal's kept counts are the total (no scan);
-        // read before the page, so a row committed meanwhile is never counted
-        // without being reachable.
-        let known = filter.is_by_kind_only().then(|| {
-            let j = self.stores.journal().expect("read() checked the journal");
-            filter.kinds.iter().map(|k| j.count(&run, *k)).sum::<u64>()
-        });
-        let page = self.read(tool, &run, gate, |c| {
-            let mut p = query::events(c, &filter, index, size, known)?;
-            // Rows committed after the counts were read: still exact.
-            if let Some(k) = known {
-                p.total = p.total.max(k).max(index * size + p.rows.len() as u64);
-            }
-            Ok(p)
-        })?;
+        let page = self.read(tool, &run, gate, |c| query::events(c, &filter, index, size))?;
         let mut bytes = 0;
         let mut events = Vec::with_capacity(page.rows.len());
         let mut truncated = false;
@@ -849,17 +835,7 @@ impl EventsTools {
             let mut priorities: Vec<String> = Vec::new();
             let mut injections: std::collections::BTreeMap<u64, usize> = Default::default();
             for r in &rows {
-                let worker = |r: &query::Row| {
-                    r.properties
-                        .get("workerId")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0) as u32
-                };
-                let _ = worker;
                 match r.kind.as_str() {
-                    "WorkerStarted" | "WorkerStopped" | "TransactionExecuted" => {
-                        // The worker is the row's own column, not in properties.
-                    }
                     "PropertyFalsified" => {
                         let name = r.properties["property"].as_str().unwrap_or("").to_string();
                         props.retain(|p| p.name != name);
@@ -913,16 +889,23 @@ impl EventsTools {
             // Worker figures: each worker's start, and its last stop and last
             // batch at or before the cutoff (a short backward index walk per
             // worker, not a scan of every batch).
-            let mut wrows: Vec<(Option<i64>, String, String)> = Vec::new();
-            let started: Vec<i64> = c
+            let mut started: Vec<i64> = c
                 .prepare_cached(
                     "SELECT worker FROM events WHERE run_id = ?1 AND kind = 'WorkerStarted'
                      AND id <= ?2 AND worker IS NOT NULL ORDER BY id",
                 )?
                 .query_map(rusqlite::params![run, cutoff], |r| r.get(0))?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
+            // A restarted worker logs a second start: one walk each.
+            started.sort_unstable();
+            started.dedup();
             for w in started {
-                wrows.push((Some(w), "WorkerStarted".into(), "{}".into()));
+                let entry = workers.entry(w as u32).or_insert(SnapshotWorker {
+                    worker_id: w as u32,
+                    running: true,
+                    calls: 0,
+                });
+                // The last batch, then the stop (which overrides it).
                 for kind in ["TransactionExecuted", "WorkerStopped"] {
                     let last: Option<String> = c
                         .prepare_cached(
@@ -932,26 +915,14 @@ impl EventsTools {
                         .query_map(rusqlite::params![run, w, cutoff, kind], |r| r.get(0))?
                         .next()
                         .transpose()?;
-                    if let Some(p) = last {
-                        wrows.push((Some(w), kind.into(), p));
-                    }
-                }
-            }
-            for (w, kind, p) in wrows {
-                let Some(w) = w else { continue };
-                let p: Value = serde_json::from_str(&p).unwrap_or(Value::Null);
-                let entry = workers.entry(w as u32).or_insert(SnapshotWorker {
-                    worker_id: w as u32,
-                    running: false,
-                    calls: 0,
-                });
-                match kind.as_str() {
-                    "WorkerStarted" => entry.running = true,
-                    "WorkerStopped" => {
+                    let Some(p) = last else { continue };
+                    let p: Value = serde_json::from_str(&p).unwrap_or(Value::Null);
+                    if kind == "WorkerStopped" {
                         entry.running = false;
                         entry.calls = p["calls"].as_u64().unwrap_or(entry.calls);
+                    } else {
+                        entry.calls = p["workerTotalCalls"].as_u64().unwrap_or(entry.calls);
                     }
-                    _ => entry.calls = p["workerTotalCalls"].as_u64().unwrap_or(entry.calls),
                 }
             }
             let worker_count = workers.len().max(1);
@@ -1106,7 +1077,7 @@ impl EventsTools {
                 ..Filter::default()
             };
             if !a.find_incomplete {
-                let page = query::events(c, &filter, a.page_index, a.page_size, None)?;
+                let page = query::events(c, &filter, a.page_index, a.page_size)?;
                 let mut out = Vec::new();
                 for r in page.rows {
                     let (rows, _) =
@@ -1116,7 +1087,7 @@ impl EventsTools {
                 }
                 return Ok((out, page.total));
             }
-            let roots = query::events(c, &filter, 0, MAX_SCANNED_ROOTS as u64, None)?;
+            let roots = query::events(c, &filter, 0, MAX_SCANNED_ROOTS as u64)?;
             let mut incomplete = Vec::new();
             for r in roots.rows {
                 let (rows, _) =
