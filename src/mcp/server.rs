@@ -50,8 +50,11 @@ fn build_families(control: &Control, selected: &[FamilyName]) -> Vec<Box<dyn Fam
         match name {
             FamilyName::Campaign => out.push(Box::new(CampaignTools::new(control.clone()))),
             FamilyName::Events => out.push(Box::new(EventsTools::new(control))),
-            // Not built yet (issues #14, #15, #17): selecting them serves nothing.
-            FamilyName::Traces | FamilyName::Graph | FamilyName::Ops => {}
+            FamilyName::Traces => {
+                out.push(Box::new(super::traces_tools::TracesTools::new(control)))
+            }
+            // Not built yet (issues #15, #17): selecting them serves nothing.
+            FamilyName::Graph | FamilyName::Ops => {}
         }
     }
     out
@@ -234,7 +237,18 @@ fn describe_violation(e: &jsonschema::ValidationError<'_>, tool: &Tool) -> (Stri
     match e.kind() {
         K::AdditionalProperties { unexpected } => {
             let known = known();
-            let names = unexpected.join(", ");
+            // An empty name is shown quoted, so that the answer still names it.
+            let names = unexpected
+                .iter()
+                .map(|n| {
+                    if n.is_empty() {
+                        "\"\"".to_string()
+                    } else {
+                        n.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
             (
                 names.clone(),
                 format!(
