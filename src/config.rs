@@ -200,11 +200,18 @@ pub struct Config {
     /// Keep the SQLite event journal (`{corpusDir}/journal.sqlite`) that the
     /// events family queries (rudder's key `journal`, on by default).
     pub journal: bool,
+    /// Keep executed sequences as traces in the journal (`traces`, on by
+    /// default; needs the journal): the traces family queries them.
+    pub traces: bool,
+    /// Recent ordinary sequences kept as traces per run (`traceWindow`).
+    pub trace_window: usize,
 }
 
 /// The most workers a campaign accepts (more are refused; more than the
 /// machine's cores is allowed with a warning from the CLI).
 pub const MAX_WORKERS: usize = 256;
+/// The largest `traceWindow` accepted.
+pub const MAX_TRACE_WINDOW: usize = 1_000_000;
 /// The longest sequence accepted (`seqLen`). Echidna's default is 100.
 pub const MAX_SEQ_LEN: usize = 10_000;
 
@@ -258,6 +265,8 @@ impl Default for Config {
             coverage_formats: Vec::new(),
             coverage_dir: None,
             journal: true,
+            traces: true,
+            trace_window: crate::journal::traces::DEFAULT_WINDOW,
         }
     }
 }
@@ -297,6 +306,9 @@ const KNOWN: &[&str] = &[
     "allowFFI",
     "coverageFormats",
     "coverageDir",
+    "journal",
+    "traces",
+    "traceWindow",
 ];
 
 fn key_err(key: &str, message: impl Into<String>) -> ConfigError {
@@ -566,6 +578,16 @@ impl Config {
                 "codeSize" => c.code_size = as_u64(key, v)?,
                 "excludeViewPure" => c.exclude_view_pure = as_bool(key, v)?,
                 "allowFFI" => c.allow_ffi = as_bool(key, v)?,
+                "journal" => c.journal = as_bool(key, v)?,
+                "traces" => c.traces = as_bool(key, v)?,
+                "traceWindow" => {
+                    c.trace_window = usize::try_from(as_u64(key, v)?)
+                        .ok()
+                        .filter(|n| *n <= MAX_TRACE_WINDOW)
+                        .ok_or_else(|| {
+                            key_err(key, format!("must be at most {MAX_TRACE_WINDOW}"))
+                        })?
+                }
                 "solcLibs" => c.solc_libs = string_list(key, v)?,
                 "coverageFormats" => {
                     c.coverage_formats = string_list(key, v)?;

@@ -29,6 +29,8 @@
 
 pub mod query;
 pub mod rollup;
+pub mod trace_query;
+pub mod traces;
 
 use crate::campaign::Renderer;
 use crate::corpus::Origin;
@@ -232,6 +234,8 @@ pub enum Record {
         field: String,
         message: String,
     },
+    /// An executed sequence kept as a trace (see [`traces`]).
+    Trace(Box<traces::TraceRecord>),
     /// Commit everything queued so far, then acknowledge.
     Flush(Sender<()>),
 }
@@ -241,6 +245,7 @@ impl Record {
         match self {
             Record::Event(e) => event_kind(e).droppable(),
             Record::Call(c) => !c.falsified && c.injection.is_none(),
+            Record::Trace(t) => t.role == traces::TraceRole::Recent,
             _ => false,
         }
     }
@@ -454,6 +459,7 @@ impl Journal {
         conn.busy_timeout(Duration::from_secs(5)).map_err(&err)?;
         conn.execute_batch(SCHEMA).map_err(&err)?;
         conn.execute_batch(rollup::SCHEMA).map_err(&err)?;
+        conn.execute_batch(traces::SCHEMA).map_err(&err)?;
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(&err)?;
@@ -500,6 +506,7 @@ impl Journal {
             commands: HashMap::new(),
             pending: HashMap::new(),
             rollups: Rollups::default(),
+            traces: traces::TraceWriter::default(),
             shared: shared.clone(),
         };
         {
@@ -765,6 +772,8 @@ struct Writer {
     pending: HashMap<Kind, u64>,
     /// Rollup cells touched by the open batch.
     rollups: Rollups,
+    /// Links between traces.
+    traces: traces::TraceWriter,
     shared: Arc<Shared>,
 }
 
@@ -944,6 +953,10 @@ impl Writer {
                         ..Row::default()
                     },
                 )
+                .map(drop),
+            Record::Trace(t) => self
+                .traces
+                .insert(tx, &self.render, &self.run_id, *t)
                 .map(drop),
             Record::Flush(_) => Ok(()),
         }

@@ -100,6 +100,10 @@ struct FuzzArgs {
     /// family then has nothing to answer from.
     #[arg(long)]
     no_journal: bool,
+    /// Keep no traces (executed sequences) in the journal; the traces
+    /// family then has nothing to answer from.
+    #[arg(long)]
+    no_traces: bool,
     /// The MCP tool families to serve, comma-separated: campaign, events,
     /// traces, graph, ops, or all.
     #[arg(long, default_value = "all", value_parser = parse_families)]
@@ -150,6 +154,9 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     config.keep_alive = a.keep_alive;
     if a.no_journal {
         config.journal = false;
+    }
+    if a.no_traces {
+        config.traces = false;
     }
     // Limits are checked once, by the library; here the key is named as a flag.
     config.validate().map_err(|e| match e {

@@ -4,6 +4,7 @@
 //! * [`family`]: the seam: typed tool declarations, derived schemas, the gate.
 //! * [`campaign_tools`]: seed 002's campaign family (+ `status`).
 //! * [`events_tools`]: seed 000's events family over the SQLite journal.
+//! * [`traces_tools`]: seed 003's traces family over the trace store.
 //! * [`errors`]: the seed's `ErrorResponse` and codes.
 //! * [`server`]: composes the families; validation, the 100 ms budget, rmcp.
 //! * [`screen`]: raw messages checked (size, JSON) before rmcp reads them.
@@ -15,6 +16,7 @@ pub mod events_tools;
 pub mod family;
 pub mod screen;
 pub mod server;
+pub mod traces_tools;
 pub mod transport;
 
 pub use campaign_tools::CampaignTools;

@@ -113,7 +113,11 @@ async fn tools_list_matches_the_seed() {
             "aggregate_metrics",
             "get_state_snapshot",
             "query_event_sequence",
-            "get_validation_errors"
+            "get_validation_errors",
+            "list_traces",
+            "search_traces",
+            "get_trace",
+            "search_spans"
         ]
     );
     let listed: Vec<Value> = s

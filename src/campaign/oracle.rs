@@ -9,6 +9,7 @@ use super::Stores;
 use super::properties::{TestCase, TestKind};
 use crate::config::TestMode;
 use crate::executor::{Executor, Outcome};
+use crate::journal::traces::CallObs;
 use crate::tx::Tx;
 use alloy_primitives::{I256, Log, U256};
 
@@ -157,6 +158,36 @@ impl<'a> Oracle<'a> {
         let new = self.ex.commit_coverage();
         self.ex.reset();
         new
+    }
+
+    /// Replays `seq` from the deployed state and observes each call for a
+    /// trace: outcome, gas, time, and whether `case` held after it.
+    pub fn trace(&mut self, case: &TestCase, seq: &[Tx]) -> Vec<CallObs> {
+        self.ex.reset();
+        self.ex.set_recording(false);
+        let mut out = Vec::with_capacity(seq.len());
+        for tx in seq {
+            let started = std::time::Instant::now();
+            let r = self.ex.call(tx);
+            let mut obs = CallObs::of(&r.outcome, r.gas_used, started.elapsed().as_nanos() as u64);
+            match case.kind {
+                TestKind::Property => {
+                    let fails = self.property_fails(case).is_some();
+                    obs.mark(case.id, fails);
+                }
+                TestKind::Assertion | TestKind::Overflow
+                    if tx.function.selector() == case.function.selector() =>
+                {
+                    let fails = self.call_fails(&r.outcome, &r.logs).is_some();
+                    obs.mark(case.id, fails);
+                }
+                _ => {}
+            }
+            out.push(obs);
+        }
+        self.ex.reset();
+        self.ex.set_recording(true);
+        out
     }
 
     /// Resets the executor to the deployed state.

@@ -80,7 +80,7 @@ impl Renderer {
         p
     }
 
-    fn test_name(&self, id: TestId) -> String {
+    pub(crate) fn test_name(&self, id: TestId) -> String {
         self.tests
             .case(id)
             .map(|c| c.name.clone())

@@ -9,6 +9,7 @@
 
 use super::generate::simplify;
 use super::oracle::{Goal, Oracle};
+use crate::journal::traces::MAX_SHRINK_TRACES;
 use crate::tx::{Delay, Tx};
 use rand::Rng;
 use rand::rngs::SmallRng;
@@ -23,6 +24,10 @@ pub(crate) struct Shrunk {
     pub steps: u64,
     /// Gas the shrunk sequence's calls used (0 if it did not reproduce).
     pub gas: u64,
+    /// Accepted candidates with the replays spent when each was accepted:
+    /// the first and the latest, at most [`MAX_SHRINK_TRACES`] (the last is
+    /// the result).
+    pub trail: Vec<(u64, Vec<Tx>)>,
 }
 
 /// Shrinks `seq` while `goal` still holds on replay, within `limit`
@@ -48,16 +53,22 @@ pub(crate) fn shrink(
                 txs: best,
                 steps: 1,
                 gas: 0,
+                trail: Vec::new(),
             };
         }
     };
     steps += 1;
     let default_sender = o.stores().config.senders[0];
+    let mut trail: Vec<(u64, Vec<Tx>)> = Vec::new();
     let mut try_candidate =
         |o: &mut Oracle<'_>, best: &mut Vec<Tx>, mut cand: Vec<Tx>, steps: &mut u64| {
             *steps += 1;
             if let Some(hit) = o.check(goal, &cand) {
                 cand.truncate(hit.calls);
+                if trail.len() == MAX_SHRINK_TRACES {
+                    trail.remove(MAX_SHRINK_TRACES / 2);
+                }
+                trail.push((*steps, cand.clone()));
                 *best = cand;
                 gas = hit.gas;
                 true
@@ -203,5 +214,6 @@ pub(crate) fn shrink(
         txs: best,
         steps,
         gas,
+        trail,
     }
 }

@@ -11,6 +11,8 @@ use crate::corpus::Origin;
 use crate::eventlog::{Payload, StopReason, now_ms};
 use crate::executor::{Executor, Outcome};
 use crate::ids::WorkerId;
+use crate::journal::Record;
+use crate::journal::traces::{CallObs, RECENT_INTERVAL, TraceRecord, TraceRole};
 use crate::priority::Sampler;
 use crate::tx::Tx;
 use crossbeam::channel::Receiver;
@@ -56,11 +58,18 @@ pub(crate) struct Worker {
     /// Revert reasons this worker has seen (hashes): the journal keeps a
     /// reverted call only when its reason is new.
     seen_reverts: std::collections::HashSet<u64>,
+    /// Whether sequences are kept as traces (journal and `traces` on).
+    tracing: bool,
+    /// What each call of the running sequence did (when tracing).
+    obs: Vec<CallObs>,
+    /// When this worker last offered a recent trace.
+    last_recent: Instant,
 }
 
 enum Source {
     Random,
-    Mutation,
+    /// A mutation of this corpus entry.
+    Mutation(crate::ids::EntryId),
     /// Injection `id`.
     Injected(u64),
 }
@@ -87,13 +96,16 @@ impl Worker {
             rng: SmallRng::seed_from_u64(seed),
             ex,
             rx,
-            shared,
             total_calls: 0,
             sequences: 0,
             batch: Batch::default(),
             last_batch: Instant::now(),
             budget: CallBudget::default(),
             seen_reverts: Default::default(),
+            tracing: shared.journal().is_some() && shared.config.traces,
+            obs: Vec::new(),
+            last_recent: Instant::now(),
+            shared,
         }
     }
 
@@ -175,7 +187,7 @@ impl Worker {
                         fresh,
                         max,
                     );
-                    self.run_sequence(Source::Mutation, planned, max);
+                    self.run_sequence(Source::Mutation(base.id), planned, max);
                     continue;
                 }
             }
@@ -231,6 +243,7 @@ impl Worker {
         let mut result = SeqResult::default();
         let mut last_new = None;
         let mut planned = planned.into_iter();
+        self.obs.clear();
         let shared = self.shared.clone();
         let row = self.row();
         let stats = &shared.stats.workers[row];
@@ -274,9 +287,16 @@ impl Worker {
             for a in self.ex.take_created() {
                 self.dict.add_address(a);
             }
+            if self.tracing {
+                self.obs
+                    .push(CallObs::of(&r.outcome, r.gas_used, duration_ns));
+            }
             executed.push(tx);
             gas.push(r.gas_used);
             let new = self.ex.commit_coverage();
+            if let Some(o) = self.obs.last_mut() {
+                o.new_points = new;
+            }
             if new > 0 {
                 result.new_points += new;
                 last_new = Some(i);
@@ -308,6 +328,15 @@ impl Worker {
         self.batch.sequences += 1;
         stats.sequences.fetch_add(1, Ordering::Relaxed);
         let origin = source.origin();
+        let mut traced = result.falsified > 0;
+        if self.tracing
+            && let Source::Injected(id) = source
+        {
+            let mut t = self.trace(TraceRole::Injection, &source, executed.clone());
+            t.injection = Some(id);
+            self.shared.journal_send(|| Record::Trace(Box::new(t)));
+            traced = true;
+        }
         // Injected sequences are kept whole; others up to their last new point.
         let keep = match (last_new, origin) {
             (Some(_), Origin::Injected) => Some(executed.len()),
@@ -318,17 +347,41 @@ impl Worker {
             executed.truncate(n);
             gas.truncate(n);
             let calls = executed.len() as u32;
+            let kept = self.tracing.then(|| executed.clone());
             let entry =
                 self.shared
                     .add_corpus(Some(self.id), origin, result.new_points, executed, gas);
+            if let Some(txs) = kept {
+                let mut t = self.trace(TraceRole::Corpus, &source, txs);
+                t.corpus_entry = Some(entry.id.0);
+                self.shared.journal_send(|| Record::Trace(Box::new(t)));
+            }
             self.emit(Payload::CoverageIncreased {
                 entry: entry.id,
                 new_points: result.new_points,
                 total_points: self.shared.target.coverage.points() as u32,
                 calls,
             });
+        } else if self.tracing && !traced && self.last_recent.elapsed() >= RECENT_INTERVAL {
+            self.last_recent = Instant::now();
+            let t = self.trace(TraceRole::Recent, &source, executed);
+            self.shared.journal_send(|| Record::Trace(Box::new(t)));
         }
         result
+    }
+
+    /// A trace of `txs` (the first calls of the running sequence).
+    fn trace(&self, role: TraceRole, source: &Source, txs: Vec<Tx>) -> TraceRecord {
+        let calls = self.obs[..txs.len().min(self.obs.len())].to_vec();
+        let mut t = TraceRecord::new(role, source.origin(), txs, calls);
+        t.worker = Some(self.id.0);
+        t.window = self.shared.config.trace_window;
+        match source {
+            Source::Mutation(e) => t.source_entry = Some(e.0),
+            Source::Injected(id) => t.injection = Some(*id),
+            Source::Random => {}
+        }
+        t
     }
 
     /// Whether the journal keeps this call: it raised coverage, reverted
@@ -394,6 +447,9 @@ impl Worker {
                         continue;
                     }
                     let fails = Oracle::new(&shared, &mut self.ex).property_fails(case);
+                    if let Some(o) = self.obs.last_mut() {
+                        o.mark(case.id, fails.is_some());
+                    }
                     if let Some(reason) = fails {
                         falsified +=
                             self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta)
@@ -410,6 +466,9 @@ impl Worker {
                     })
                     && shared.tests.is_open(case.id)
                 {
+                    if let Some(o) = self.obs.last_mut() {
+                        o.mark(case.id, true);
+                    }
                     falsified +=
                         self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta) as u32;
                 }
@@ -428,6 +487,18 @@ impl Worker {
                             found_ms: now_ms(),
                         });
                         if improved {
+                            if self.tracing {
+                                let mut t = TraceRecord::new(
+                                    TraceRole::Optimization,
+                                    Origin::Random,
+                                    executed.to_vec(),
+                                    self.obs.clone(),
+                                );
+                                t.worker = Some(self.id.0);
+                                t.test = Some(case.id);
+                                t.value = Some(v.to_string());
+                                shared.journal_send(|| Record::Trace(Box::new(t)));
+                            }
                             let limbs = v.into_raw().into_limbs();
                             self.emit(Payload::OptimizationImproved {
                                 test: case.id,
@@ -463,8 +534,9 @@ impl Worker {
             self.journal_call(last, meta, true);
         }
         let found_ms = now_ms();
+        let me = self.id;
         let record = |shrunk: Vec<Tx>, steps: u64, done: bool| Falsification {
-            worker: Some(self.id),
+            worker: Some(me),
             found_by: FoundBy::Worker,
             found_ms,
             reason: reason.clone(),
@@ -483,6 +555,22 @@ impl Worker {
             gas_used: gas,
         });
         shared.persist_reproducer(case.id);
+        if self.tracing {
+            let mut t = TraceRecord::new(
+                TraceRole::Falsifying,
+                meta.source.origin(),
+                seq.clone(),
+                self.obs.clone(),
+            );
+            t.worker = Some(self.id.0);
+            t.test = Some(case.id);
+            match meta.source {
+                Source::Mutation(e) => t.source_entry = Some(e.0),
+                Source::Injected(i) => t.injection = Some(*i),
+                Source::Random => {}
+            }
+            shared.journal_send(|| Record::Trace(Box::new(t)));
+        }
         let id = self.id;
         let mut oracle = Oracle::new(&shared, &mut self.ex);
         let r = super::shrink::shrink(
@@ -503,6 +591,9 @@ impl Worker {
                 )
             },
         );
+        if self.tracing {
+            self.trace_shrink(case, &r.trail, &r.txs, r.steps);
+        }
         let calls = r.txs.len() as u32;
         shared
             .tests
@@ -521,11 +612,34 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// Keeps shrinking's accepted steps (and the result) as traces, each
+    /// replayed for what its calls did.
+    fn trace_shrink(&mut self, case: &TestCase, trail: &[(u64, Vec<Tx>)], last: &[Tx], steps: u64) {
+        let shared = self.shared.clone();
+        let mut all: Vec<(u64, &[Tx])> = trail.iter().map(|(n, t)| (*n, t.as_slice())).collect();
+        if all.last().is_none_or(|(_, t)| *t != last) {
+            all.push((steps, last));
+        }
+        let n = all.len();
+        for (k, (replays, txs)) in all.into_iter().enumerate() {
+            let calls = Oracle::new(&shared, &mut self.ex).trace(case, txs);
+            let mut t = TraceRecord::new(TraceRole::Shrink, Origin::Random, txs.to_vec(), calls);
+            t.worker = Some(self.id.0);
+            t.test = Some(case.id);
+            t.shrink_step = Some(k as u32 + 1);
+            t.replays = Some(replays);
+            t.final_step = k + 1 == n;
+            shared.journal_send(|| Record::Trace(Box::new(t)));
+        }
+    }
+}
+
 impl Source {
     fn origin(&self) -> Origin {
         match self {
             Source::Random => Origin::Random,
-            Source::Mutation => Origin::Mutation,
+            Source::Mutation(_) => Origin::Mutation,
             Source::Injected(_) => Origin::Injected,
         }
     }

@@ -20,6 +20,9 @@ pub enum QueryError {
     /// No event `id`, named by parameter `field`.
     #[error("{field}: unknown event {id:?}")]
     UnknownEvent { field: &'static str, id: String },
+    /// A request's parameter `field` is malformed (trace filters).
+    #[error("{field}: {message}")]
+    Invalid { field: String, message: String },
     #[error("journal query: {0}")]
     Sqlite(rusqlite::Error),
 }

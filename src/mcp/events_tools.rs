@@ -435,6 +435,7 @@ fn query_error(e: QueryError, tool: &str) -> ToolError {
             "EVENT_NOT_FOUND",
             format!("no event {id:?} in this run"),
         ),
+        QueryError::Invalid { field, message } => invalid(&field, "INVALID_PARAMETER", message),
         QueryError::Sqlite(e) => ToolError {
             code: ErrorCode::InternalError,
             message: format!("journal: {e}"),

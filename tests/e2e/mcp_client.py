@@ -29,6 +29,8 @@ TOOLS = {
     # the events family (seed 000)
     "get_events_by_type", "get_events_by_entity", "aggregate_metrics",
     "get_state_snapshot", "query_event_sequence", "get_validation_errors",
+    # the traces family (seed 003)
+    "list_traces", "search_traces", "get_trace", "search_spans",
 }
 
 
@@ -84,6 +86,22 @@ async def exercise(session, label, inject=True):
         journaled = any(e["properties"].get("property") == "echidna_locked" for e in v["events"])
         await asyncio.sleep(0.05)
     check(journaled, f"{label}: the falsification in the journal within 10 s")
+    # The injected call as a span, found by its argument; its trace whole.
+    spans = []
+    while time.monotonic() - t0 < 10 and not spans:
+        r, v = await call(session, "search_spans", {"filters": [
+            {"field": "name", "operator": "eq", "value": "unlock(uint256)"},
+            {"field": "data.args.0", "operator": "eq", "value": KEY},
+            {"field": "data.falsified", "operator": "eq", "value": True}]})
+        check(not r.isError, f"{label}: search_spans -> {v}")
+        spans = v["items"]
+        await asyncio.sleep(0.05)
+    check(spans, f"{label}: the falsifying call as a span within 10 s")
+    r, v = await call(session, "get_trace", {"traceId": spans[0]["traceId"]})
+    check(not r.isError and v["trace"]["spans"][0]["data"]["call"] == f"unlock({KEY_DEC})",
+          f"{label}: get_trace -> {v}")
+    r, v = await call(session, "search_spans", {"filters": [{"field": "data.gasUsed", "operator": "contains", "value": 1}]})
+    check(r.isError and v["error"]["details"]["field"] == "filters[0].operator", f"{label}: bad operator -> {v}")
     print(f"{label}: ok (falsified and found in {time.monotonic() - t0:.2f}s)")
 
 

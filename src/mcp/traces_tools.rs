@@ -1,0 +1,370 @@
+//! The traces family (seed 003): executed call sequences as traces, each
+//! call a span, from the trace store in the journal's database
+//! ([`crate::journal::traces`]).
+//!
+//! The seed speaks of LLM traces; in rudder a trace is one executed sequence
+//! (a corpus entry, one worker's run of an injection, a falsifying sequence,
+//! an accepted shrink step, an optimization improvement, or a recent ordinary
+//! sequence) and a span is one call in it. The seed's attribute names map
+//! onto the campaign's: `sessionId` is the run, `datasetRunId` the group
+//! (`injection-N`, `falsification-trace-N`, or the kind), `latency` the
+//! calls' time in ms, `totalTokens` / `totalCost` the gas. Every filter names
+//! a typed attribute ([`crate::journal::trace_query`]); a bad one is
+//! `INVALID_INPUT` naming the filter's field and operator, with the seed's
+//! code (`INVALID_QUERY`, `NOT_FOUND`) in `details.seedCode`.
+
+use super::errors::{ErrorCode, ToolError};
+use super::family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use crate::campaign::{Control, Stores};
+use crate::journal::Journal;
+use crate::journal::query::{self, QueryError};
+use crate::journal::trace_query::{
+    self, Condition, Op, Order, Search, SpanRow, Table, TraceRow, TraceTree,
+};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// Results a page holds at most (the seed's limit).
+pub const MAX_LIMIT: u64 = 200;
+
+fn default_limit() -> u64 {
+    50
+}
+
+fn created_at() -> String {
+    "createdAt".into()
+}
+
+fn start_time() -> String {
+    "startTime".into()
+}
+
+fn filter_value(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "oneOf": [{ "type": "string" }, { "type": "number" }, { "type": "boolean" }],
+        "description": "Value to compare against (256-bit numbers may be decimal or 0x strings)"
+    })
+}
+
+/// One filter: an attribute, an operator, a value.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFilter {
+    /// Attribute path to filter (e.g. "status", "kind", "latency", "data.reason", "data.args.0", "data.properties.echidna_ok")
+    pub field: String,
+    /// Comparison operator
+    pub operator: Op,
+    #[schemars(schema_with = "filter_value")]
+    pub value: Value,
+}
+
+/// List recent traces, newest first, optionally of one run or one group.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListTracesInput {
+    /// Maximum number of traces to return
+    #[serde(default = "default_limit")]
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
+    pub limit: u64,
+    /// Filter traces by session ID (a campaign run; status lists them)
+    pub session_id: Option<String>,
+    /// Filter traces by dataset run ID (a group: injection-N, falsification-trace-N, corpus, recent, optimization)
+    pub dataset_run_id: Option<String>,
+}
+
+/// Search traces by any attribute (filters combined with AND).
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchTracesInput {
+    /// Filter criteria (combined with AND)
+    #[serde(default)]
+    pub filters: Vec<SearchFilter>,
+    /// Results per page
+    #[serde(default = "default_limit")]
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
+    pub limit: u64,
+    /// Pagination cursor from previous response
+    pub cursor: Option<String>,
+    /// Field to sort by
+    #[serde(default = "created_at")]
+    pub sort_by: String,
+    /// Sort direction
+    #[serde(default)]
+    pub sort_order: Order,
+}
+
+/// Retrieve one trace with all its spans.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetTraceInput {
+    /// The trace ID to retrieve (trace-N)
+    #[schemars(length(min = 1))]
+    pub trace_id: String,
+}
+
+/// Search spans (calls) across traces or within one.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchSpansInput {
+    /// Filter criteria (combined with AND)
+    #[serde(default)]
+    pub filters: Vec<SearchFilter>,
+    /// Limit search to specific trace
+    pub trace_id: Option<String>,
+    /// Results per page
+    #[serde(default = "default_limit")]
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
+    pub limit: u64,
+    /// Pagination cursor from previous response
+    pub cursor: Option<String>,
+    /// Field to sort by
+    #[serde(default = "start_time")]
+    pub sort_by: String,
+    /// Sort direction
+    #[serde(default)]
+    pub sort_order: Order,
+}
+
+/// The newest traces.
+#[derive(Serialize, JsonSchema)]
+pub struct ListTracesOutput {
+    pub traces: Vec<TraceRow>,
+    pub count: u64,
+}
+
+/// A page of traces.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchTracesOutput {
+    pub items: Vec<TraceRow>,
+    /// Omitted if more than 10,000 match
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Next page cursor
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    pub has_more: bool,
+}
+
+/// A page of spans.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchSpansOutput {
+    pub items: Vec<SpanRow>,
+    /// Omitted if more than 10,000 match
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Next page cursor
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    pub has_more: bool,
+}
+
+/// One trace with its spans.
+#[derive(Serialize, JsonSchema)]
+pub struct GetTraceOutput {
+    pub trace: TraceTree,
+}
+
+fn invalid(field: &str, seed_code: &str, message: String) -> ToolError {
+    ToolError::invalid(format!("{field}: {message}"))
+        .with_details(json!({ "field": field, "seedCode": seed_code }))
+}
+
+fn query_error(e: QueryError, tool: &str) -> ToolError {
+    match e {
+        QueryError::Timeout => ToolError::timeout(tool),
+        QueryError::Invalid { field, message } => {
+            let mut err = invalid(&field, "INVALID_QUERY", message);
+            if field.ends_with(".field") || field == "sortBy" {
+                let table = if tool == "search_spans" {
+                    Table::Spans
+                } else {
+                    Table::Traces
+                };
+                if let Some(d) = err.details.as_mut() {
+                    d["validFields"] = json!(table.valid_fields());
+                }
+            }
+            err
+        }
+        QueryError::UnknownRun(r) => invalid("sessionId", "NOT_FOUND", format!("no run {r:?}")),
+        QueryError::UnknownEvent { field, id } => {
+            invalid(field, "NOT_FOUND", format!("unknown {id:?}"))
+        }
+        QueryError::Sqlite(e) => ToolError {
+            code: ErrorCode::InternalError,
+            message: format!("trace store: {e}"),
+            details: Some(json!({ "seedCode": "CONNECTION_FAILED" })),
+        },
+    }
+}
+
+fn conditions(filters: Vec<SearchFilter>) -> Vec<Condition> {
+    filters
+        .into_iter()
+        .map(|f| Condition {
+            field: f.field,
+            operator: f.operator,
+            value: f.value,
+        })
+        .collect()
+}
+
+/// The traces tools over one campaign's trace store.
+#[derive(Clone)]
+pub struct TracesTools {
+    stores: Arc<Stores>,
+}
+
+impl Family for TracesTools {
+    fn name(&self) -> FamilyName {
+        FamilyName::Traces
+    }
+
+    fn tools(&self) -> Vec<ToolDef> {
+        vec![
+            ToolDef::method::<ListTracesInput, ListTracesOutput, _>(
+                "list_traces",
+                "List recent traces (executed call sequences), newest first. A trace is a corpus entry, one worker's run of an injection, a falsifying sequence, an accepted shrink step, an optimization improvement, or a recent ordinary sequence (a bounded window). sessionId: a campaign run; datasetRunId: a group (injection-N, falsification-trace-N, corpus, recent, optimization).",
+                Access::Blocking,
+                self,
+                Self::list,
+            ),
+            ToolDef::method::<SearchTracesInput, SearchTracesOutput, _>(
+                "search_traces",
+                "Search traces by any attribute, filters combined with AND: id, name, status (error: falsified a test), kind, origin, latency (ms), totalTokens/totalCost/gas, calls, reverts, coverageGained, createdAt, updatedAt (RFC 3339 or Unix ms), sessionId, datasetRunId, worker, property, corpusEntry, injectionId, sourceTraceId, shrinkOf, shrinkStep, replays, value. Numbers take eq/ne/gt/gte/lt/lte, strings also contains, booleans eq/ne. Opaque cursors stay valid while the campaign appends; total is omitted past 10,000.",
+                Access::Blocking,
+                self,
+                Self::search_traces,
+            ),
+            ToolDef::method::<GetTraceInput, GetTraceOutput, _>(
+                "get_trace",
+                "One trace with all its spans (calls, in order) and links: sourceTraceId (the corpus entry a mutation came from, or a shrink step's falsifying trace), injectionId, and for a falsifying trace its accepted shrink steps (shrinkSteps, the last is the final shrunk sequence).",
+                Access::Blocking,
+                self,
+                Self::get,
+            ),
+            ToolDef::method::<SearchSpansInput, SearchSpansOutput, _>(
+                "search_spans",
+                "Search spans (calls) across traces or within one (traceId), filters combined with AND: id, traceId, name (signature), startTime, endTime (Unix ms), status (error: reverted, panicked or halted), data.function, data.call, data.args (all, as text), data.args.N (argument N: numbers compare as 256-bit numbers, text and addresses as text), data.sender, data.value (256-bit), data.delaySeconds, data.delayBlocks, data.gasUsed, data.outcome (success/revert/panic/halt), data.reason, data.panicCode, data.coverageGained, data.durationUs, data.position, data.falsified, data.properties.NAME (true: the test held after the call).",
+                Access::Blocking,
+                self,
+                Self::search_spans,
+            ),
+        ]
+    }
+}
+
+impl TracesTools {
+    pub fn new(control: &Control) -> Self {
+        TracesTools {
+            stores: control.stores().clone(),
+        }
+    }
+
+    fn journal(&self) -> Result<&Journal, ToolError> {
+        self.stores.journal().ok_or_else(|| {
+            invalid(
+                "traceId",
+                "CONNECTION_FAILED",
+                "this campaign keeps no journal (started with the journal off), so no traces"
+                    .into(),
+            )
+        })
+    }
+
+    /// Runs `f` on a read connection within the call's budget.
+    fn read<T>(
+        &self,
+        tool: &str,
+        gate: &Gate,
+        f: impl FnOnce(&rusqlite::Connection) -> Result<T, QueryError>,
+    ) -> Result<T, ToolError> {
+        let journal = self.journal()?;
+        let _slot = journal
+            .admit(gate.deadline())
+            .ok_or_else(|| ToolError::timeout(tool))?;
+        let mut reader = journal
+            .reader()
+            .map_err(|e| ToolError::internal(e.to_string()))?;
+        query::with_deadline(&mut reader, gate.deadline(), f).map_err(|e| query_error(e, tool))
+    }
+
+    fn list(&self, a: ListTracesInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        let traces = self.read("list_traces", gate, |c| {
+            trace_query::list(
+                c,
+                a.limit,
+                a.session_id.as_deref(),
+                a.dataset_run_id.as_deref(),
+            )
+        })?;
+        ToolAnswer::json(&ListTracesOutput {
+            count: traces.len() as u64,
+            traces,
+        })
+    }
+
+    fn search_traces(&self, a: SearchTracesInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        let s = Search {
+            table: Table::Traces,
+            filters: conditions(a.filters),
+            trace: None,
+            limit: a.limit,
+            cursor: a.cursor,
+            sort_by: Some(a.sort_by),
+            order: a.sort_order,
+        };
+        let (page, items) = self.read("search_traces", gate, |c| {
+            let page = trace_query::search(c, &s)?;
+            let items = trace_query::traces(c, &page.ids)?;
+            Ok((page, items))
+        })?;
+        ToolAnswer::json(&SearchTracesOutput {
+            items,
+            total: page.total,
+            cursor: page.cursor,
+            has_more: page.has_more,
+        })
+    }
+
+    fn get(&self, a: GetTraceInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        let not_found = || {
+            ToolError::invalid(format!("traceId: Trace not found: {:?}", a.trace_id)).with_details(
+                json!({ "field": "traceId", "traceId": a.trace_id, "seedCode": "NOT_FOUND" }),
+            )
+        };
+        let id = trace_query::trace_id(&a.trace_id).ok_or_else(not_found)?;
+        let tree = self.read("get_trace", gate, |c| trace_query::tree(c, id))?;
+        match tree {
+            Some(trace) => ToolAnswer::json(&GetTraceOutput { trace }),
+            None => Err(not_found()),
+        }
+    }
+
+    fn search_spans(&self, a: SearchSpansInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        let s = Search {
+            table: Table::Spans,
+            filters: conditions(a.filters),
+            trace: a.trace_id,
+            limit: a.limit,
+            cursor: a.cursor,
+            sort_by: Some(a.sort_by),
+            order: a.sort_order,
+        };
+        let (page, items) = self.read("search_spans", gate, |c| {
+            let page = trace_query::search(c, &s)?;
+            let items = trace_query::spans(c, &page.ids)?;
+            Ok((page, items))
+        })?;
+        ToolAnswer::json(&SearchSpansOutput {
+            items,
+            total: page.total,
+            cursor: page.cursor,
+            has_more: page.has_more,
+        })
+    }
+}
