@@ -127,6 +127,8 @@ fn main() {
         journal.dropped()
     );
     let server = RudderServer::new(c.control());
+    // The queries themselves: identical calls are not shared here.
+    rudder::mcp::family::set_memos(false);
     let last_page = (events * 9 / 10) / 100 / 2;
     // A window that cuts buckets at both ends: from 1.5 s after the first
     // synthetic row to 2.7 s before the last.
@@ -249,9 +251,11 @@ fn main() {
             comparable(r.structured_content.unwrap())
         })
         .collect();
-    let t = Instant::now();
-    let answers: Vec<Value> = rt.block_on(async {
-        let tasks: Vec<_> = (0..100)
+    for memos in [false, true] {
+        rudder::mcp::family::set_memos(memos);
+        let t = Instant::now();
+        let answers: Vec<Value> = rt.block_on(async {
+            let tasks: Vec<_> = (0..100)
             .map(|k| {
                 let server = server.clone();
                 let args = calls[k % calls.len()].1.clone();
@@ -262,39 +266,44 @@ fn main() {
                 })
             })
             .collect();
-        let mut out = Vec::new();
-        for t in tasks {
-            out.push(t.await.unwrap());
-        }
-        out
-    });
-    let wall = t.elapsed();
-    let failed = answers.iter().filter(|a| a["error"] == json!(true)).count();
-    let wrong = answers
-        .iter()
-        .filter(|a| {
+            let mut out = Vec::new();
+            for t in tasks {
+                out.push(t.await.unwrap());
+            }
+            out
+        });
+        let wall = t.elapsed();
+        let failed = answers.iter().filter(|a| a["error"] == json!(true)).count();
+        let wrong = answers
+            .iter()
+            .filter(|a| {
+                let k = a["k"].as_u64().unwrap() as usize % calls.len();
+                comparable(a["v"].clone()) != expected[k]
+            })
+            .count();
+        let mut codes: std::collections::BTreeMap<String, usize> = Default::default();
+        for a in answers.iter().filter(|a| a["error"] == json!(true)) {
             let k = a["k"].as_u64().unwrap() as usize % calls.len();
-            comparable(a["v"].clone()) != expected[k]
-        })
-        .count();
-    let mut codes: std::collections::BTreeMap<String, usize> = Default::default();
-    for a in answers.iter().filter(|a| a["error"] == json!(true)) {
-        let k = a["k"].as_u64().unwrap() as usize % calls.len();
-        *codes
-            .entry(format!("{} {}", calls[k].0, a["v"]["error"]["code"]))
-            .or_default() += 1;
+            *codes
+                .entry(format!("{} {}", calls[k].0, a["v"]["error"]["code"]))
+                .or_default() += 1;
+        }
+        if !codes.is_empty() {
+            println!("failures: {codes:?}");
+        }
+        println!(
+            "\n100 concurrent queries in process ({} kinds, identical calls {}): {} failed, {} differ from the sequential answer, {:.0} ms wall",
+            calls.len(),
+            if memos {
+                "sharing one answer"
+            } else {
+                "each computed"
+            },
+            failed,
+            wrong,
+            wall.as_secs_f64() * 1e3
+        );
     }
-    if !codes.is_empty() {
-        println!("failures: {codes:?}");
-    }
-    println!(
-        "\n100 concurrent queries in process ({} kinds): {} failed, {} differ from the sequential answer, {:.0} ms wall",
-        calls.len(),
-        failed,
-        wrong,
-        wall.as_secs_f64() * 1e3
-    );
-
     // 2b. The same over loopback HTTP: 100 sessions of the official MCP
     // client (scripts/setup-python.sh installs it), every call sent at once.
     let (addr, http) = rt
@@ -400,25 +409,8 @@ fn main() {
     // 4. calls/s with the journal on and off, alternating, same machine.
     let limit = if quick { 50_000 } else { 1_000_000 };
     let rounds = if quick { 1 } else { 3 };
-    println!("\n| Token, 2 workers, {limit} calls | journal on calls/s | journal off calls/s |");
-    println!("|---|---|---|");
-    let (mut on_sum, mut off_sum) = (0.0, 0.0);
-    for round in 0..rounds {
-        let mut rate = [0.0; 2];
-        for (k, on) in [true, false].into_iter().enumerate() {
-            let d = tempfile::tempdir().unwrap();
-            let c = campaign(d.path(), on, limit, 2);
-            let report = c.wait();
-            rate[k] = report.calls_per_sec;
-        }
-        on_sum += rate[0];
-        off_sum += rate[1];
-        println!("| round {} | {:.0} | {:.0} |", round + 1, rate[0], rate[1]);
-    }
-    println!(
-        "| mean | {:.0} | {:.0} ({:+.2}% with the journal) |",
-        on_sum / rounds as f64,
-        off_sum / rounds as f64,
-        (on_sum - off_sum) / off_sum * 100.0
-    );
+    common::alternate(limit, rounds, "the journal", |on| {
+        let d = tempfile::tempdir().unwrap();
+        campaign(d.path(), on, limit, 2).wait().calls_per_sec
+    });
 }

@@ -173,7 +173,13 @@ fn main() {
         db_bytes as f64 / 1e6,
     );
     let server = RudderServer::new(c.control());
-    let falsified_name = stores.tests.case(TestId(1)).map(|c| c.name.clone()).unwrap();
+    // The queries themselves: identical calls are not shared here.
+    rudder::mcp::family::set_memos(false);
+    let falsified_name = stores
+        .tests
+        .case(TestId(1))
+        .map(|c| c.name.clone())
+        .unwrap();
     // A cursor 20 pages deep, for the "next page" case.
     let mut deep =
         json!({"filters": [{"field": "status", "operator": "eq", "value": "error"}], "limit": 50});
@@ -291,25 +297,8 @@ fn main() {
     // (the journal on in both).
     let limit = if quick { 50_000 } else { 1_000_000 };
     let rounds = if quick { 1 } else { 3 };
-    println!("\n| Token, 2 workers, {limit} calls | traces on calls/s | traces off calls/s |");
-    println!("|---|---|---|");
-    let (mut on_sum, mut off_sum) = (0.0, 0.0);
-    for round in 0..rounds {
-        let mut rate = [0.0; 2];
-        for (k, on) in [true, false].into_iter().enumerate() {
-            let d = tempfile::tempdir().unwrap();
-            let c = campaign(d.path(), on, limit, 2);
-            let report = c.wait();
-            rate[k] = report.calls_per_sec;
-        }
-        on_sum += rate[0];
-        off_sum += rate[1];
-        println!("| round {} | {:.0} | {:.0} |", round + 1, rate[0], rate[1]);
-    }
-    println!(
-        "| mean | {:.0} | {:.0} ({:+.2}% with traces) |",
-        on_sum / rounds as f64,
-        off_sum / rounds as f64,
-        100.0 * (on_sum / off_sum - 1.0)
-    );
+    common::alternate(limit, rounds, "traces", |on| {
+        let d = tempfile::tempdir().unwrap();
+        campaign(d.path(), on, limit, 2).wait().calls_per_sec
+    });
 }

@@ -22,6 +22,9 @@
 //! room instead. A kill loses at most the batch not yet committed; WAL keeps
 //! the database consistent.
 //!
+//! The same database holds the trace store ([`traces`]: executed sequences
+//! and their calls, queried by [`trace_query`]); the same thread writes it.
+//!
 //! Order: ids follow the journal thread's order, and timestamps are made
 //! non-decreasing in that order (events of different workers reach the
 //! thread a few milliseconds apart), so "between two times" is an id range
@@ -285,6 +288,8 @@ struct Shared {
     dropped: AtomicU64,
     /// Rows committed.
     written: AtomicU64,
+    /// Transactions committed: what readers saw changes only when it does.
+    version: AtomicU64,
     /// Queries running now (see [`Journal::admit`]).
     running: parking_lot::Mutex<usize>,
     admitted: parking_lot::Condvar,
@@ -583,6 +588,12 @@ impl Journal {
         self.shared.written.load(Ordering::Relaxed)
     }
 
+    /// Transactions committed so far: two reads at the same version see the
+    /// same database (one writer, the journal thread).
+    pub fn version(&self) -> u64 {
+        self.shared.version.load(Ordering::Acquire)
+    }
+
     /// Rows of `kind` committed for `run`.
     pub fn count(&self, run: &str, kind: Kind) -> u64 {
         self.shared
@@ -827,6 +838,7 @@ impl Writer {
         }
         self.rollups.flush(&tx)?;
         tx.commit()?;
+        self.shared.version.fetch_add(1, Ordering::Release);
         self.publish_counts();
         for a in acks {
             let _ = a.send(());

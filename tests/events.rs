@@ -4,7 +4,9 @@
 //! resolve, bad input is INVALID_INPUT naming the field, and a kill -9
 //! leaves a database that opens clean.
 
-use rudder::campaign::Campaign;
+mod common;
+
+use common::{call, err, start};
 use rudder::config::Config;
 use rudder::journal::Kind;
 use rudder::mcp::RudderServer;
@@ -12,31 +14,6 @@ use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn start(target: &str, config: Config, dir: &Path) -> Campaign {
-    let mut c = Campaign::new(Path::new(target), None, config, Some(dir.to_path_buf())).unwrap();
-    c.start().unwrap();
-    c
-}
-
-async fn call(server: &RudderServer, name: &str, args: Value) -> Value {
-    let Value::Object(m) = args else {
-        panic!("arguments are an object")
-    };
-    let r = server.run_tool(name, Some(m)).await;
-    let v = r.structured_content.expect("structured content");
-    assert_ne!(r.is_error, Some(true), "{name}: {v}");
-    v
-}
-
-async fn err(server: &RudderServer, name: &str, args: Value) -> Value {
-    let Value::Object(m) = args.clone() else {
-        panic!("arguments are an object")
-    };
-    let r = server.run_tool(name, Some(m)).await;
-    assert_eq!(r.is_error, Some(true), "{name} {args} should fail");
-    r.structured_content.unwrap()["error"].clone()
-}
 
 /// Every event of `kind` in run `run`, paging through the tool.
 async fn all_events(server: &RudderServer, run: &str, kind: &str) -> Vec<Value> {

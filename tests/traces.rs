@@ -5,37 +5,13 @@
 //! filtering every row by hand answers, and bad filters are INVALID_INPUT
 //! naming the field and the operator.
 
-use rudder::campaign::Campaign;
+mod common;
+
+use common::{call, err, start};
 use rudder::config::{Config, TestMode};
 use rudder::mcp::RudderServer;
 use serde_json::{Value, json};
 use std::collections::HashSet;
-use std::path::Path;
-
-fn start(target: &str, config: Config, dir: &Path) -> Campaign {
-    let mut c = Campaign::new(Path::new(target), None, config, Some(dir.to_path_buf())).unwrap();
-    c.start().unwrap();
-    c
-}
-
-async fn call(server: &RudderServer, name: &str, args: Value) -> Value {
-    let Value::Object(m) = args else {
-        panic!("arguments are an object")
-    };
-    let r = server.run_tool(name, Some(m)).await;
-    let v = r.structured_content.expect("structured content");
-    assert_ne!(r.is_error, Some(true), "{name}: {v}");
-    v
-}
-
-async fn err(server: &RudderServer, name: &str, args: Value) -> Value {
-    let Value::Object(m) = args.clone() else {
-        panic!("arguments are an object")
-    };
-    let r = server.run_tool(name, Some(m)).await;
-    assert_eq!(r.is_error, Some(true), "{name} {args} should fail");
-    r.structured_content.unwrap()["error"].clone()
-}
 
 /// Every item a search returns, walking its cursors.
 async fn walk(server: &RudderServer, tool: &str, mut args: Value) -> Vec<Value> {

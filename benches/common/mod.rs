@@ -78,3 +78,26 @@ pub fn busy_campaign_with(
     c.start().unwrap();
     (dir, c)
 }
+
+/// Calls/s of `run(true)` and `run(false)` (a campaign of `limit` calls with
+/// a feature on and off), alternating for `rounds` rounds, printed as a table.
+pub fn alternate(limit: u64, rounds: usize, feature: &str, run: impl Fn(bool) -> f64) {
+    println!(
+        "\n| Token, 2 workers, {limit} calls | {feature} on calls/s | {feature} off calls/s |"
+    );
+    println!("|---|---|---|");
+    let (mut on_sum, mut off_sum) = (0.0, 0.0);
+    for round in 0..rounds {
+        let on = run(true);
+        let off = run(false);
+        on_sum += on;
+        off_sum += off;
+        println!("| round {} | {on:.0} | {off:.0} |", round + 1);
+    }
+    println!(
+        "| mean | {:.0} | {:.0} ({:+.2}% with {feature}) |",
+        on_sum / rounds as f64,
+        off_sum / rounds as f64,
+        (on_sum - off_sum) / off_sum * 100.0
+    );
+}

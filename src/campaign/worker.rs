@@ -488,13 +488,11 @@ impl Worker {
                         });
                         if improved {
                             if self.tracing {
-                                let mut t = TraceRecord::new(
+                                let mut t = self.trace(
                                     TraceRole::Optimization,
-                                    Origin::Random,
+                                    meta.source,
                                     executed.to_vec(),
-                                    self.obs.clone(),
                                 );
-                                t.worker = Some(self.id.0);
                                 t.test = Some(case.id);
                                 t.value = Some(v.to_string());
                                 shared.journal_send(|| Record::Trace(Box::new(t)));
@@ -556,19 +554,8 @@ impl Worker {
         });
         shared.persist_reproducer(case.id);
         if self.tracing {
-            let mut t = TraceRecord::new(
-                TraceRole::Falsifying,
-                meta.source.origin(),
-                seq.clone(),
-                self.obs.clone(),
-            );
-            t.worker = Some(self.id.0);
+            let mut t = self.trace(TraceRole::Falsifying, meta.source, seq.clone());
             t.test = Some(case.id);
-            match meta.source {
-                Source::Mutation(e) => t.source_entry = Some(e.0),
-                Source::Injected(i) => t.injection = Some(*i),
-                Source::Random => {}
-            }
             shared.journal_send(|| Record::Trace(Box::new(t)));
         }
         let id = self.id;

@@ -455,7 +455,6 @@ fn condition(
         }
         Resolved::Arg(n) => {
             let text = format!("json_extract(s.args, '$[{n}]')");
-            let key = format!("json_extract(s.arg_keys, '$[{n}]')");
             match (&c.value, op) {
                 (Value::String(s), Op::Contains) => {
                     cmp(&text, sql);
@@ -476,24 +475,34 @@ fn condition(
                 }
                 (v, _) if number_key(v).is_some() && !is_address(v) => {
                     let k = number_key(v).expect("checked");
-                    let indexed = op != Op::Ne && {
-                        let n: i64 = conn
+                    let indexed = op != Op::Ne
+                        && {
+                            let n: i64 = conn
                             .prepare_cached(&format!(
                                 "SELECT COUNT(*) FROM (SELECT 1 FROM span_args WHERE pos = ?1 AND key {} ?2 LIMIT {})",
                                 op.sql(),
                                 ARG_INDEX_MAX + 1
                             ))?
                             .query_row(rusqlite::params![n as i64, k], |r| r.get(0))?;
-                        n <= ARG_INDEX_MAX
-                    };
-                    if indexed {
-                        sql.push(format!(
+                            n <= ARG_INDEX_MAX
+                        };
+                    // Few matches: read them from the argument index. Many:
+                    // walk the spans in sort order and look each one's
+                    // argument up in the same (small, cached) index rather
+                    // than in the span's row.
+                    sql.push(match (indexed, op) {
+                        (true, _) => format!(
                             "s.id IN (SELECT span_id FROM span_args WHERE pos = {n} AND key {} ?)",
                             op.sql()
-                        ));
-                    } else {
-                        cmp(&key, sql);
-                    }
+                        ),
+                        (false, Op::Ne) => format!(
+                            "NOT EXISTS (SELECT 1 FROM span_args a WHERE a.span_id = s.id AND a.pos = {n} AND a.key = ?)"
+                        ),
+                        (false, _) => format!(
+                            "EXISTS (SELECT 1 FROM span_args a WHERE a.span_id = s.id AND a.pos = {n} AND a.key {} ?)",
+                            op.sql()
+                        ),
+                    });
                     params.push(Sql::Text(k));
                 }
                 (Value::String(s), _) => {

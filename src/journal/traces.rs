@@ -68,6 +68,7 @@ CREATE INDEX IF NOT EXISTS traces_grp ON traces(grp, created_us, id);
 CREATE INDEX IF NOT EXISTS traces_entry ON traces(run_id, corpus_entry) WHERE corpus_entry IS NOT NULL;
 CREATE INDEX IF NOT EXISTS traces_shrink ON traces(shrink_of, id) WHERE shrink_of IS NOT NULL;
 CREATE INDEX IF NOT EXISTS traces_recent ON traces(run_id, id) WHERE kind = 'recent';
+CREATE INDEX IF NOT EXISTS traces_name ON traces(name);
 CREATE TABLE IF NOT EXISTS spans (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   trace_id INTEGER NOT NULL,
@@ -75,7 +76,6 @@ CREATE TABLE IF NOT EXISTS spans (
   name TEXT NOT NULL,
   call TEXT NOT NULL,
   args TEXT NOT NULL,
-  arg_keys TEXT NOT NULL,
   sender TEXT NOT NULL,
   value TEXT NOT NULL,
   value_key TEXT NOT NULL,
@@ -263,11 +263,12 @@ pub fn int_key(v: I256) -> String {
     }
 }
 
-fn arg_key(v: &DynSolValue) -> Value {
+/// The sortable key of an integer argument (`None`: not an integer).
+fn arg_key(v: &DynSolValue) -> Option<String> {
     match v {
-        DynSolValue::Uint(u, _) => Value::String(uint_key(*u)),
-        DynSolValue::Int(i, _) => Value::String(int_key(*i)),
-        _ => Value::Null,
+        DynSolValue::Uint(u, _) => Some(uint_key(*u)),
+        DynSolValue::Int(i, _) => Some(int_key(*i)),
+        _ => None,
     }
 }
 
@@ -389,11 +390,11 @@ impl TraceWriter {
         ])?;
         let trace = tx.last_insert_rowid();
         let mut stmt = tx.prepare_cached(
-            "INSERT INTO spans (trace_id, position, name, call, args, arg_keys, sender, value,
-               value_key, delay_seconds, delay_blocks, gas, outcome, status, reason, panic_code,
+            "INSERT INTO spans (trace_id, position, name, call, args, sender, value, value_key,
+               delay_seconds, delay_blocks, gas, outcome, status, reason, panic_code,
                coverage_gained, duration_us, start_us, end_us, falsified, properties)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-               ?17, ?18, ?19, ?20, ?21, ?22)",
+               ?17, ?18, ?19, ?20, ?21)",
         )?;
         let mut start = created;
         for (pos, (t, c)) in r.txs.iter().zip(&r.calls).enumerate() {
@@ -407,7 +408,7 @@ impl TraceWriter {
                     Value::String(s)
                 })
                 .collect();
-            let keys: Vec<Value> = t.args.iter().map(arg_key).collect();
+            let keys: Vec<Option<String>> = t.args.iter().map(arg_key).collect();
             let name = t.signature();
             let (outcome, reason, panic) = match &c.failure {
                 None => ("success", None, None),
@@ -437,7 +438,6 @@ impl TraceWriter {
                 name,
                 render.call(t),
                 Value::Array(args).to_string(),
-                serde_json::to_string(&keys).unwrap_or_default(),
                 format!("{:#x}", t.sender),
                 t.value.to_string(),
                 uint_key(t.value),
@@ -461,14 +461,24 @@ impl TraceWriter {
             ])?;
             let span = tx.last_insert_rowid();
             for (p, k) in keys.iter().enumerate() {
-                if let Value::String(k) = k {
-                    tx.prepare_cached("INSERT INTO span_args (span_id, pos, key) VALUES (?1, ?2, ?3)")?
-                        .execute(params![span, p as i64, k])?;
+                if let Some(k) = k {
+                    tx.prepare_cached(
+                        "INSERT INTO span_args (span_id, pos, key) VALUES (?1, ?2, ?3)",
+                    )?
+                    .execute(params![span, p as i64, k])?;
                 }
             }
-            self.remember(tx, "INSERT OR IGNORE INTO span_names (name) VALUES (?1)", &name)?;
+            self.remember(
+                tx,
+                "INSERT OR IGNORE INTO span_names (name) VALUES (?1)",
+                &name,
+            )?;
             if let Some(r) = &reason {
-                self.remember(tx, "INSERT OR IGNORE INTO span_reasons (reason) VALUES (?1)", r)?;
+                self.remember(
+                    tx,
+                    "INSERT OR IGNORE INTO span_reasons (reason) VALUES (?1)",
+                    r,
+                )?;
             }
             start = end;
         }

@@ -506,6 +506,49 @@ fn entity_of(e: &query::Row) -> EventEntity {
     }
 }
 
+/// Runs `f` on a pooled read connection of `journal` within the call's
+/// budget (interrupted inside SQLite past it). A burst of queries takes
+/// turns on the cores; one that cannot start before its deadline is
+/// `EXECUTION_TIMEOUT` at once.
+pub(crate) fn with_reader<T>(
+    journal: &Journal,
+    tool: &str,
+    gate: &Gate,
+    f: impl FnOnce(&rusqlite::Connection) -> Result<T, QueryError>,
+) -> Result<Result<T, QueryError>, ToolError> {
+    let _slot = journal
+        .admit(gate.deadline())
+        .ok_or_else(|| ToolError::timeout(tool))?;
+    let mut reader = journal
+        .reader()
+        .map_err(|e| ToolError::internal(e.to_string()))?;
+    Ok(query::with_deadline(&mut reader, gate.deadline(), f))
+}
+
+/// Shares a family's journal reads among identical calls until the journal
+/// commits again (see [`super::family::Memo`]); `except` also read live
+/// stores and are left alone.
+pub(crate) fn memoize(
+    tools: Vec<ToolDef>,
+    journal: Option<&Journal>,
+    except: &[&str],
+) -> Vec<ToolDef> {
+    match journal {
+        Some(j) => tools
+            .into_iter()
+            .map(|t| {
+                if except.contains(&t.name) {
+                    t
+                } else {
+                    let j = j.clone();
+                    t.memoized(move || j.version())
+                }
+            })
+            .collect(),
+        None => tools,
+    }
+}
+
 /// The events tools over one campaign's journal.
 #[derive(Clone)]
 pub struct EventsTools {
@@ -518,7 +561,7 @@ impl Family for EventsTools {
     }
 
     fn tools(&self) -> Vec<ToolDef> {
-        vec![
+        let tools = vec![
             ToolDef::method::<GetEventsByTypeInput, EventQueryResult, _>(
                 "get_events_by_type",
                 "Retrieve a run's journal events of one type within an optional time window, paginated (at most 1000 a page), in journal order. Types: the campaign's kinds (RunStarted, WorkerStarted, WorkerStopped, WorkerPanicked, TransactionExecuted, SequenceStarted, CallExecuted, CoverageIncreased, PropertyFalsified, TestShrunk, OptimizationImproved, InjectionExecuted, ControlCommand, InputRejected) or the seed's: TradeExecution = CallExecuted, OrderRejection = InputRejected, IndicatorCalculation = TestShrunk + OptimizationImproved, PositionUpdate = CoverageIncreased, StateChange = run/worker lifecycle + ControlCommand + InjectionExecuted, MarketDataEvent = TransactionExecuted, RiskEvent = PropertyFalsified + WorkerPanicked. runId: see status.runs.",
@@ -561,7 +604,9 @@ impl Family for EventsTools {
                 self,
                 Self::validation_errors,
             ),
-        ]
+        ];
+        // The snapshot also reads the live stores: not shared.
+        memoize(tools, self.stores.journal(), &["get_state_snapshot"])
     }
 }
 
@@ -590,21 +635,12 @@ impl EventsTools {
         gate: &Gate,
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, QueryError>,
     ) -> Result<T, ToolError> {
-        let journal = self.journal()?;
-        // A burst of queries takes turns on the cores; one that cannot
-        // start before its deadline is answered at once.
-        let _slot = journal
-            .admit(gate.deadline())
-            .ok_or_else(|| ToolError::timeout(tool))?;
-        let mut reader = journal
-            .reader()
-            .map_err(|e| ToolError::internal(e.to_string()))?;
-        query::with_deadline(&mut reader, gate.deadline(), |c| {
+        with_reader(self.journal()?, tool, gate, |c| {
             if !query::run_exists(c, run)? {
                 return Err(QueryError::UnknownRun(run.to_string()));
             }
             f(c)
-        })
+        })?
         .map_err(|e| query_error(e, tool))
     }
 

@@ -95,6 +95,7 @@ impl FamilyName {
 
 /// What a tool returns: the structured result and, when it is not the JSON
 /// itself, the text content (`dump_lcov`'s LCOV text).
+#[derive(Clone)]
 pub struct ToolAnswer {
     pub structured: Value,
     pub text: Option<String>,
@@ -143,6 +144,88 @@ pub struct ToolDef {
     pub output: Option<Value>,
     pub access: Access,
     handler: Handler,
+    memo: Option<Arc<Memo>>,
+}
+
+/// Answers of a read tool whose answer depends only on its arguments and a
+/// version of the data it reads (the journal's commit count): identical
+/// calls at the same version share one computation — one that arrives while
+/// it runs waits for it (until its own deadline) instead of running again —
+/// and its answer until the version moves.
+pub struct Memo {
+    version: Box<dyn Fn() -> u64 + Send + Sync>,
+    state: parking_lot::Mutex<MemoState>,
+    ready: parking_lot::Condvar,
+}
+
+#[derive(Default)]
+struct MemoState {
+    /// Arguments → (version, answer).
+    done: std::collections::HashMap<String, (u64, Result<ToolAnswer, ToolError>)>,
+    /// (arguments, version) being computed.
+    running: std::collections::HashSet<(String, u64)>,
+}
+
+static MEMOS_ON: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Turns every memo of the process on or off (on by default). Benches turn
+/// them off to measure the queries themselves.
+pub fn set_memos(on: bool) {
+    MEMOS_ON.store(on, Ordering::Relaxed);
+}
+
+/// Answers a memo keeps at most (then it starts over).
+const MEMO_ANSWERS: usize = 256;
+
+impl Memo {
+    fn call(
+        &self,
+        args: Value,
+        gate: &Gate,
+        compute: impl FnOnce(Value, &Gate) -> Result<ToolAnswer, ToolError>,
+    ) -> Result<ToolAnswer, ToolError> {
+        if !MEMOS_ON.load(Ordering::Relaxed) {
+            return compute(args, gate);
+        }
+        // serde_json's maps are sorted: equal arguments print equally.
+        let key = args.to_string();
+        let version = (self.version)();
+        let mut state = self.state.lock();
+        loop {
+            if let Some((v, answer)) = state.done.get(&key)
+                && *v == version
+            {
+                return answer.clone();
+            }
+            if !state.running.contains(&(key.clone(), version)) {
+                break;
+            }
+            if self
+                .ready
+                .wait_until(&mut state, gate.deadline())
+                .timed_out()
+            {
+                return Err(ToolError::timeout("memo"));
+            }
+        }
+        state.running.insert((key.clone(), version));
+        drop(state);
+        let answer = compute(args, gate);
+        let mut state = self.state.lock();
+        state.running.remove(&(key.clone(), version));
+        // A timeout says nothing about the next call; anything else (an
+        // answer, a refused input) is what the same call gets again.
+        let keep = !matches!(&answer, Err(e) if e.code != super::errors::ErrorCode::InvalidInput);
+        if keep {
+            if state.done.len() >= MEMO_ANSWERS {
+                state.done.clear();
+            }
+            state.done.insert(key, (version, answer.clone()));
+        }
+        drop(state);
+        self.ready.notify_all();
+        answer
+    }
 }
 
 impl ToolDef {
@@ -168,7 +251,19 @@ impl ToolDef {
                 })?;
                 f(p, gate)
             }),
+            memo: None,
         }
+    }
+
+    /// Shares answers among identical calls at the same `version` of the
+    /// data the tool reads (see [`Memo`]).
+    pub fn memoized(mut self, version: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        self.memo = Some(Arc::new(Memo {
+            version: Box::new(version),
+            state: Default::default(),
+            ready: Default::default(),
+        }));
+        self
     }
 
     /// A tool answered by method `m` of a family value `family` (cloned into
@@ -204,7 +299,15 @@ impl ToolDef {
     }
 
     pub fn call(&self, args: Value, gate: &Gate) -> Result<ToolAnswer, ToolError> {
-        (self.handler)(args, gate)
+        match &self.memo {
+            Some(m) => m
+                .call(args, gate, |a, g| (self.handler)(a, g))
+                .map_err(|e| match e.code {
+                    super::errors::ErrorCode::ExecutionTimeout => ToolError::timeout(self.name),
+                    _ => e,
+                }),
+            None => (self.handler)(args, gate),
+        }
     }
 }
 
@@ -464,5 +567,107 @@ mod tests {
             serde_json::json!({"type": "string"})
         );
         assert!(s.get("required").is_none(), "{s}");
+    }
+}
+
+#[cfg(test)]
+mod memo_tests {
+    use super::*;
+    use std::sync::atomic::AtomicU64;
+    use std::time::Duration;
+
+    fn memo(version: Arc<AtomicU64>) -> Memo {
+        Memo {
+            version: Box::new(move || version.load(Ordering::SeqCst)),
+            state: Default::default(),
+            ready: Default::default(),
+        }
+    }
+
+    fn gate() -> Gate {
+        Gate::new(Instant::now() + Duration::from_secs(5))
+    }
+
+    #[test]
+    fn identical_calls_share_one_computation_until_the_version_moves() {
+        let version = Arc::new(AtomicU64::new(1));
+        let m = memo(version.clone());
+        let runs = AtomicU64::new(0);
+        let compute = |a: Value, _: &Gate| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Ok(ToolAnswer {
+                structured: a,
+                text: None,
+            })
+        };
+        let args = serde_json::json!({"b": 1, "a": [1, 2]});
+        for _ in 0..3 {
+            let r = m.call(args.clone(), &gate(), compute).ok().unwrap();
+            assert_eq!(r.structured, args);
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        // Other arguments are another computation.
+        m.call(serde_json::json!({"a": 2}), &gate(), compute).ok();
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+        // New data: computed again, never the old answer.
+        version.store(2, Ordering::SeqCst);
+        m.call(args.clone(), &gate(), compute).ok();
+        assert_eq!(runs.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn refused_input_is_kept_and_timeouts_are_not() {
+        let m = memo(Arc::new(AtomicU64::new(7)));
+        let runs = AtomicU64::new(0);
+        let refuse = |_: Value, _: &Gate| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Err(ToolError::invalid("x: bad"))
+        };
+        let time_out = |_: Value, _: &Gate| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Err(ToolError::timeout("t"))
+        };
+        for _ in 0..2 {
+            assert!(
+                m.call(serde_json::json!({"x": 1}), &gate(), refuse)
+                    .is_err()
+            );
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        for _ in 0..2 {
+            assert!(
+                m.call(serde_json::json!({"y": 1}), &gate(), time_out)
+                    .is_err()
+            );
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn concurrent_identical_calls_wait_for_the_one_running() {
+        let m = Arc::new(memo(Arc::new(AtomicU64::new(1))));
+        let runs = Arc::new(AtomicU64::new(0));
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let m = m.clone();
+                let runs = runs.clone();
+                std::thread::spawn(move || {
+                    m.call(serde_json::json!({"q": 1}), &gate(), |a, _| {
+                        runs.fetch_add(1, Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(50));
+                        Ok(ToolAnswer {
+                            structured: a,
+                            text: None,
+                        })
+                    })
+                    .ok()
+                    .map(|r| r.structured)
+                })
+            })
+            .collect();
+        for t in threads {
+            assert_eq!(t.join().unwrap(), Some(serde_json::json!({"q": 1})));
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
     }
 }

@@ -17,7 +17,7 @@ use super::errors::{ErrorCode, ToolError};
 use super::family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
 use crate::campaign::{Control, Stores};
 use crate::journal::Journal;
-use crate::journal::query::{self, QueryError};
+use crate::journal::query::QueryError;
 use crate::journal::trace_query::{
     self, Condition, Op, Order, Search, SpanRow, Table, TraceRow, TraceTree,
 };
@@ -134,11 +134,11 @@ pub struct ListTracesOutput {
     pub count: u64,
 }
 
-/// A page of traces.
+/// A page of traces or spans.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SearchTracesOutput {
-    pub items: Vec<TraceRow>,
+pub struct SearchOutput<T> {
+    pub items: Vec<T>,
     /// Omitted if more than 10,000 match
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total: Option<u64>,
@@ -148,18 +148,18 @@ pub struct SearchTracesOutput {
     pub has_more: bool,
 }
 
-/// A page of spans.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SearchSpansOutput {
-    pub items: Vec<SpanRow>,
-    /// Omitted if more than 10,000 match
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total: Option<u64>,
-    /// Next page cursor
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
-    pub has_more: bool,
+pub type SearchTracesOutput = SearchOutput<TraceRow>;
+pub type SearchSpansOutput = SearchOutput<SpanRow>;
+
+impl<T> SearchOutput<T> {
+    fn of(page: trace_query::Page, items: Vec<T>) -> Self {
+        SearchOutput {
+            items,
+            total: page.total,
+            cursor: page.cursor,
+            has_more: page.has_more,
+        }
+    }
 }
 
 /// One trace with its spans.
@@ -225,7 +225,7 @@ impl Family for TracesTools {
     }
 
     fn tools(&self) -> Vec<ToolDef> {
-        vec![
+        let tools = vec![
             ToolDef::method::<ListTracesInput, ListTracesOutput, _>(
                 "list_traces",
                 "List recent traces (executed call sequences), newest first. A trace is a corpus entry, one worker's run of an injection, a falsifying sequence, an accepted shrink step, an optimization improvement, or a recent ordinary sequence (a bounded window). sessionId: a campaign run; datasetRunId: a group (injection-N, falsification-trace-N, corpus, recent, optimization).",
@@ -254,7 +254,9 @@ impl Family for TracesTools {
                 self,
                 Self::search_spans,
             ),
-        ]
+        ];
+        // Every answer comes from the journal alone.
+        super::events_tools::memoize(tools, self.stores.journal(), &[])
     }
 }
 
@@ -283,14 +285,8 @@ impl TracesTools {
         gate: &Gate,
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, QueryError>,
     ) -> Result<T, ToolError> {
-        let journal = self.journal()?;
-        let _slot = journal
-            .admit(gate.deadline())
-            .ok_or_else(|| ToolError::timeout(tool))?;
-        let mut reader = journal
-            .reader()
-            .map_err(|e| ToolError::internal(e.to_string()))?;
-        query::with_deadline(&mut reader, gate.deadline(), f).map_err(|e| query_error(e, tool))
+        super::events_tools::with_reader(self.journal()?, tool, gate, f)?
+            .map_err(|e| query_error(e, tool))
     }
 
     fn list(&self, a: ListTracesInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
@@ -323,12 +319,7 @@ impl TracesTools {
             let items = trace_query::traces(c, &page.ids)?;
             Ok((page, items))
         })?;
-        ToolAnswer::json(&SearchTracesOutput {
-            items,
-            total: page.total,
-            cursor: page.cursor,
-            has_more: page.has_more,
-        })
+        ToolAnswer::json(&SearchOutput::of(page, items))
     }
 
     fn get(&self, a: GetTraceInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
@@ -360,11 +351,6 @@ impl TracesTools {
             let items = trace_query::spans(c, &page.ids)?;
             Ok((page, items))
         })?;
-        ToolAnswer::json(&SearchSpansOutput {
-            items,
-            total: page.total,
-            cursor: page.cursor,
-            has_more: page.has_more,
-        })
+        ToolAnswer::json(&SearchOutput::of(page, items))
     }
 }

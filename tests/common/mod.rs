@@ -1,0 +1,36 @@
+//! Helpers shared by the journal-backed families' tests: a started campaign
+//! and tool calls that must succeed or must fail.
+#![allow(dead_code)]
+
+use rudder::campaign::Campaign;
+use rudder::config::Config;
+use rudder::mcp::RudderServer;
+use serde_json::Value;
+use std::path::Path;
+
+pub fn start(target: &str, config: Config, dir: &Path) -> Campaign {
+    let mut c = Campaign::new(Path::new(target), None, config, Some(dir.to_path_buf())).unwrap();
+    c.start().unwrap();
+    c
+}
+
+/// The structured answer of a call that must succeed.
+pub async fn call(server: &RudderServer, name: &str, args: Value) -> Value {
+    let Value::Object(m) = args else {
+        panic!("arguments are an object")
+    };
+    let r = server.run_tool(name, Some(m)).await;
+    let v = r.structured_content.expect("structured content");
+    assert_ne!(r.is_error, Some(true), "{name}: {v}");
+    v
+}
+
+/// The `error` object of a call that must fail.
+pub async fn err(server: &RudderServer, name: &str, args: Value) -> Value {
+    let Value::Object(m) = args.clone() else {
+        panic!("arguments are an object")
+    };
+    let r = server.run_tool(name, Some(m)).await;
+    assert_eq!(r.is_error, Some(true), "{name} {args} should fail");
+    r.structured_content.unwrap()["error"].clone()
+}
