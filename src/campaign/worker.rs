@@ -287,15 +287,13 @@ impl Worker {
             for a in self.ex.take_created() {
                 self.dict.add_address(a);
             }
-            if self.tracing {
-                self.obs
-                    .push(CallObs::of(&r.outcome, r.gas_used, duration_ns));
-            }
             executed.push(tx);
             gas.push(r.gas_used);
             let new = self.ex.commit_coverage();
-            if let Some(o) = self.obs.last_mut() {
+            if self.tracing {
+                let mut o = CallObs::of(&r.outcome, r.gas_used, duration_ns);
                 o.new_points = new;
+                self.obs.push(o);
             }
             if new > 0 {
                 result.new_points += new;
@@ -329,11 +327,8 @@ impl Worker {
         stats.sequences.fetch_add(1, Ordering::Relaxed);
         let origin = source.origin();
         let mut traced = result.falsified > 0;
-        if self.tracing
-            && let Source::Injected(id) = source
-        {
-            let mut t = self.trace(TraceRole::Injection, &source, executed.clone());
-            t.injection = Some(id);
+        if self.tracing && matches!(source, Source::Injected(_)) {
+            let t = self.trace(TraceRole::Injection, &source, executed.clone());
             self.shared.journal_send(|| Record::Trace(Box::new(t)));
             traced = true;
         }
@@ -597,9 +592,7 @@ impl Worker {
         }
         true
     }
-}
 
-impl Worker {
     /// Keeps shrinking's accepted steps (and the result) as traces, each
     /// replayed for what its calls did.
     fn trace_shrink(&mut self, case: &TestCase, trail: &[(u64, Vec<Tx>)], last: &[Tx], steps: u64) {

@@ -180,6 +180,7 @@ const MEMO_ANSWERS: usize = 256;
 impl Memo {
     fn call(
         &self,
+        tool: &str,
         args: Value,
         gate: &Gate,
         compute: impl FnOnce(Value, &Gate) -> Result<ToolAnswer, ToolError>,
@@ -205,7 +206,7 @@ impl Memo {
                 .wait_until(&mut state, gate.deadline())
                 .timed_out()
             {
-                return Err(ToolError::timeout("memo"));
+                return Err(ToolError::timeout(tool));
             }
         }
         state.running.insert((key.clone(), version));
@@ -300,12 +301,7 @@ impl ToolDef {
 
     pub fn call(&self, args: Value, gate: &Gate) -> Result<ToolAnswer, ToolError> {
         match &self.memo {
-            Some(m) => m
-                .call(args, gate, |a, g| (self.handler)(a, g))
-                .map_err(|e| match e.code {
-                    super::errors::ErrorCode::ExecutionTimeout => ToolError::timeout(self.name),
-                    _ => e,
-                }),
+            Some(m) => m.call(self.name, args, gate, |a, g| (self.handler)(a, g)),
             None => (self.handler)(args, gate),
         }
     }
@@ -602,16 +598,17 @@ mod memo_tests {
         };
         let args = serde_json::json!({"b": 1, "a": [1, 2]});
         for _ in 0..3 {
-            let r = m.call(args.clone(), &gate(), compute).ok().unwrap();
+            let r = m.call("t", args.clone(), &gate(), compute).ok().unwrap();
             assert_eq!(r.structured, args);
         }
         assert_eq!(runs.load(Ordering::SeqCst), 1);
         // Other arguments are another computation.
-        m.call(serde_json::json!({"a": 2}), &gate(), compute).ok();
+        m.call("t", serde_json::json!({"a": 2}), &gate(), compute)
+            .ok();
         assert_eq!(runs.load(Ordering::SeqCst), 2);
         // New data: computed again, never the old answer.
         version.store(2, Ordering::SeqCst);
-        m.call(args.clone(), &gate(), compute).ok();
+        m.call("t", args.clone(), &gate(), compute).ok();
         assert_eq!(runs.load(Ordering::SeqCst), 3);
     }
 
@@ -629,14 +626,14 @@ mod memo_tests {
         };
         for _ in 0..2 {
             assert!(
-                m.call(serde_json::json!({"x": 1}), &gate(), refuse)
+                m.call("t", serde_json::json!({"x": 1}), &gate(), refuse)
                     .is_err()
             );
         }
         assert_eq!(runs.load(Ordering::SeqCst), 1);
         for _ in 0..2 {
             assert!(
-                m.call(serde_json::json!({"y": 1}), &gate(), time_out)
+                m.call("t", serde_json::json!({"y": 1}), &gate(), time_out)
                     .is_err()
             );
         }
@@ -652,7 +649,7 @@ mod memo_tests {
                 let m = m.clone();
                 let runs = runs.clone();
                 std::thread::spawn(move || {
-                    m.call(serde_json::json!({"q": 1}), &gate(), |a, _| {
+                    m.call("t", serde_json::json!({"q": 1}), &gate(), |a, _| {
                         runs.fetch_add(1, Ordering::SeqCst);
                         std::thread::sleep(Duration::from_millis(50));
                         Ok(ToolAnswer {
