@@ -74,6 +74,9 @@ pub struct Source {
     pub text: Option<String>,
     pub lines: LineIndex,
     pub functions: Vec<FunctionSpan>,
+    /// solc's compact AST of the source, when the output holds it (the
+    /// code graph reads it; see [`crate::graph`]).
+    pub ast: Option<std::sync::Arc<Value>>,
 }
 
 /// A deployable contract.
@@ -378,6 +381,7 @@ impl Project {
         let mut out_sources = serde_json::Map::new();
         let mut out_contracts = serde_json::Map::new();
         let mut optimized = false;
+        let mut asts: std::collections::HashMap<String, Value> = Default::default();
         for p in &artifacts {
             let a = read_json(p)?;
             let Some(target) = a["metadata"]["settings"]["compilationTarget"].as_object() else {
@@ -390,6 +394,12 @@ impl Project {
             optimized |= a["metadata"]["settings"]["optimizer"]["enabled"] == true;
             if let Some(id) = a["id"].as_u64() {
                 paths.entry(id as u32).or_insert_with(|| spath.clone());
+            }
+            // forge keeps the source's AST in each of its artifacts (unless
+            // `ast = false`): the code graph needs it.
+            if a["ast"].is_object() {
+                asts.entry(spath.clone())
+                    .or_insert_with(|| a["ast"].clone());
             }
             let strip = |v: &Value| -> Value {
                 let mut v = v.clone();
@@ -410,7 +420,11 @@ impl Project {
             });
         }
         for (id, p) in &paths {
-            out_sources.insert(p.clone(), serde_json::json!({ "id": id }));
+            let mut s = serde_json::json!({ "id": id });
+            if let Some(ast) = asts.remove(p) {
+                s["ast"] = ast;
+            }
+            out_sources.insert(p.clone(), s);
         }
         let out = serde_json::json!({
             "sources": out_sources,
@@ -531,12 +545,16 @@ impl Project {
             let lines = text.as_deref().map(LineIndex::new).unwrap_or_default();
             let mut functions = Vec::new();
             collect_functions(&s["ast"], "", &mut functions);
+            let ast = s["ast"]
+                .is_object()
+                .then(|| std::sync::Arc::new(s["ast"].clone()));
             sources.push(Source {
                 id,
                 path: spath.clone(),
                 text,
                 lines,
                 functions,
+                ast,
             });
         }
         sources.sort_by_key(|s| s.id);

@@ -188,6 +188,10 @@ pub struct Stores {
     pub corpus: Arc<Corpus>,
     pub priorities: Arc<PrioritySet>,
     pub tests: Arc<TestStore>,
+    /// The target's code graph (built on first use), joined with coverage.
+    pub graph: crate::graph::GraphStore,
+    /// What agents tried: the execution trace graph's attempts.
+    pub etg: crate::graph::etg::Etg,
     pub stats: Stats,
     pub stop: AtomicBool,
     pub started: Instant,
@@ -256,6 +260,42 @@ impl Stores {
             tool: tool.to_string(),
             field: field.to_string(),
             message: message.to_string(),
+        });
+    }
+
+    /// Logs an ETG event (payload validated by the caller) and hands it to
+    /// the journal; `droppable`: a read tool's automatic log.
+    pub fn etg_log(
+        &self,
+        attempt_id: &str,
+        kind: crate::graph::etg::EtgKind,
+        ts_ms: u64,
+        payload: serde_json::Value,
+        auto: bool,
+        droppable: bool,
+    ) -> crate::graph::etg::EtgEvent {
+        let version = self.graph.version();
+        let event = self
+            .etg
+            .log(attempt_id, kind, ts_ms, payload, auto, version);
+        self.journal_send(|| crate::journal::Record::Etg {
+            event: Box::new(event.clone()),
+            droppable,
+        });
+        event
+    }
+
+    /// Stores the current code graph's version in the journal (once per
+    /// version).
+    pub fn journal_graph(&self, project_root: &str) {
+        let graph = self.graph.graph();
+        self.journal_send(|| {
+            crate::journal::Record::Graph(Box::new(crate::journal::graph_rows::GraphRows {
+                graph,
+                project_root: project_root.to_string(),
+                run_id: self.run_id.clone(),
+                ts_ms: now_ms(),
+            }))
         });
     }
 
@@ -745,6 +785,16 @@ impl Campaign {
         } else {
             None
         };
+        let etg = crate::graph::etg::Etg::new(&run_id);
+        if let Some(j) = &journal {
+            // Attempts of earlier runs of this corpus directory.
+            match j.reader().map_err(|e| e.to_string()).and_then(|r| {
+                crate::journal::graph_rows::load_etg(r.conn()).map_err(|e| e.to_string())
+            }) {
+                Ok(events) => etg.load(events),
+                Err(e) => tracing::warn!("ETG of earlier runs not loaded: {e}"),
+            }
+        }
         let stats = Stats::new(workers + 1, callable.len());
         let selector_index = callable
             .iter()
@@ -762,6 +812,8 @@ impl Campaign {
             corpus,
             priorities: Arc::new(PrioritySet::new()),
             tests,
+            graph: crate::graph::GraphStore::new(target.clone()),
+            etg,
             stats,
             stop: AtomicBool::new(false),
             started: Instant::now(),
@@ -784,6 +836,17 @@ impl Campaign {
             .map(|_| crossbeam::channel::unbounded())
             .unzip();
         let control = Control::new(stores.clone(), senders);
+        {
+            // The code graph of the sources, ready before an agent asks.
+            let stores = Arc::downgrade(&stores);
+            let _ = std::thread::Builder::new()
+                .name("rudder-graph".into())
+                .spawn(move || {
+                    if let Some(s) = stores.upgrade() {
+                        s.graph.warm();
+                    }
+                });
+        }
         Ok(Campaign {
             stores,
             control,

@@ -30,6 +30,7 @@
 //! thread a few milliseconds apart), so "between two times" is an id range
 //! and pages in id order never shift while the campaign appends.
 
+pub mod graph_rows;
 pub mod query;
 pub mod rollup;
 pub mod trace_query;
@@ -239,6 +240,14 @@ pub enum Record {
     },
     /// An executed sequence kept as a trace (see [`traces`]).
     Trace(Box<traces::TraceRecord>),
+    /// An ETG event (see [`crate::graph::etg`]); `droppable`: a read tool's
+    /// automatic log, which may give way under overload.
+    Etg {
+        event: Box<crate::graph::etg::EtgEvent>,
+        droppable: bool,
+    },
+    /// A code graph version (see [`graph_rows`]).
+    Graph(Box<graph_rows::GraphRows>),
     /// Commit everything queued so far, then acknowledge.
     Flush(Sender<()>),
 }
@@ -249,6 +258,7 @@ impl Record {
             Record::Event(e) => event_kind(e).droppable(),
             Record::Call(c) => !c.falsified && c.injection.is_none(),
             Record::Trace(t) => t.role == traces::TraceRole::Recent,
+            Record::Etg { droppable, .. } => *droppable,
             _ => false,
         }
     }
@@ -465,6 +475,7 @@ impl Journal {
         conn.execute_batch(SCHEMA).map_err(&err)?;
         conn.execute_batch(rollup::SCHEMA).map_err(&err)?;
         conn.execute_batch(traces::SCHEMA).map_err(&err)?;
+        conn.execute_batch(graph_rows::SCHEMA).map_err(&err)?;
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(&err)?;
@@ -917,6 +928,8 @@ impl Writer {
         match record {
             Record::Event(e) => self.event(tx, &e),
             Record::Call(c) => self.call(tx, *c),
+            Record::Etg { event, .. } => graph_rows::insert_etg(tx, &event),
+            Record::Graph(rows) => graph_rows::insert_graph(tx, &rows),
             Record::Command {
                 ts_ms,
                 command,

@@ -45,6 +45,7 @@ pub mod corpus;
 pub mod coverage;
 pub mod eventlog;
 pub mod executor;
+pub mod graph;
 pub mod ids;
 pub mod journal;
 pub mod mcp;

@@ -5,6 +5,8 @@
 //! * [`campaign_tools`]: seed 002's campaign family (+ `status`).
 //! * [`events_tools`]: seed 000's events family over the SQLite journal.
 //! * [`traces_tools`]: seed 003's traces family over the trace store.
+//! * [`graph_tools`]: seed 004's graph family: the code graph with coverage
+//!   gaps, and the ETG of the agent's attempts.
 //! * [`errors`]: the seed's `ErrorResponse` and codes.
 //! * [`server`]: composes the families; validation, the 100 ms budget, rmcp.
 //! * [`screen`]: raw messages checked (size, JSON) before rmcp reads them.
@@ -14,6 +16,7 @@ pub mod campaign_tools;
 pub mod errors;
 pub mod events_tools;
 pub mod family;
+pub mod graph_tools;
 pub mod screen;
 pub mod server;
 pub mod traces_tools;

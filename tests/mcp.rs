@@ -117,7 +117,12 @@ async fn tools_list_matches_the_seed() {
             "list_traces",
             "search_traces",
             "get_trace",
-            "search_spans"
+            "search_spans",
+            "graph_index_project",
+            "graph_update_files",
+            "graph_context_for_files",
+            "etg_log_event",
+            "etg_query_similar_attempts"
         ]
     );
     let listed: Vec<Value> = s

@@ -458,6 +458,7 @@ impl Transform for Draft7Tidy {
 pub struct Gate {
     deadline: Instant,
     state: Arc<AtomicU8>,
+    session: Option<Arc<crate::graph::etg::Session>>,
 }
 
 const RUNNING: u8 = 0;
@@ -469,7 +470,24 @@ impl Gate {
         Gate {
             deadline,
             state: Arc::new(AtomicU8::new(RUNNING)),
+            session: None,
         }
+    }
+
+    /// The gate of a call made by MCP session `session`.
+    pub fn for_session(mut self, session: Arc<crate::graph::etg::Session>) -> Self {
+        self.session = Some(session);
+        self
+    }
+
+    /// The calling session (absent for calls made outside a server).
+    pub fn session(&self) -> Option<&Arc<crate::graph::etg::Session>> {
+        self.session.as_ref()
+    }
+
+    /// Whether the handler claimed the right to change state.
+    pub fn committed(&self) -> bool {
+        self.state.load(Ordering::Acquire) == COMMITTED
     }
 
     /// Claims the right to change state; fails once the budget is spent.

@@ -34,6 +34,8 @@ pub struct RudderServer {
     families: Arc<Vec<FamilyName>>,
     inline_reads: bool,
     control: Control,
+    /// This session's current ETG attempt.
+    session: Arc<crate::graph::etg::Session>,
 }
 
 fn object(v: Value) -> Arc<JsonObject> {
@@ -53,8 +55,9 @@ fn build_families(control: &Control, selected: &[FamilyName]) -> Vec<Box<dyn Fam
             FamilyName::Traces => {
                 out.push(Box::new(super::traces_tools::TracesTools::new(control)))
             }
-            // Not built yet (issues #15, #17): selecting them serves nothing.
-            FamilyName::Graph | FamilyName::Ops => {}
+            FamilyName::Graph => out.push(Box::new(super::graph_tools::GraphTools::new(control))),
+            // Not built yet (issue #17): selecting it serves nothing.
+            FamilyName::Ops => {}
         }
     }
     out
@@ -101,8 +104,17 @@ impl RudderServer {
             order: Arc::new(order),
             families: Arc::new(families.iter().map(|f| f.name()).collect()),
             inline_reads: true,
+            session: control.stores().etg.session(),
             control,
         }
+    }
+
+    /// The same server for another MCP session (an HTTP client): its own
+    /// current ETG attempt.
+    pub fn for_session(&self) -> Self {
+        let mut s = self.clone();
+        s.session = self.control.stores().etg.session();
+        s
     }
 
     /// Runs every tool on the blocking pool, reads included (how rudder
@@ -131,8 +143,14 @@ impl RudderServer {
     /// whole tool path, without the transport.
     pub async fn run_tool(&self, name: &str, args: Option<JsonObject>) -> CallToolResult {
         let started = Instant::now();
-        let result = self.run(name, args, started).await;
+        let started_ms = crate::eventlog::now_ms();
+        let logged_args = args.clone();
+        let gate = Gate::new(started + super::TOOL_BUDGET).for_session(self.session.clone());
+        let result = self.run(name, args, &gate).await;
         let elapsed_us = started.elapsed().as_micros() as u64;
+        if name != "etg_log_event" {
+            self.log_call(name, logged_args, started_ms, elapsed_us, &result, &gate);
+        }
         match result {
             Ok(answer) => {
                 let text = answer.text.unwrap_or_else(|| answer.structured.to_string());
@@ -163,11 +181,74 @@ impl RudderServer {
         }
     }
 
+    /// Logs a tool call in the ETG as `tool_start` and `tool_end` of the
+    /// session's current attempt. A read's log may give way under overload;
+    /// a call that changed state is always kept.
+    fn log_call(
+        &self,
+        name: &str,
+        args: Option<JsonObject>,
+        started_ms: u64,
+        elapsed_us: u64,
+        result: &Result<ToolAnswer, ToolError>,
+        gate: &Gate,
+    ) {
+        use crate::graph::etg::EtgKind;
+        let stores = self.control.stores();
+        let attempt = self.session.attempt();
+        let droppable = !gate.committed();
+        let arguments = Value::Object(args.unwrap_or_default());
+        stores.etg_log(
+            &attempt,
+            EtgKind::ToolStart,
+            started_ms,
+            serde_json::json!({ "tool": name, "arguments": arguments }),
+            true,
+            droppable,
+        );
+        let mut end = serde_json::json!({
+            "tool": name,
+            "duration_ms": elapsed_us as f64 / 1000.0,
+        });
+        match result {
+            Ok(a) => {
+                end["status"] = "ok".into();
+                let text = a.structured.to_string();
+                end["result"] = if text.len() <= 1024 {
+                    a.structured.clone()
+                } else {
+                    // A summary of a large answer: its keys, its size, and
+                    // the ids a later query links by.
+                    let mut r = serde_json::json!({ "bytes": text.len() });
+                    if let Some(o) = a.structured.as_object() {
+                        r["keys"] = o.keys().cloned().collect::<Vec<_>>().into();
+                        if let Some(id) = o.get("injectionId") {
+                            r["injectionId"] = id.clone();
+                        }
+                    }
+                    r
+                };
+            }
+            Err(e) => {
+                end["status"] = e.code.as_str().into();
+                end["error"] = e.message.clone().into();
+            }
+        }
+        stores.etg_log(
+            &attempt,
+            EtgKind::ToolEnd,
+            started_ms + elapsed_us / 1000,
+            end,
+            true,
+            droppable,
+        );
+    }
+
     async fn run(
         &self,
         name: &str,
         args: Option<JsonObject>,
-        started: Instant,
+        gate: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
         let served = self
             .tools
@@ -180,10 +261,9 @@ impl RudderServer {
                 serde_json::json!({ "field": field, "schemaPath": first.schema_path().to_string() }),
             ));
         }
-        let gate = Gate::new(started + super::TOOL_BUDGET);
         if served.def.access == Access::Inline && self.inline_reads {
             // A read of lock-free snapshots: microseconds, no state change.
-            return served.def.call(args, &gate);
+            return served.def.call(args, gate);
         }
         let def = served.def.clone();
         let handler_gate = gate.clone();

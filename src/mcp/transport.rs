@@ -260,7 +260,8 @@ pub async fn serve_http(
     session_config.keep_alive = Some(opts.session_idle);
     manager.session_config = session_config;
     let manager = Arc::new(manager);
-    let service = StreamableHttpService::new(move || Ok(server.clone()), manager.clone(), config);
+    let service =
+        StreamableHttpService::new(move || Ok(server.for_session()), manager.clone(), config);
     let token = opts.token.clone();
     let max_sessions = opts.max_sessions;
     let app = axum::Router::new()

@@ -31,6 +31,9 @@ TOOLS = {
     "get_state_snapshot", "query_event_sequence", "get_validation_errors",
     # the traces family (seed 003)
     "list_traces", "search_traces", "get_trace", "search_spans",
+    # the graph family (seed 004)
+    "graph_index_project", "graph_update_files", "graph_context_for_files",
+    "etg_log_event", "etg_query_similar_attempts",
 }
 
 
@@ -102,6 +105,16 @@ async def exercise(session, label, inject=True):
           f"{label}: get_trace -> {v}")
     r, v = await call(session, "search_spans", {"filters": [{"field": "data.gasUsed", "operator": "contains", "value": 1}]})
     check(r.isError and v["error"]["details"]["field"] == "filters[0].operator", f"{label}: bad operator -> {v}")
+    # The code graph with coverage, and this session's attempt in the ETG.
+    r, v = await call(session, "graph_context_for_files", {"project_root": os.getcwd(), "files": ["unlock"]})
+    check(not r.isError and v["contexts"][0]["symbols"], f"{label}: graph_context_for_files -> {v}")
+    r, v = await call(session, "etg_log_event", {"attempt_id": f"{label}-attempt", "kind": "checkpoint",
+                                                 "payload": {"message": "unlock with the key"}})
+    check(not r.isError and v["attempt_id"] == f"{label}-attempt", f"{label}: etg_log_event -> {v}")
+    r, v = await call(session, "etg_log_event", {"attempt_id": "x", "kind": "tool_end", "payload": {"tool": "t"}})
+    check(r.isError and v["error"]["details"]["field"] == "payload.status", f"{label}: bad payload -> {v}")
+    r, v = await call(session, "etg_query_similar_attempts", {"query": f"unlock({KEY})"})
+    check(not r.isError and "matches" in v, f"{label}: etg_query_similar_attempts -> {v}")
     print(f"{label}: ok (falsified and found in {time.monotonic() - t0:.2f}s)")
 
 

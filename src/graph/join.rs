@@ -1,0 +1,329 @@
+//! The code graph joined with live coverage: per function its covered and
+//! uncovered lines, per decision how often it was evaluated and whether its
+//! condition was ever true and ever false.
+//!
+//! A decision is tied to the `JUMPI`s whose source range contains its
+//! condition and lies within its statement (a `require(..)` call, an `if`
+//! statement); short-circuit jumps inside the condition (`a && b`) and
+//! checked-arithmetic jumps map to smaller ranges and are left out. Per code
+//! object the widest such `JUMPI` (the last one on ties) is the decision's
+//! own. Which way is "true" follows the code solc emits, with and without
+//! via-IR: a `require`/`assert` jumps past the revert when the condition
+//! holds; an `if` or loop jumps over its body when it does not. An `if`
+//! whose body ran is "true" whichever way that was, so an optimizer that
+//! flips the test does not flip the answer; with the optimizer on, merged
+//! blocks keep one source location, and the answer is approximate (as the
+//! coverage report says).
+
+use super::{CodeGraph, Decision, FunctionNode};
+use crate::executor::Target;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// One instruction with a source range and its hit count.
+#[derive(Clone, Copy, Debug)]
+struct Instr {
+    start: u32,
+    end: u32,
+    hits: u64,
+}
+
+/// A `JUMPI` with its counts.
+#[derive(Clone, Copy, Debug)]
+struct Jump {
+    code: u32,
+    pc: u32,
+    start: u32,
+    end: u32,
+    hits: u64,
+    jumped: u64,
+    fell: u64,
+}
+
+/// Coverage of the campaign's code, by solc source id.
+#[derive(Debug, Default)]
+pub struct Coverage {
+    instrs: HashMap<u32, Vec<Instr>>,
+    jumps: HashMap<u32, Vec<Jump>>,
+    /// source id → line → hits (executable lines only).
+    lines: HashMap<u32, BTreeMap<u32, u64>>,
+    /// Whether the code was optimized (answers are approximate).
+    pub optimized: bool,
+}
+
+/// How one decision fared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionCoverage {
+    /// Times the decision was evaluated.
+    pub evaluated: u64,
+    /// Times its condition held / did not.
+    pub held: u64,
+    pub failed: u64,
+    /// Whether any `JUMPI` of the running code belongs to it.
+    pub mapped: bool,
+}
+
+/// What is missing at a decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Missing {
+    /// The condition never held: the code behind it never ran (the gap that
+    /// blocks the most).
+    NeverTrue,
+    /// The decision was never reached.
+    NeverReached,
+    /// The condition always held (the revert, the `else`, the loop exit
+    /// never happened).
+    NeverFalse,
+}
+
+impl Missing {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Missing::NeverTrue => "never true",
+            Missing::NeverReached => "never reached",
+            Missing::NeverFalse => "never false",
+        }
+    }
+}
+
+impl DecisionCoverage {
+    /// What is missing, if anything (`None` also for unmapped decisions).
+    pub fn missing(&self) -> Option<Missing> {
+        if !self.mapped {
+            None
+        } else if self.evaluated == 0 {
+            Some(Missing::NeverReached)
+        } else if self.held == 0 {
+            Some(Missing::NeverTrue)
+        } else if self.failed == 0 {
+            Some(Missing::NeverFalse)
+        } else {
+            None
+        }
+    }
+}
+
+/// Lines of one function: executable and hit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionCoverage {
+    pub lines: usize,
+    pub lines_hit: usize,
+    pub uncovered_lines: Vec<u32>,
+}
+
+impl Coverage {
+    /// The coverage of `target`'s code as of now.
+    pub fn of(target: &Target) -> Coverage {
+        let mut out = Coverage {
+            optimized: target.project.optimized,
+            ..Default::default()
+        };
+        for code in &target.codes {
+            let counts = target.coverage.counts(code.id);
+            for &(pc, op) in code.map.instructions() {
+                let Some(e) = code.map.at(pc as usize) else {
+                    continue;
+                };
+                let Some(file) = e.file else { continue };
+                let hits = counts.hits.get(pc as usize).copied().unwrap_or(0);
+                let (start, end) = (e.start, e.start + e.len);
+                out.instrs
+                    .entry(file)
+                    .or_default()
+                    .push(Instr { start, end, hits });
+                if op == 0x57 {
+                    out.jumps.entry(file).or_default().push(Jump {
+                        code: code.id.0,
+                        pc,
+                        start,
+                        end,
+                        hits,
+                        jumped: counts.jumped.get(pc as usize).copied().unwrap_or(0),
+                        fell: counts.fell.get(pc as usize).copied().unwrap_or(0),
+                    });
+                }
+                if let Some(src) = target.project.source_by_id(file)
+                    && src.text.is_some()
+                {
+                    let line = src.lines.line(start as usize);
+                    let l = out.lines.entry(file).or_default().entry(line).or_insert(0);
+                    *l = (*l).max(hits);
+                }
+            }
+        }
+        for v in out.instrs.values_mut() {
+            v.sort_by_key(|i| (i.start, i.end));
+        }
+        out
+    }
+
+    /// The most hits of an instruction inside `start..end` of `file`.
+    fn hits_within(&self, file: u32, start: u32, end: u32) -> Option<u64> {
+        let v = self.instrs.get(&file)?;
+        let from = v.partition_point(|i| i.start < start);
+        v[from..]
+            .iter()
+            .take_while(|i| i.start < end)
+            .filter(|i| i.end <= end)
+            .map(|i| i.hits)
+            .max()
+    }
+
+    /// How decision `d` of source `file` fared.
+    pub fn decision(&self, file: u32, d: &Decision) -> DecisionCoverage {
+        let (cs, ce) = (d.cond.0, d.cond.0 + d.cond.1);
+        let mut own: HashMap<u32, Jump> = HashMap::new();
+        for j in self.jumps.get(&file).into_iter().flatten() {
+            if j.start <= cs && ce <= j.end && d.span.start <= j.start && j.end <= d.span.end {
+                let e = own.entry(j.code).or_insert(*j);
+                if (j.end - j.start, j.pc) > (e.end - e.start, e.pc) {
+                    *e = *j;
+                }
+            }
+        }
+        if own.is_empty() {
+            return DecisionCoverage::default();
+        }
+        let (mut evaluated, mut jumped, mut fell) = (0, 0, 0);
+        for j in own.values() {
+            evaluated += j.hits;
+            jumped += j.jumped;
+            fell += j.fell;
+        }
+        let (mut held, mut failed) = match d.kind {
+            "require" | "assert" | "ternary" => (jumped, fell),
+            _ => (fell, jumped),
+        };
+        // The body ran: its side is "true", whichever way the jump went.
+        if let Some((s, l)) = d.then
+            && let Some(body) = self.hits_within(file, s, s + l)
+        {
+            let ran_but_never_held = body > 0 && held == 0 && failed > 0;
+            let held_but_never_ran = body == 0 && held > 0 && failed == 0;
+            if ran_but_never_held || held_but_never_ran {
+                std::mem::swap(&mut held, &mut failed);
+            }
+        }
+        DecisionCoverage {
+            evaluated,
+            held,
+            failed,
+            mapped: true,
+        }
+    }
+
+    /// Lines of function `f` of source `file`.
+    pub fn function(&self, file: u32, f: &FunctionNode) -> FunctionCoverage {
+        let mut out = FunctionCoverage::default();
+        if let Some(lines) = self.lines.get(&file) {
+            for (&line, &hits) in lines.range(f.span.line_start..=f.span.line_end) {
+                out.lines += 1;
+                if hits > 0 {
+                    out.lines_hit += 1;
+                } else {
+                    out.uncovered_lines.push(line);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One uncovered branch, with what its condition depends on and which entry
+/// points write the state it reads.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Gap {
+    pub file: String,
+    pub line: u32,
+    /// `Contract.name` of the function holding the decision.
+    pub function: String,
+    pub signature: String,
+    pub kind: &'static str,
+    pub condition: String,
+    pub missing: Missing,
+    pub evaluated: u64,
+    pub params: Vec<String>,
+    pub state: Vec<String>,
+    pub constants: Vec<super::Constant>,
+    pub locals: Vec<String>,
+    pub env: Vec<String>,
+    pub calls: Vec<String>,
+    /// Entry points that write the state variables the condition reads.
+    pub state_writers: Vec<String>,
+    /// Entry points that reach the function (itself, or its callers).
+    pub entry_points: Vec<String>,
+}
+
+/// Every uncovered branch of the live files of `graph`, blocking ones first
+/// (never true, then never reached, then never false), in source order.
+pub fn gaps(graph: &CodeGraph, cov: &Coverage) -> Vec<Gap> {
+    let mut out = Vec::new();
+    for f in &graph.functions {
+        let Some(file) = graph.files.iter().find(|x| x.path == f.file && x.live) else {
+            continue;
+        };
+        for d in &f.decisions {
+            let c = cov.decision(file.source_id, d);
+            let Some(missing) = c.missing() else { continue };
+            let mut writers: Vec<String> =
+                d.state.iter().flat_map(|v| graph.writers_of(v)).collect();
+            writers.sort();
+            writers.dedup();
+            out.push(Gap {
+                file: f.file.clone(),
+                line: d.span.line_start,
+                function: f.qualified(),
+                signature: f.signature.clone(),
+                kind: d.kind,
+                condition: d.condition.clone(),
+                missing,
+                evaluated: c.evaluated,
+                params: d.params.clone(),
+                state: d.state.clone(),
+                constants: d.constants.clone(),
+                locals: d.locals.clone(),
+                env: d.env.clone(),
+                calls: d.calls.clone(),
+                state_writers: writers,
+                entry_points: entry_points(graph, f),
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        (a.missing, &a.file, a.line, &a.function).cmp(&(b.missing, &b.file, b.line, &b.function))
+    });
+    out
+}
+
+/// Public or external functions from which `f` is reached (itself when it
+/// is one), following internal calls backwards a few levels.
+pub fn entry_points(graph: &CodeGraph, f: &FunctionNode) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut frontier = vec![f.qualified()];
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..6 {
+        let mut next = Vec::new();
+        for q in frontier.drain(..) {
+            if !seen.insert(q.clone()) {
+                continue;
+            }
+            for g in graph.functions.iter().filter(|g| g.qualified() == q) {
+                if g.is_entry_point() {
+                    out.push(format!("{}.{}", g.contract, g.signature));
+                }
+            }
+            next.extend(graph.callers_of(&q));
+        }
+        frontier = next;
+        if frontier.is_empty() {
+            break;
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
