@@ -460,10 +460,8 @@ impl Decls {
 
     fn walk(&mut self, node: &Value, ctx: &SourceCtx<'_>, contract: &str) {
         let Some(obj) = node.as_object() else {
-            if let Some(a) = node.as_array() {
-                for c in a {
-                    self.walk(c, ctx, contract);
-                }
+            for c in children(node) {
+                self.walk(c, ctx, contract);
             }
             return;
         };
@@ -559,11 +557,26 @@ impl Decls {
             }
             _ => {}
         }
-        for (k, v) in obj {
-            if matches!(v, Value::Object(_) | Value::Array(_)) && k != "typeDescriptions" {
-                self.walk(v, ctx, &contract);
-            }
+        for c in children(node) {
+            self.walk(c, ctx, &contract);
         }
+    }
+}
+
+/// The child nodes of an AST value: an array's items, or an object's
+/// object and array fields other than type annotations.
+fn children(node: &Value) -> Box<dyn Iterator<Item = &Value> + '_> {
+    match node {
+        Value::Array(a) => Box::new(a.iter()),
+        Value::Object(o) => Box::new(
+            o.iter()
+                .filter(|(k, v)| {
+                    matches!(v, Value::Object(_) | Value::Array(_))
+                        && !matches!(k.as_str(), "typeDescriptions" | "typeName")
+                })
+                .map(|(_, v)| v),
+        ),
+        _ => Box::new(std::iter::empty()),
     }
 }
 
@@ -866,10 +879,8 @@ impl Builder<'_, '_> {
     /// decisions. `lvalue`: `node` is assigned to.
     fn walk(&self, node: &Value, uses: &mut Uses, lvalue: bool) {
         let Some(obj) = node.as_object() else {
-            if let Some(a) = node.as_array() {
-                for c in a {
-                    self.walk(c, uses, lvalue);
-                }
+            for c in children(node) {
+                self.walk(c, uses, lvalue);
             }
             return;
         };
@@ -964,12 +975,8 @@ impl Builder<'_, '_> {
             ),
             _ => {}
         }
-        for (k, v) in obj {
-            if matches!(v, Value::Object(_) | Value::Array(_))
-                && !matches!(k.as_str(), "typeDescriptions" | "typeName")
-            {
-                self.walk(v, uses, false);
-            }
+        for c in children(node) {
+            self.walk(c, uses, false);
         }
     }
 
@@ -1072,10 +1079,8 @@ impl Builder<'_, '_> {
     /// initial value (a few levels deep).
     fn deps(&self, node: &Value, deps: &mut Deps, depth: u32) {
         let Some(obj) = node.as_object() else {
-            if let Some(a) = node.as_array() {
-                for c in a {
-                    self.deps(c, deps, depth);
-                }
+            for c in children(node) {
+                self.deps(c, deps, depth);
             }
             return;
         };
@@ -1166,12 +1171,8 @@ impl Builder<'_, '_> {
             }
             _ => {}
         }
-        for (k, v) in obj {
-            if matches!(v, Value::Object(_) | Value::Array(_))
-                && !matches!(k.as_str(), "typeDescriptions" | "typeName")
-            {
-                self.deps(v, deps, depth);
-            }
+        for c in children(node) {
+            self.deps(c, deps, depth);
         }
     }
 }
