@@ -26,6 +26,8 @@
 //! * [`executor`]: revm deployment and calls, the coverage inspector,
 //!   cheatcodes.
 //! * [`artifacts`]: compiled targets (solc standard-JSON, Foundry, `.sol`).
+//! * [`graph`]: the target's code graph from the AST, joined with coverage
+//!   (uncovered branches and what they depend on), and the agent's ETG.
 //! * [`parser`]: Solidity-style calls (`transfer(0x…, 100)`): parse, resolve
 //!   against the ABI, print back.
 //! * [`tx`]: one call of a sequence and its printed and stored forms.
