@@ -497,3 +497,31 @@ fn payload_shapes_of_the_seed_are_accepted() {
         assert!(validate(k, &p).is_ok(), "{k:?} {p}");
     }
 }
+
+/// Artifacts nobody here shaped for the graph: solc 0.4, optimizer on,
+/// via-IR, a Foundry build-info with a linked library: each builds a graph
+/// with contracts and entry points with their signatures.
+#[test]
+fn graphs_of_the_compiler_matrix() {
+    use rudder::artifacts::Project;
+    use rudder::graph::CodeGraph;
+    for path in [
+        "contracts/matrix/out/Legacy04.json",
+        "contracts/matrix/out/Optimized08-opt.json",
+        "contracts/matrix/out/Optimized08-viair.json",
+        "contracts/matrix/foundry/out/build-info/Linked-foundry.json",
+    ] {
+        let p = Project::load(std::path::Path::new(path)).unwrap();
+        let sources: Vec<_> = p.sources.iter().map(|s| (&p, s, true)).collect();
+        let g = CodeGraph::build(&sources);
+        assert!(!g.contracts.is_empty(), "{path}");
+        assert!(
+            g.functions
+                .iter()
+                .any(|f| f.is_entry_point() && f.signature.contains('(')),
+            "{path}: {:?}",
+            g.functions.iter().map(|f| &f.signature).collect::<Vec<_>>()
+        );
+        assert!(g.version.starts_with("cg-"), "{path}");
+    }
+}
