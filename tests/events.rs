@@ -46,7 +46,7 @@ async fn the_journal_counts_what_the_campaign_did_and_aggregates_match_a_recount
         },
         dir.path(),
     );
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let stores = c.stores().clone();
     let run = stores.run_id.clone();
     let report = c.wait();
@@ -162,7 +162,7 @@ async fn pages_walk_every_row_once_in_order_while_the_campaign_appends() {
         },
         dir.path(),
     );
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let run = c.stores().run_id.clone();
     let mut seen: Vec<u64> = Vec::new();
     let mut page = 0;
@@ -222,7 +222,7 @@ async fn parent_links_lead_from_a_falsification_to_its_run_and_injections_to_the
         },
         dir.path(),
     );
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let run = c.stores().run_id.clone();
     let inj = call(
         &server,
@@ -335,7 +335,7 @@ async fn bad_input_is_invalid_input_naming_the_field_and_is_journaled() {
         },
         dir.path(),
     );
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let run = c.stores().run_id.clone();
     let cases = [
         (

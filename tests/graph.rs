@@ -11,7 +11,6 @@ mod common;
 use common::{call, err, start};
 use rudder::config::Config;
 use rudder::graph::CallKind;
-use rudder::mcp::RudderServer;
 use serde_json::{Value, json};
 
 const BANK: &str = "contracts/out/Bank.json";
@@ -125,7 +124,7 @@ async fn the_graph_of_a_multi_contract_target_has_its_nodes_and_edges() {
 async fn an_uncovered_branch_names_its_parameters_and_constants() {
     let dir = tempfile::tempdir().unwrap();
     let c = start(BANK, config(3_000), dir.path());
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let stores = c.stores().clone();
     c.wait();
     let v = call(
@@ -281,7 +280,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
     let dir = tempfile::tempdir().unwrap();
     // A long campaign we steer, then stop.
     let c = start(BANK, config(10_000_000), dir.path());
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let stores = c.stores().clone();
 
     // Attempt 1: the agent names it, then injects the guarded call.
@@ -452,7 +451,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
 
     // Resumed: the earlier run's attempts are found, with their outcome.
     let c = start(BANK, config(100), dir.path());
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let v = call(
         &server,
         "etg_query_similar_attempts",

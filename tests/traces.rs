@@ -49,7 +49,7 @@ async fn a_planted_bug_is_found_by_its_revert_reason_and_its_argument() {
         },
         dir.path(),
     );
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let stores = c.stores().clone();
     let report = c.wait();
     assert!(report.any_falsified(), "the planted bug is found");
@@ -198,7 +198,7 @@ async fn cursors_walk_a_growing_store_without_duplicates_or_gaps() {
         },
         dir.path(),
     );
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let stores = c.stores().clone();
     let journal = stores.journal().unwrap().clone();
     // Wait for a few pages' worth.
@@ -384,7 +384,7 @@ async fn every_operator_on_every_type_answers_what_filtering_by_hand_answers() {
         },
         dir.path(),
     );
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let stores = c.stores().clone();
     let _ = c.wait();
     stores.journal().unwrap().flush();
@@ -453,7 +453,7 @@ async fn every_operator_on_every_type_answers_what_filtering_by_hand_answers() {
         },
         dir2.path(),
     );
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let stores = c.stores().clone();
     let _ = c.wait();
     stores.journal().unwrap().flush();
@@ -530,7 +530,7 @@ async fn the_recent_window_keeps_the_newest_sequences() {
         },
         dir.path(),
     );
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let stores = c.stores().clone();
     let _ = c.wait();
     stores.journal().unwrap().flush();
@@ -580,7 +580,7 @@ async fn bad_filters_are_invalid_input_naming_the_field_and_operator() {
         },
         dir.path(),
     );
-    let server = RudderServer::new(c.control());
+    let server = common::server(c.control());
     let _ = c.wait();
     let cases = [
         (

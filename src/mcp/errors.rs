@@ -51,10 +51,16 @@ impl ToolError {
     }
 
     pub fn timeout(tool: &str) -> Self {
+        Self::timeout_after(tool, super::TOOL_BUDGET)
+    }
+
+    /// A timeout under a budget other than the default one.
+    pub fn timeout_after(tool: &str, budget: std::time::Duration) -> Self {
+        let ms = budget.as_millis() as u64;
         ToolError {
             code: ErrorCode::ExecutionTimeout,
-            message: format!("Tool {tool} exceeded 100ms"),
-            details: Some(json!({ "budgetMs": super::TOOL_BUDGET.as_millis() as u64 })),
+            message: format!("Tool {tool} exceeded {ms}ms"),
+            details: Some(json!({ "budgetMs": ms })),
         }
     }
 

@@ -33,6 +33,9 @@ pub struct RudderServer {
     order: Arc<Vec<&'static str>>,
     families: Arc<Vec<FamilyName>>,
     inline_reads: bool,
+    /// Each call's budget: [`TOOL_BUDGET`](super::TOOL_BUDGET) unless an
+    /// embedder chose another ([`RudderServer::with_budget`]).
+    budget: std::time::Duration,
     control: Control,
     /// This session's current ETG attempt.
     session: Arc<crate::graph::etg::Session>,
@@ -104,6 +107,7 @@ impl RudderServer {
             order: Arc::new(order),
             families: Arc::new(families.iter().map(|f| f.name()).collect()),
             inline_reads: true,
+            budget: super::TOOL_BUDGET,
             session: control.stores().etg.session(),
             control,
         }
@@ -126,6 +130,15 @@ impl RudderServer {
         self
     }
 
+    /// The same server with another per-call budget. MCP clients get the
+    /// seed's 100 ms; an embedder on a slow or loaded machine (or a test
+    /// checking answers, not latency) may allow more. Timeouts then report
+    /// this budget.
+    pub fn with_budget(mut self, budget: std::time::Duration) -> Self {
+        self.budget = budget;
+        self
+    }
+
     /// The families this server serves.
     pub fn families(&self) -> &[FamilyName] {
         &self.families
@@ -145,8 +158,14 @@ impl RudderServer {
         let started = Instant::now();
         let started_ms = crate::eventlog::now_ms();
         let logged_args = args.clone();
-        let gate = Gate::new(started + super::TOOL_BUDGET).for_session(self.session.clone());
-        let result = self.run(name, args, &gate).await;
+        let gate = Gate::new(started + self.budget).for_session(self.session.clone());
+        let mut result = self.run(name, args, &gate).await;
+        if let Err(e) = &mut result
+            && e.code == super::errors::ErrorCode::ExecutionTimeout
+            && self.budget != super::TOOL_BUDGET
+        {
+            *e = ToolError::timeout_after(name, self.budget);
+        }
         let elapsed_us = started.elapsed().as_micros() as u64;
         if name != "etg_log_event" {
             self.log_call(name, logged_args, started_ms, elapsed_us, &result, &gate);
