@@ -205,6 +205,10 @@ pub struct Config {
     pub traces: bool,
     /// Recent ordinary sequences kept as traces per run (`traceWindow`).
     pub trace_window: usize,
+    /// Comparison feedback (`comparisonFeedback`, on by default): the
+    /// operands of the comparisons behind half-covered branches become
+    /// argument values for the parameters they came from.
+    pub comparison_feedback: bool,
 }
 
 /// The most workers a campaign accepts (more are refused; more than the
@@ -267,6 +271,7 @@ impl Default for Config {
             journal: true,
             traces: true,
             trace_window: crate::journal::traces::DEFAULT_WINDOW,
+            comparison_feedback: true,
         }
     }
 }
@@ -309,6 +314,7 @@ const KNOWN: &[&str] = &[
     "journal",
     "traces",
     "traceWindow",
+    "comparisonFeedback",
 ];
 
 fn key_err(key: &str, message: impl Into<String>) -> ConfigError {
@@ -580,6 +586,7 @@ impl Config {
                 "allowFFI" => c.allow_ffi = as_bool(key, v)?,
                 "journal" => c.journal = as_bool(key, v)?,
                 "traces" => c.traces = as_bool(key, v)?,
+                "comparisonFeedback" => c.comparison_feedback = as_bool(key, v)?,
                 "traceWindow" => {
                     c.trace_window = usize::try_from(as_u64(key, v)?)
                         .ok()

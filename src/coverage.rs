@@ -215,6 +215,16 @@ impl Recorder {
         }
     }
 
+    /// Whether this recorder has seen the JUMPI at `pc` of `code` go both
+    /// ways (a branch still half covered is a frontier worth comparison
+    /// feedback).
+    #[inline]
+    pub fn both_ways(&self, code: CodeId, pc: usize) -> bool {
+        self.local[code.0 as usize]
+            .get(pc)
+            .is_some_and(|l| *l & (JUMPED | FELL_THROUGH) == JUMPED | FELL_THROUGH)
+    }
+
     /// Publishes what this recorder saw for the first time since the last
     /// commit; returns how many of those points were new to the whole campaign.
     pub fn commit(&mut self) -> u32 {

@@ -26,7 +26,7 @@ use thiserror::Error;
 pub mod cheatcodes;
 pub mod inspector;
 
-pub use inspector::CoverageInspector;
+pub use inspector::{CmpKind, Comparison, CoverageInspector};
 
 /// Echidna's default addresses.
 pub const DEFAULT_DEPLOYER: Address = address!("0000000000000000000000000000000000030000");
@@ -957,6 +957,7 @@ impl Executor {
         self.timestamp = self.timestamp.saturating_add(tx.delay.seconds);
         self.set_block();
         self.evm.inspector.enabled = self.recording;
+        self.evm.inspector.cmps.clear();
         let mut env = tx_env(
             &self.target.settings,
             tx.sender,
@@ -1041,6 +1042,17 @@ impl Executor {
         std::mem::take(&mut self.evm.inspector.created)
     }
 
+    /// Turns comparison feedback on or off (`comparisonFeedback`).
+    pub fn set_comparisons(&mut self, on: bool) {
+        self.evm.inspector.cmp_on = on;
+    }
+
+    /// The comparisons that decided half-covered branches during the last
+    /// [`call`](Self::call) (empty with feedback off).
+    pub fn comparisons(&self) -> &[Comparison] {
+        &self.evm.inspector.cmps
+    }
+
     /// Takes the words seen in logs since the last call.
     pub fn take_log_words(&mut self) -> Vec<B256> {
         std::mem::take(&mut self.evm.inspector.log_words)
@@ -1089,6 +1101,55 @@ mod tests {
             Outcome::Success { output } => output.last() == Some(&1),
             _ => false,
         }
+    }
+
+    #[test]
+    fn comparisons_behind_half_covered_branches_are_logged_once_per_pair() {
+        use alloy_primitives::I256;
+        let t = target("Ladder");
+        let mut ex = t.executor(0);
+        ex.set_comparisons(true);
+        let sig = "climbA(uint8,uint16,int32,bool,uint64)";
+        let args = |a: u64| {
+            vec![
+                DynSolValue::Uint(U256::from(a), 8),
+                DynSolValue::Uint(U256::from(7), 16),
+                DynSolValue::Int(I256::try_from(-5).unwrap(), 32),
+                DynSolValue::Bool(true),
+                DynSolValue::Uint(U256::from(9), 64),
+            ]
+        };
+        let s = DEFAULT_SENDERS[0];
+        // First rung fails: `a > 100` with a = 5 is logged.
+        ex.call(&tx(&t, sig, args(5), s, Delay::NONE));
+        let first: Vec<_> = ex.comparisons().to_vec();
+        assert!(
+            first.iter().any(|c| c.kind == CmpKind::Order
+                && (c.a, c.b) == (U256::from(5), U256::from(100))),
+            "{first:?}"
+        );
+        // First rung passes: now `b == 31337` (solc: SUB then JUMPI) is the
+        // frontier, and the first rung, seen both ways, is not logged.
+        ex.call(&tx(&t, sig, args(110), s, Delay::NONE));
+        let second = ex.comparisons().to_vec();
+        assert!(
+            second
+                .iter()
+                .any(|c| c.kind == CmpKind::Eq && (c.a, c.b) == (U256::from(7), U256::from(31337))),
+            "{second:?}"
+        );
+        assert!(!second.iter().any(|c| c.b == U256::from(100)), "{second:?}");
+        // The same operands again teach nothing: not logged twice.
+        ex.call(&tx(&t, sig, args(110), s, Delay::NONE));
+        assert!(
+            !ex.comparisons().iter().any(|c| c.b == U256::from(31337)),
+            "{:?}",
+            ex.comparisons()
+        );
+        // Off: nothing.
+        ex.set_comparisons(false);
+        ex.call(&tx(&t, sig, args(111), s, Delay::NONE));
+        assert!(ex.comparisons().is_empty());
     }
 
     #[test]

@@ -2,20 +2,29 @@
 //! (PUSH immediates of the target's code, number literals of its sources) and
 //! of values seen at run time (return data, log words), plus mutations of
 //! corpus sequences and the simplifications the shrinker tries.
+//!
+//! Comparison feedback: the operands of the comparison behind each branch a
+//! worker has seen go one way only are turned into values for the parameter
+//! they came from (the one equal to an operand gets the other operand, ±1
+//! for orderings; one the operand is an offset of gets the same offset),
+//! kept per function and parameter, and drawn for that parameter first.
 
+use crate::executor::{CmpKind, Comparison};
 use crate::tx::{Delay, Tx};
 use alloy_dyn_abi::{DynSolType, DynSolValue};
 use alloy_json_abi::{Function, StateMutability};
-use alloy_primitives::{Address, B256, I256, U256};
+use alloy_primitives::{Address, B256, I256, Selector, U256};
 use rand::Rng;
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A function the workers may call, with its resolved parameter types.
 #[derive(Clone, Debug)]
 pub struct Callable {
     pub function: Arc<Function>,
+    pub selector: Selector,
     pub types: Vec<DynSolType>,
     pub payable: bool,
 }
@@ -33,6 +42,7 @@ impl Callable {
             .collect::<Result<_, _>>()?;
         Ok(Callable {
             payable: function.state_mutability == StateMutability::Payable,
+            selector: function.selector(),
             function,
             types,
         })
@@ -48,6 +58,94 @@ pub struct Dictionary {
     pub addresses: Vec<Address>,
     /// String and hex literals of the sources (for `string` and `bytes`).
     pub strings: Vec<Vec<u8>>,
+    /// Values comparisons asked for, per function and parameter.
+    params: HashMap<Selector, Vec<Pool>>,
+}
+
+/// Values for one parameter: those an operand equal to the parameter asked
+/// for (few, and the surest), and those an offset of it asked for; in each,
+/// newest replacing oldest.
+#[derive(Clone, Debug, Default)]
+struct Pool {
+    exact: Ring,
+    offset: Ring,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Ring {
+    values: Vec<DynSolValue>,
+    next: usize,
+}
+
+/// How far above a parameter's value an operand may be and still be taken
+/// for the parameter plus an offset.
+const OFFSET_LIMIT: U256 = U256::from_limbs([1 << 32, 0, 0, 0]);
+
+/// Values kept per parameter and kind at most.
+const POOL_CAP: usize = 16;
+
+impl Ring {
+    fn add(&mut self, v: DynSolValue) {
+        if self.values.contains(&v) {
+            return;
+        }
+        if self.values.len() < POOL_CAP {
+            self.values.push(v);
+        } else {
+            self.values[self.next] = v;
+            self.next = (self.next + 1) % POOL_CAP;
+        }
+    }
+}
+
+impl Pool {
+    fn len(&self) -> usize {
+        self.exact.values.len() + self.offset.values.len()
+    }
+
+    fn pick(&self, rng: &mut SmallRng) -> Option<&DynSolValue> {
+        if self.offset.values.is_empty() || (!self.exact.values.is_empty() && rng.random_bool(0.5))
+        {
+            self.exact.values.choose(rng)
+        } else {
+            self.offset.values.choose(rng)
+        }
+    }
+}
+
+/// The ABI word of a scalar argument (what comparisons see), if it is one.
+fn word_of(v: &DynSolValue) -> Option<U256> {
+    match v {
+        DynSolValue::Uint(x, _) => Some(*x),
+        DynSolValue::Int(x, _) => Some(x.into_raw()),
+        DynSolValue::Address(a) => Some(U256::from_be_slice(a.as_slice())),
+        DynSolValue::FixedBytes(w, _) => Some(U256::from_be_bytes(w.0)),
+        _ => None,
+    }
+}
+
+/// `word` as a value of `like`'s type, if it is one (in range for its width).
+fn fit(word: U256, like: &DynSolValue) -> Option<DynSolValue> {
+    match like {
+        DynSolValue::Uint(_, bits) => {
+            (mask(word, *bits) == word).then_some(DynSolValue::Uint(word, *bits))
+        }
+        DynSolValue::Int(_, bits) => {
+            let v = I256::from_raw(word);
+            let shift = 256 - *bits;
+            (*bits == 256 || (v << shift).asr(shift) == v).then_some(DynSolValue::Int(v, *bits))
+        }
+        DynSolValue::Address(_) => (mask(word, 160) == word)
+            .then(|| DynSolValue::Address(Address::from_word(B256::from(word)))),
+        DynSolValue::FixedBytes(_, n) => {
+            let b = B256::from(word);
+            b[*n..]
+                .iter()
+                .all(|x| *x == 0)
+                .then_some(DynSolValue::FixedBytes(b, *n))
+        }
+        _ => None,
+    }
 }
 
 /// Addresses a worker remembers at most (senders, deployed and run-time
@@ -177,7 +275,72 @@ impl Dictionary {
             seen_next: 0,
             addresses,
             strings,
+            params: HashMap::new(),
         }
+    }
+
+    /// Learns from the comparisons behind half-covered branches of a call of
+    /// `selector` with `args`: for each scalar parameter, the value that
+    /// would flip each comparison if the operand is the parameter itself or
+    /// an offset of it (the other operand; ±1 for orderings).
+    pub fn learn(&mut self, selector: Selector, args: &[DynSolValue], cmps: &[Comparison]) {
+        if cmps.is_empty() || args.is_empty() {
+            return;
+        }
+        let pools = self
+            .params
+            .entry(selector)
+            .or_insert_with(|| vec![Pool::default(); args.len()]);
+        for (arg, pool) in args.iter().zip(pools.iter_mut()) {
+            let Some(w) = word_of(arg) else { continue };
+            for c in cmps {
+                let exact = w == c.a || w == c.b;
+                let targets: [Option<U256>; 2] = if w == c.a {
+                    [Some(c.b), None]
+                } else if w == c.b {
+                    [Some(c.a), None]
+                } else if c.kind == CmpKind::Eq {
+                    // An operand may be `w + k` for a small k, or `w mod m`
+                    // (below `w`): move `w` by the difference. (Not for
+                    // orderings: the ABI decoder's and dispatcher's length
+                    // checks are orderings that stay half covered, and their
+                    // operands would pass for offsets of every small value.)
+                    let related = |x: U256| x < w || x.wrapping_sub(w) < OFFSET_LIMIT;
+                    [
+                        related(c.a).then(|| w.wrapping_add(c.b).wrapping_sub(c.a)),
+                        related(c.b).then(|| w.wrapping_add(c.a).wrapping_sub(c.b)),
+                    ]
+                } else {
+                    [None, None]
+                };
+                for t in targets.into_iter().flatten() {
+                    let nudges: &[U256] = match c.kind {
+                        CmpKind::Eq => &[U256::ZERO],
+                        CmpKind::Order => &[U256::ZERO, U256::ONE, U256::MAX],
+                    };
+                    for d in nudges {
+                        if let Some(v) = fit(t.wrapping_add(*d), arg) {
+                            if exact {
+                                pool.exact.add(v);
+                            } else {
+                                pool.offset.add(v);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A value comparisons asked for parameter `i` of `selector`, if any.
+    fn asked(&self, rng: &mut SmallRng, selector: Selector, i: usize) -> Option<&DynSolValue> {
+        self.params.get(&selector)?.get(i)?.pick(rng)
+    }
+
+    /// Values kept from comparison feedback (every parameter of every
+    /// function).
+    pub fn asked_len(&self) -> usize {
+        self.params.values().flatten().map(Pool::len).sum()
     }
 
     /// Adds constants worth trying (the initial timestamp and block number).
@@ -411,6 +574,59 @@ pub fn random_value(rng: &mut SmallRng, dict: &Dictionary, ty: &DynSolType) -> D
     }
 }
 
+/// Share of fresh arguments drawn from what comparisons asked for.
+const ASKED_SHARE: f64 = 0.25;
+
+/// A new value for argument `i` of a call of `selector` (now `v`; its
+/// siblings `args`): what a comparison asked for, a small move, a bit flip,
+/// a sibling's value nearby, or a fresh draw.
+fn mutate_arg(
+    rng: &mut SmallRng,
+    dict: &Dictionary,
+    selector: Selector,
+    args: &[DynSolValue],
+    i: usize,
+) -> DynSolValue {
+    let v = &args[i];
+    let word = word_of(v);
+    let r = rng.random_range(0..100);
+    if r < 50
+        && let Some(a) = dict.asked(rng, selector, i)
+    {
+        return a.clone();
+    }
+    if let Some(w) = word {
+        let moved = if r < 62 {
+            // ±k, small or a power of two.
+            let k = if rng.random_bool(0.7) {
+                U256::from(rng.random_range(1..=16u64))
+            } else {
+                U256::ONE << rng.random_range(0..256usize)
+            };
+            Some(if rng.random_bool(0.5) {
+                w.wrapping_add(k)
+            } else {
+                w.wrapping_sub(k)
+            })
+        } else if r < 70 {
+            Some(w ^ (U256::ONE << rng.random_range(0..256usize)))
+        } else if r < 80 && args.len() > 1 {
+            // A sibling's value, maybe a little off.
+            let j = rng.random_range(0..args.len());
+            word_of(&args[j]).map(|s| s.wrapping_add(U256::from(rng.random_range(0..=2u64))))
+        } else {
+            None
+        };
+        if let Some(m) = moved.and_then(|m| fit(m, v)) {
+            return m;
+        }
+    }
+    match v.as_type() {
+        Some(ty) => random_value(rng, dict, &ty),
+        None => v.clone(),
+    }
+}
+
 /// A random call of `callable`.
 pub fn random_tx(
     rng: &mut SmallRng,
@@ -421,7 +637,15 @@ pub fn random_tx(
     let args = callable
         .types
         .iter()
-        .map(|t| random_value(rng, dict, t))
+        .enumerate()
+        .map(|(i, t)| {
+            if rng.random_bool(ASKED_SHARE)
+                && let Some(v) = dict.asked(rng, callable.selector, i)
+            {
+                return v.clone();
+            }
+            random_value(rng, dict, t)
+        })
         .collect();
     let value = if callable.payable && rng.random_bool(0.5) && !ctx.max_value.is_zero() {
         // The contract's own constants first (thresholds, prices), then any.
@@ -543,7 +767,7 @@ pub fn mutate(
     max_len: usize,
 ) -> Vec<Tx> {
     let mut seq: Vec<Tx> = base.to_vec();
-    match rng.random_range(0..6) {
+    match rng.random_range(0..9) {
         // Keep a prefix, let the worker append fresh calls.
         0 => seq.truncate(rng.random_range(0..=seq.len())),
         // Splice with another entry.
@@ -555,26 +779,30 @@ pub fn mutate(
                 seq.extend_from_slice(&o[from..]);
             }
         }
-        // Re-draw one argument of one call.
-        2 => {
+        // Change one argument of one call: most often of the last call,
+        // the one that reached new coverage (corpus entries end there).
+        2..=4 => {
             if !seq.is_empty() {
-                let i = rng.random_range(0..seq.len());
+                let i = if rng.random_bool(0.6) {
+                    seq.len() - 1
+                } else {
+                    rng.random_range(0..seq.len())
+                };
                 let tx = &mut seq[i];
                 if !tx.args.is_empty() {
                     let a = rng.random_range(0..tx.args.len());
-                    if let Some(ty) = tx.args[a].as_type() {
-                        tx.args[a] = random_value(rng, dict, &ty);
-                    }
+                    let selector = tx.function.selector();
+                    tx.args[a] = mutate_arg(rng, dict, selector, &tx.args, a);
                 }
             }
         }
         // Insert a fresh call.
-        3 => {
+        5 => {
             let at = rng.random_range(0..=seq.len());
             seq.insert(at, fresh);
         }
         // Drop a call.
-        4 => {
+        6 => {
             if !seq.is_empty() {
                 seq.remove(rng.random_range(0..seq.len()));
             }
@@ -682,6 +910,94 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn cmp(kind: CmpKind, a: U256, b: U256) -> Comparison {
+        Comparison {
+            kind,
+            a,
+            b,
+            site: 1,
+        }
+    }
+
+    fn pool_of(d: &Dictionary, sel: Selector, i: usize) -> (Vec<DynSolValue>, Vec<DynSolValue>) {
+        let p = &d.params[&sel][i];
+        (p.exact.values.clone(), p.offset.values.clone())
+    }
+
+    #[test]
+    fn comparisons_become_values_of_the_parameter_they_came_from() {
+        let mut d = Dictionary::default();
+        let sel = Selector::from([1, 2, 3, 4]);
+        let u = |x: u64| U256::from(x);
+        let args = vec![
+            DynSolValue::Uint(u(7), 16),
+            DynSolValue::Int(I256::try_from(-5).unwrap(), 32),
+            DynSolValue::Uint(u(5_000_000), 64),
+            DynSolValue::Bool(true),
+        ];
+        let minus = |x: i64| I256::try_from(x).unwrap().into_raw();
+        d.learn(
+            sel,
+            &args,
+            &[
+                // b == 31337 (equal operand: the other one)
+                cmp(CmpKind::Eq, u(7), u(31337)),
+                // c < -40000 (signed ordering: the bound and its neighbours)
+                cmp(CmpKind::Order, minus(-5), minus(-40000)),
+                // e % 977 == 611 (an operand below e: e moved by the gap)
+                cmp(CmpKind::Eq, u(5_000_000 % 977), u(611)),
+                // a bound far out of uint16's range fits nobody
+                cmp(CmpKind::Eq, u(7), U256::MAX - u(3)),
+            ],
+        );
+        let (exact, _) = pool_of(&d, sel, 0);
+        assert_eq!(exact, vec![DynSolValue::Uint(u(31337), 16)]);
+        let (exact, _) = pool_of(&d, sel, 1);
+        for v in [-40001i64, -40000, -39999] {
+            assert!(
+                exact.contains(&DynSolValue::Int(I256::try_from(v).unwrap(), 32)),
+                "{v}: {exact:?}"
+            );
+        }
+        let (_, offset) = pool_of(&d, sel, 2);
+        let e = 5_000_000 - 5_000_000 % 977 + 611;
+        assert!(offset.contains(&DynSolValue::Uint(u(e), 64)), "{offset:?}");
+        assert_eq!(e % 977, 611);
+        // Booleans learn nothing; every value has its parameter's type.
+        assert!(pool_of(&d, sel, 3).0.is_empty() && pool_of(&d, sel, 3).1.is_empty());
+        let ty: DynSolType = "int32".parse().unwrap();
+        assert!(pool_of(&d, sel, 1).0.iter().all(|v| ty.matches(v)));
+        // And they are drawn for that parameter.
+        let mut rng = SmallRng::seed_from_u64(1);
+        let drawn = (0..50)
+            .filter_map(|_| d.asked(&mut rng, sel, 0).cloned())
+            .collect::<Vec<_>>();
+        let hits = drawn
+            .iter()
+            .filter(|v| **v == DynSolValue::Uint(u(31337), 16))
+            .count();
+        assert!(hits >= 15, "{drawn:?}");
+        let ty: DynSolType = "uint16".parse().unwrap();
+        assert!(drawn.iter().all(|v| ty.matches(v)));
+        assert!(d.asked(&mut rng, Selector::from([9, 9, 9, 9]), 0).is_none());
+    }
+
+    #[test]
+    fn values_out_of_a_parameters_range_do_not_fit() {
+        let u = |x: u64| U256::from(x);
+        assert!(fit(u(256), &DynSolValue::Uint(u(0), 8)).is_none());
+        assert!(fit(u(255), &DynSolValue::Uint(u(0), 8)).is_some());
+        let minus_129 = I256::try_from(-129).unwrap().into_raw();
+        let minus_128 = I256::try_from(-128).unwrap().into_raw();
+        assert!(fit(minus_129, &DynSolValue::Int(I256::ZERO, 8)).is_none());
+        assert!(fit(minus_128, &DynSolValue::Int(I256::ZERO, 8)).is_some());
+        assert!(fit(U256::MAX, &DynSolValue::Address(Address::ZERO)).is_none());
+        let left = U256::from_be_bytes(B256::left_padding_from(&[0xab; 4]).0);
+        assert!(fit(left, &DynSolValue::FixedBytes(B256::ZERO, 4)).is_none());
+        let right = U256::from_be_bytes(B256::right_padding_from(&[0xab; 4]).0);
+        assert!(fit(right, &DynSolValue::FixedBytes(B256::ZERO, 4)).is_some());
     }
 
     #[test]

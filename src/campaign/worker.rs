@@ -22,6 +22,12 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+/// Share of sequences that mutate a corpus entry once there is one.
+const MUTATION_SHARE: f64 = 0.7;
+
+/// How many of the newest corpus entries count as the frontier.
+const RECENT_ENTRIES: usize = 16;
+
 /// How often a worker reports its aggregated `TransactionExecuted` event.
 pub const BATCH_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -64,6 +70,8 @@ pub(crate) struct Worker {
     obs: Vec<CallObs>,
     /// When this worker last offered a recent trace.
     last_recent: Instant,
+    /// Whether comparison feedback is on (`comparisonFeedback`).
+    comparisons: bool,
 }
 
 enum Source {
@@ -87,7 +95,9 @@ struct CallMeta<'a> {
 
 impl Worker {
     pub(crate) fn new(shared: Arc<Shared>, id: WorkerId, rx: Receiver<Arc<Injection>>) -> Self {
-        let ex = shared.target.executor(id.0 as usize);
+        let mut ex = shared.target.executor(id.0 as usize);
+        let comparisons = shared.config.comparison_feedback;
+        ex.set_comparisons(comparisons);
         let seed = shared.seed.wrapping_add(id.0 as u64);
         Worker {
             id,
@@ -105,6 +115,7 @@ impl Worker {
             tracing: shared.journal().is_some() && shared.config.traces,
             obs: Vec::new(),
             last_recent: Instant::now(),
+            comparisons,
             shared,
         }
     }
@@ -169,9 +180,15 @@ impl Worker {
                 break StopReason::Stopped;
             }
             let corpus = &self.shared.corpus;
-            if !corpus.is_empty() && self.rng.random_bool(0.5) {
+            if !corpus.is_empty() && self.rng.random_bool(MUTATION_SHARE) {
                 let n = corpus.len();
-                let base = corpus.get(crate::ids::EntryId(self.rng.random_range(0..n) as u64));
+                // Half the picks among the newest entries: the frontier.
+                let pick = if self.rng.random_bool(0.5) {
+                    self.rng.random_range(n.saturating_sub(RECENT_ENTRIES)..n)
+                } else {
+                    self.rng.random_range(0..n)
+                };
+                let base = corpus.get(crate::ids::EntryId(pick as u64));
                 let other = corpus.get(crate::ids::EntryId(self.rng.random_range(0..n) as u64));
                 if let (Some(base), Some(other)) = (base, other) {
                     let max = self.shared.config.seq_len;
@@ -187,7 +204,15 @@ impl Worker {
                         fresh,
                         max,
                     );
-                    self.run_sequence(Source::Mutation(base.id), planned, max);
+                    // Mostly the mutated calls alone (a few more at most), so
+                    // that trying a mutation costs its own calls; sometimes
+                    // random calls after it up to the sequence length.
+                    let len = if self.rng.random_bool(0.3) {
+                        max
+                    } else {
+                        (planned.len() + self.rng.random_range(0..=2)).clamp(1, max)
+                    };
+                    self.run_sequence(Source::Mutation(base.id), planned, len);
                     continue;
                 }
             }
@@ -286,6 +311,10 @@ impl Worker {
             }
             for a in self.ex.take_created() {
                 self.dict.add_address(a);
+            }
+            if self.comparisons && !self.ex.comparisons().is_empty() {
+                self.dict
+                    .learn(tx.function.selector(), &tx.args, self.ex.comparisons());
             }
             executed.push(tx);
             gas.push(r.gas_used);
