@@ -341,9 +341,13 @@ impl Stores {
 
     /// The counters worker row `worker` bumps for `tx`'s function, if it
     /// is callable.
-    pub(crate) fn function_stats(&self, worker: usize, tx: &Tx) -> Option<&FunctionStats> {
+    pub(crate) fn function_stats(
+        &self,
+        worker: usize,
+        selector: &alloy_primitives::Selector,
+    ) -> Option<&FunctionStats> {
         self.selector_index
-            .get(&tx.function.selector())
+            .get(selector)
             .map(|&i| &self.stats.workers[worker].functions[i])
     }
 

@@ -292,7 +292,10 @@ impl Worker {
             self.batch.calls += 1;
             self.batch.gas += r.gas_used;
             result.executed += 1;
-            let fstats = shared.function_stats(row, &tx);
+            // One keccak per call, shared by the statistics and the
+            // comparison pools.
+            let selector = tx.function.selector();
+            let fstats = shared.function_stats(row, &selector);
             if let Some(fs) = fstats {
                 fs.calls.fetch_add(1, Ordering::Relaxed);
             }
@@ -313,8 +316,7 @@ impl Worker {
                 self.dict.add_address(a);
             }
             if self.comparisons && !self.ex.comparisons().is_empty() {
-                self.dict
-                    .learn(tx.function.selector(), &tx.args, self.ex.comparisons());
+                self.dict.learn(selector, &tx.args, self.ex.comparisons());
             }
             executed.push(tx);
             gas.push(r.gas_used);
