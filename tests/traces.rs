@@ -376,8 +376,11 @@ async fn every_operator_on_every_type_answers_what_filtering_by_hand_answers() {
     let dir = tempfile::tempdir().unwrap();
     let c = start(
         "contracts/out/Sequence.json",
+        // One worker: the same seed gives the same traces on any machine, so
+        // every case below has rows on both sides (with two workers, which
+        // one falsifies first depends on scheduling).
         Config {
-            workers: Some(2),
+            workers: Some(1),
             seed: Some(5),
             test_limit: 100_000,
             ..Config::default()
