@@ -16,6 +16,7 @@ pub mod properties;
 pub mod render;
 pub mod report;
 mod shrink;
+pub mod spec;
 mod worker;
 
 pub use control::{Control, ControlError, Injection};
@@ -70,24 +71,159 @@ pub struct WorkerStats {
     pub running: AtomicBool,
     /// Per callable function, indexed like [`Stores::callable`].
     pub functions: Box<[FunctionStats]>,
+    /// Per sequence origin ([`Origin::index`]): calls, reverted calls, and
+    /// coverage points new to the campaign.
+    pub origin_calls: [AtomicU64; Origin::COUNT],
+    pub origin_reverts: [AtomicU64; Origin::COUNT],
+    pub origin_points: [AtomicU64; Origin::COUNT],
+    /// When this worker last found coverage new to the campaign (Unix ms; 0: never).
+    pub last_new_ms: AtomicU64,
+    /// What the worker is doing now (see [`Position`]).
+    pub position: PositionCells,
+}
+
+/// The running sequence of one worker, as cells the worker overwrites and
+/// readers snapshot (a snapshot may mix two consecutive calls; it is a view
+/// of a moving thing).
+#[derive(Debug, Default)]
+pub struct PositionCells {
+    /// [`Origin::index`] + 1 of the running sequence (0: none yet).
+    pub source: std::sync::atomic::AtomicU8,
+    /// Planned length of the running sequence.
+    pub planned: std::sync::atomic::AtomicU32,
+    /// Calls of it executed so far.
+    pub done: std::sync::atomic::AtomicU32,
+    /// New coverage points it found so far.
+    pub points: std::sync::atomic::AtomicU32,
+    /// Campaign coverage points when it started.
+    pub start_points: AtomicU64,
+    /// When it started (Unix ms).
+    pub started_ms: AtomicU64,
+    /// Callable index + 1 of its last call (0: none).
+    pub last_function: std::sync::atomic::AtomicU32,
+}
+
+/// One snapshot of [`PositionCells`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Position {
+    pub source: Option<Origin>,
+    pub planned: u32,
+    pub done: u32,
+    pub points: u32,
+    pub start_points: u64,
+    pub started_ms: u64,
+    pub last_function: Option<usize>,
+}
+
+impl PositionCells {
+    pub fn snapshot(&self) -> Position {
+        let r = Ordering::Relaxed;
+        Position {
+            source: (self.source.load(r) as usize)
+                .checked_sub(1)
+                .and_then(Origin::from_index),
+            planned: self.planned.load(r),
+            done: self.done.load(r),
+            points: self.points.load(r),
+            start_points: self.start_points.load(r),
+            started_ms: self.started_ms.load(r),
+            last_function: (self.last_function.load(r) as usize).checked_sub(1),
+        }
+    }
+}
+
+/// Buckets of the gas histogram: four per power of two up to 2^16 gas,
+/// then two per power (see [`gas_bucket`]).
+pub const GAS_BUCKETS: usize = 64;
+
+/// The histogram bucket of `gas`: index grows with gas, each bucket spans
+/// at most a factor of 1.5.
+pub fn gas_bucket(gas: u64) -> usize {
+    if gas < 4 {
+        return gas as usize;
+    }
+    let log = 63 - gas.leading_zeros() as usize; // >= 2
+    let half = ((gas >> (log - 1)) & 1) as usize;
+    (2 * log + half).min(GAS_BUCKETS - 1)
+}
+
+/// The smallest gas of bucket `b` (the inverse of [`gas_bucket`]).
+pub fn gas_bucket_floor(b: usize) -> u64 {
+    if b < 4 {
+        return b as u64;
+    }
+    let log = b / 2;
+    (1u64 << log) | (((b % 2) as u64) << (log - 1))
 }
 
 /// Per-function counters of one worker.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct FunctionStats {
     /// Calls drawn by the generator (through the priority sampler).
     pub generated: AtomicU64,
     /// Calls executed, whatever their origin (generated, mutated, injected).
     pub calls: AtomicU64,
     pub reverts: AtomicU64,
+    /// Failed calls by kind: Panic(uint256), custom error or no reason, halt
+    /// (out of gas, invalid opcode); the rest of `reverts` are `Error(string)`.
+    pub panics: AtomicU64,
+    pub raw_reverts: AtomicU64,
+    pub halts: AtomicU64,
+    /// Coverage points new to the campaign its calls found.
+    pub new_points: AtomicU64,
+    /// When one of its calls last found new coverage (Unix ms; 0: never).
+    pub last_new_ms: AtomicU64,
+    /// Gas used per call ([`gas_bucket`]).
+    pub gas: [AtomicU64; GAS_BUCKETS],
+}
+
+impl Default for FunctionStats {
+    fn default() -> Self {
+        FunctionStats {
+            generated: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+            reverts: AtomicU64::new(0),
+            panics: AtomicU64::new(0),
+            raw_reverts: AtomicU64::new(0),
+            halts: AtomicU64::new(0),
+            new_points: AtomicU64::new(0),
+            last_new_ms: AtomicU64::new(0),
+            gas: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
 }
 
 /// One function's counters summed over the workers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FunctionTotals {
     pub generated: u64,
     pub calls: u64,
     pub reverts: u64,
+    pub panics: u64,
+    pub raw_reverts: u64,
+    pub halts: u64,
+    pub new_points: u64,
+    pub last_new_ms: u64,
+    pub gas: Vec<u64>,
+}
+
+impl FunctionTotals {
+    /// The gas of the `q`-quantile call (0 ≤ q ≤ 1), as its bucket's floor.
+    pub fn gas_quantile(&self, q: f64) -> Option<u64> {
+        let total: u64 = self.gas.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let rank = ((q.clamp(0.0, 1.0) * total as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (b, n) in self.gas.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                return Some(gas_bucket_floor(b));
+            }
+        }
+        None
+    }
 }
 
 /// Calls a worker claims against `testLimit` at a time (see [`CallBudget`]).
@@ -128,16 +264,75 @@ impl Stats {
     /// Each callable function's counters, summed over the workers.
     pub fn function_totals(&self) -> Vec<FunctionTotals> {
         let n = self.workers.first().map_or(0, |w| w.functions.len());
-        let mut out = vec![FunctionTotals::default(); n];
+        let mut out = vec![
+            FunctionTotals {
+                gas: vec![0; GAS_BUCKETS],
+                ..Default::default()
+            };
+            n
+        ];
+        let r = Ordering::Relaxed;
         for w in &self.workers {
             for (t, f) in out.iter_mut().zip(w.functions.iter()) {
-                t.generated += f.generated.load(Ordering::Relaxed);
-                t.calls += f.calls.load(Ordering::Relaxed);
-                t.reverts += f.reverts.load(Ordering::Relaxed);
+                t.generated += f.generated.load(r);
+                t.calls += f.calls.load(r);
+                t.reverts += f.reverts.load(r);
+                t.panics += f.panics.load(r);
+                t.raw_reverts += f.raw_reverts.load(r);
+                t.halts += f.halts.load(r);
+                t.new_points += f.new_points.load(r);
+                t.last_new_ms = t.last_new_ms.max(f.last_new_ms.load(r));
+                for (a, b) in t.gas.iter_mut().zip(f.gas.iter()) {
+                    *a += b.load(r);
+                }
             }
         }
         out
     }
+}
+
+/// The test case of spec `spec` with id `id`.
+fn spec_case(id: TestId, spec: spec::Spec) -> TestCase {
+    let function = spec
+        .conditions
+        .first()
+        .map(|c| c.lhs.function.clone())
+        .expect("a parsed spec has a condition");
+    TestCase {
+        id,
+        kind: TestKind::Property,
+        name: spec.source.name.clone(),
+        function,
+        spec: Some(Arc::new(spec)),
+    }
+}
+
+/// The specs kept in `path` (none if it is missing or unreadable, with a
+/// warning for the latter).
+fn load_specs(path: &Path) -> Vec<spec::SpecSource> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            tracing::warn!("{}: not loaded: {e}", path.display());
+            Vec::new()
+        }),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Why a spec was not added.
+#[derive(Debug, Error)]
+pub enum SpecRefused {
+    #[error(transparent)]
+    Invalid(#[from] spec::SpecError),
+    #[error("a test named {0:?} exists already")]
+    Duplicate(String),
+    #[error("the campaign has {0} tests, the most it can check")]
+    Full(usize),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// A worker's share of `testLimit`: it claims [`BUDGET_CHUNK`] calls at a
@@ -192,6 +387,8 @@ pub struct Stores {
     pub graph: crate::graph::GraphStore,
     /// What agents tried: the execution trace graph's attempts.
     pub etg: crate::graph::etg::Etg,
+    /// Metrics history and the agent's decisions (the ops family).
+    pub ops: crate::ops::OpsState,
     pub stats: Stats,
     pub stop: AtomicBool,
     pub started: Instant,
@@ -339,16 +536,70 @@ impl Stores {
             })
     }
 
-    /// The counters worker row `worker` bumps for `tx`'s function, if it
-    /// is callable.
-    pub(crate) fn function_stats(
-        &self,
-        worker: usize,
-        selector: &alloy_primitives::Selector,
-    ) -> Option<&FunctionStats> {
-        self.selector_index
-            .get(selector)
-            .map(|&i| &self.stats.workers[worker].functions[i])
+    /// The campaign's metrics now.
+    pub fn sample_now(&self) -> crate::ops::Sample {
+        let open = self
+            .tests
+            .cases()
+            .filter(|c| c.kind != TestKind::Optimization && self.tests.is_open(c.id))
+            .count() as u64;
+        crate::ops::Sample {
+            t_ms: now_ms(),
+            calls: self.stats.calls(),
+            sequences: self
+                .stats
+                .workers
+                .iter()
+                .map(|w| w.sequences.load(Ordering::Relaxed))
+                .sum(),
+            points: self.target.coverage.points(),
+            corpus: self.corpus.len() as u64,
+            open,
+            falsified: self.tests.falsified_count() as u64,
+        }
+    }
+
+    /// Adds a spec parsed from `src` (checked by every worker from their
+    /// next call on) and rewrites `specs.json` before answering.
+    pub fn add_spec(&self, spec: spec::Spec) -> Result<TestId, SpecRefused> {
+        let _file = self.ops.spec_file.lock();
+        let name = spec.source.name.clone();
+        let id = self
+            .tests
+            .add(self.stats.calls(), |id, store| {
+                if store.cases().any(|c| c.name == spec.source.name) {
+                    return Err(SpecRefused::Duplicate(spec.source.name.clone()));
+                }
+                Ok(spec_case(id, spec))
+            })?
+            .ok_or(SpecRefused::Full(self.tests.len()))?;
+        let specs: Vec<&spec::SpecSource> = self
+            .tests
+            .cases()
+            .filter_map(|c| c.spec.as_ref().map(|s| &s.source))
+            .collect();
+        let path = self.layout.specs();
+        let bytes = serde_json::to_vec_pretty(&specs).expect("specs serialize");
+        persist::write_atomic(&path, &bytes).map_err(|source| SpecRefused::Io {
+            path: path.clone(),
+            source,
+        })?;
+        tracing::info!("spec {name:?} added as test {}", id.0);
+        Ok(id)
+    }
+
+    /// Keeps `d` (memory and journal) and waits for the journal to commit it.
+    pub fn save_decision(&self, d: crate::ops::Decision) {
+        self.ops.decisions.push(d.clone());
+        if let Some(j) = &self.journal {
+            j.send(crate::journal::Record::Decision(Box::new(d)));
+            j.flush();
+        }
+    }
+
+    /// The index in [`Stores::callable`] of the function with `selector`.
+    pub fn callable_index(&self, selector: &alloy_primitives::Selector) -> Option<usize> {
+        self.selector_index.get(selector).copied()
     }
 
     /// Why the campaign should stop now, apart from the call budget (which
@@ -502,6 +753,7 @@ impl Stores {
             shrunk.len()
         } as u32;
         self.tests.claim(case.id);
+        self.tests.close_at(case.id, self.stats.calls());
         self.tests.set_falsified(
             case.id,
             properties::Falsification {
@@ -568,6 +820,7 @@ fn discover_tests(
             kind,
             name,
             function,
+            spec: None,
         })
     };
     match config.test_mode {
@@ -799,6 +1052,35 @@ impl Campaign {
                 Err(e) => tracing::warn!("ETG of earlier runs not loaded: {e}"),
             }
         }
+        let ops = crate::ops::OpsState::default();
+        if let Some(j) = &journal {
+            match j.reader().map_err(|e| e.to_string()).and_then(|r| {
+                crate::journal::ops_rows::load_decisions(r.conn()).map_err(|e| e.to_string())
+            }) {
+                Ok(old) => ops.decisions.load(old),
+                Err(e) => tracing::warn!("decisions of earlier runs not loaded: {e}"),
+            }
+        }
+        // Specs submitted to earlier runs of this corpus directory.
+        for src in load_specs(&layout.specs()) {
+            let name = src.name.clone();
+            match spec::Spec::parse(src, &target.functions) {
+                Ok(spec) => {
+                    let added = tests.add(0, |id, store| {
+                        if store.cases().any(|c| c.name == spec.source.name) {
+                            return Err(());
+                        }
+                        Ok(spec_case(id, spec))
+                    });
+                    if !matches!(added, Ok(Some(_))) {
+                        tracing::warn!(
+                            "spec {name:?} of specs.json not loaded (duplicate name or too many tests)"
+                        );
+                    }
+                }
+                Err(e) => tracing::warn!("spec {name:?} of specs.json not loaded: {e}"),
+            }
+        }
         let stats = Stats::new(workers + 1, callable.len());
         let selector_index = callable
             .iter()
@@ -818,6 +1100,7 @@ impl Campaign {
             tests,
             graph: crate::graph::GraphStore::new(target.clone()),
             etg,
+            ops,
             stats,
             stop: AtomicBool::new(false),
             started: Instant::now(),
@@ -874,6 +1157,22 @@ impl Campaign {
             return Ok(());
         }
         self.resume();
+        {
+            // The metrics history behind the ops family's market-data tools.
+            let stores = Arc::downgrade(&self.stores);
+            let _ = std::thread::Builder::new()
+                .name("rudder-sampler".into())
+                .spawn(move || {
+                    while let Some(s) = stores.upgrade() {
+                        s.ops.history.record(s.sample_now());
+                        if s.finished() {
+                            break;
+                        }
+                        drop(s);
+                        std::thread::sleep(crate::ops::SAMPLE_INTERVAL);
+                    }
+                });
+        }
         let receivers = std::mem::take(&mut self.receivers);
         let running = Arc::new(AtomicU64::new(receivers.len() as u64));
         for (i, rx) in receivers.into_iter().enumerate() {

@@ -30,6 +30,34 @@ pub enum Origin {
     Replayed,
 }
 
+impl Origin {
+    pub const COUNT: usize = 4;
+    pub const ALL: [Origin; Origin::COUNT] = [
+        Origin::Random,
+        Origin::Mutation,
+        Origin::Injected,
+        Origin::Replayed,
+    ];
+
+    /// Dense index (counters per origin).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn from_index(i: usize) -> Option<Origin> {
+        Origin::ALL.get(i).copied()
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Random => "random",
+            Origin::Mutation => "mutation",
+            Origin::Injected => "injected",
+            Origin::Replayed => "replayed",
+        }
+    }
+}
+
 /// One call sequence and what it achieved.
 #[derive(Clone, Debug)]
 pub struct CorpusEntry {

@@ -157,6 +157,17 @@ impl CoverageMap {
             row,
             local: self.codes.iter().map(|c| vec![0u8; c.info.len]).collect(),
             pending: Vec::new(),
+            scratch: false,
+        }
+    }
+
+    /// A recorder that writes nothing to the map: what it sees is only
+    /// compared with it ([`Recorder::preview`]), for dry runs that must
+    /// leave the campaign's coverage as it was.
+    pub fn scratch_recorder(self: &Arc<Self>) -> Recorder {
+        Recorder {
+            scratch: true,
+            ..self.recorder(0)
         }
     }
 }
@@ -168,6 +179,8 @@ pub struct Recorder {
     /// What this recorder has seen, to touch the shared bitmap only on news.
     local: Vec<Vec<u8>>,
     pending: Vec<(CodeId, u32, u8)>,
+    /// Counts nothing and publishes nothing (see [`CoverageMap::scratch_recorder`]).
+    scratch: bool,
 }
 
 #[inline]
@@ -194,7 +207,9 @@ impl Recorder {
     pub fn hit(&mut self, code: CodeId, pc: usize) {
         let c = &self.map.codes[code.0 as usize];
         if let Some(h) = c.rows[self.row].hits.get(pc) {
-            bump(h);
+            if !self.scratch {
+                bump(h);
+            }
             self.note(code, pc, HIT);
         }
     }
@@ -210,7 +225,9 @@ impl Recorder {
             (row.fell.get(pc), FELL_THROUGH)
         };
         if let Some(counter) = counter {
-            bump(counter);
+            if !self.scratch {
+                bump(counter);
+            }
             self.note(code, pc, bit);
         }
     }
@@ -228,6 +245,9 @@ impl Recorder {
     /// Publishes what this recorder saw for the first time since the last
     /// commit; returns how many of those points were new to the whole campaign.
     pub fn commit(&mut self) -> u32 {
+        if self.scratch {
+            return self.preview();
+        }
         let mut fresh = 0u32;
         for (code, pc, bit) in self.pending.drain(..) {
             let seen = &self.map.codes[code.0 as usize].seen[pc as usize];
@@ -239,6 +259,19 @@ impl Recorder {
         }
         if fresh > 0 {
             self.map.points.fetch_add(fresh as u64, Ordering::Relaxed);
+        }
+        fresh
+    }
+
+    /// How many of the points seen since the last call are new to the
+    /// campaign; publishes nothing.
+    pub fn preview(&mut self) -> u32 {
+        let mut fresh = 0u32;
+        for (code, pc, bit) in self.pending.drain(..) {
+            let seen = &self.map.codes[code.0 as usize].seen[pc as usize];
+            if seen.load(Ordering::Relaxed) & bit == 0 {
+                fresh += 1;
+            }
         }
         fresh
     }

@@ -883,6 +883,15 @@ impl Target {
         }
     }
 
+    /// An executor over a fresh copy of the deployed state that changes
+    /// nothing shared: its coverage is only compared with the campaign's
+    /// (`commit_coverage` answers what would be new, publishing nothing).
+    pub fn isolated_executor(self: &Arc<Self>) -> Executor {
+        let mut ex = self.executor(0);
+        ex.evm.inspector.recorder = self.coverage.scratch_recorder();
+        ex
+    }
+
     /// The coverage report of the target's sources right now.
     pub fn coverage_report(&self) -> crate::coverage::CoverageReport {
         let codes: Vec<_> = self
@@ -932,6 +941,12 @@ impl Executor {
             self.evm.ctx.cfg.chain_id = self.target.initial_chain_id;
             self.evm.inspector.cheats.reset();
         }
+    }
+
+    /// Moves the block time to `timestamp` if it is later (a replay
+    /// starting at a given date).
+    pub fn advance_time_to(&mut self, timestamp: u64) {
+        self.timestamp = self.timestamp.max(timestamp);
     }
 
     /// Current (block number, timestamp).
@@ -986,6 +1001,22 @@ impl Executor {
         );
         env.gas_limit = self.target.settings.prop_gas_limit;
         self.run(env, record)
+    }
+
+    /// A view call with its calldata (a spec's condition), under the
+    /// property gas limit, without coverage.
+    pub fn call_view_data(&mut self, data: Bytes, sender: Address) -> CallResult {
+        self.set_block();
+        self.evm.inspector.enabled = false;
+        let mut env = tx_env(
+            &self.target.settings,
+            sender,
+            TxKind::Call(self.target.address),
+            data,
+            U256::ZERO,
+        );
+        env.gas_limit = self.target.settings.prop_gas_limit;
+        self.run(env, false)
     }
 
     /// Runs raw calldata (used by benches and tests).

@@ -31,6 +31,7 @@
 //! and pages in id order never shift while the campaign appends.
 
 pub mod graph_rows;
+pub mod ops_rows;
 pub mod query;
 pub mod rollup;
 pub mod trace_query;
@@ -248,6 +249,8 @@ pub enum Record {
     },
     /// A code graph version (see [`graph_rows`]).
     Graph(Box<graph_rows::GraphRows>),
+    /// An agent's decision (`save_decision`).
+    Decision(Box<crate::ops::Decision>),
     /// Commit everything queued so far, then acknowledge.
     Flush(Sender<()>),
 }
@@ -476,6 +479,7 @@ impl Journal {
         conn.execute_batch(rollup::SCHEMA).map_err(&err)?;
         conn.execute_batch(traces::SCHEMA).map_err(&err)?;
         conn.execute_batch(graph_rows::SCHEMA).map_err(&err)?;
+        conn.execute_batch(ops_rows::SCHEMA).map_err(&err)?;
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(&err)?;
@@ -930,6 +934,7 @@ impl Writer {
             Record::Call(c) => self.call(tx, *c),
             Record::Etg { event, .. } => graph_rows::insert_etg(tx, &event),
             Record::Graph(rows) => graph_rows::insert_graph(tx, &rows),
+            Record::Decision(d) => ops_rows::insert_decision(tx, &d),
             Record::Command {
                 ts_ms,
                 command,

@@ -51,6 +51,7 @@ pub mod graph;
 pub mod ids;
 pub mod journal;
 pub mod mcp;
+pub mod ops;
 pub mod parser;
 pub mod priority;
 mod sync;

@@ -7,16 +7,20 @@
 //! * [`traces_tools`]: seed 003's traces family over the trace store.
 //! * [`graph_tools`]: seed 004's graph family: the code graph with coverage
 //!   gaps, and the ETG of the agent's attempts.
+//! * [`ops_tools`]: seed 001's sixteen tools as campaign analogues.
+//! * [`conventions`]: seed 001's envelope, TTL cache, `_metadata`, errors.
 //! * [`errors`]: the seed's `ErrorResponse` and codes.
 //! * [`server`]: composes the families; validation, the 100 ms budget, rmcp.
 //! * [`screen`]: raw messages checked (size, JSON) before rmcp reads them.
 //! * [`transport`]: stdio and loopback streamable HTTP.
 
 pub mod campaign_tools;
+pub mod conventions;
 pub mod errors;
 pub mod events_tools;
 pub mod family;
 pub mod graph_tools;
+pub mod ops_tools;
 pub mod screen;
 pub mod server;
 pub mod traces_tools;

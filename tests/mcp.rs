@@ -122,7 +122,23 @@ async fn tools_list_matches_the_seed() {
             "graph_update_files",
             "graph_context_for_files",
             "etg_log_event",
-            "etg_query_similar_attempts"
+            "etg_query_similar_attempts",
+            "get_current_price",
+            "get_candles",
+            "get_volatility",
+            "get_balance",
+            "get_positions",
+            "validate_trade",
+            "get_top_strategies",
+            "get_strategy_signal",
+            "get_strategy_consensus",
+            "get_top_specs",
+            "get_implementations",
+            "submit_new_spec",
+            "save_decision",
+            "get_recent_decisions",
+            "run_backtest",
+            "get_historical_performance",
         ]
     );
     let listed: Vec<Value> = s

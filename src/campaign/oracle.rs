@@ -111,6 +111,16 @@ impl<'a> Oracle<'a> {
     /// (Echidna's convention).
     pub fn property_fails(&mut self, case: &TestCase) -> Option<String> {
         let config = &self.stores.config;
+        if let Some(spec) = &case.spec {
+            let sender = config.psender;
+            let ex = &mut *self.ex;
+            return spec.fails(
+                |v| match ex.call_view_data(v.calldata.clone(), sender).outcome {
+                    Outcome::Success { output } => super::spec::first_word(&output),
+                    other => Err(format!("{} {other}", v.text)),
+                },
+            );
+        }
         let must_revert = case
             .name
             .strip_prefix(&config.prefix)

@@ -185,6 +185,11 @@ impl Layout {
             .join(format!("{}.json", file_stem(name)))
     }
 
+    /// The specs added at run time (`submit_new_spec`).
+    pub fn specs(&self) -> PathBuf {
+        self.corpus_dir.join("specs.json")
+    }
+
     /// The SQLite journal of every run on this corpus directory.
     pub fn journal_db(&self) -> PathBuf {
         self.corpus_dir.join("journal.sqlite")

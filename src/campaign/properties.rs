@@ -40,6 +40,9 @@ pub struct TestCase {
     /// The property's name, or the checked function's signature.
     pub name: String,
     pub function: Arc<Function>,
+    /// A spec added at run time (`submit_new_spec`): checked instead of
+    /// calling `function` (its first view).
+    pub spec: Option<Arc<super::spec::Spec>>,
 }
 
 /// Who falsified a test.
@@ -102,14 +105,38 @@ pub struct Optimum {
 
 struct Slot {
     case: TestCase,
+    /// Campaign calls when the test joined (0 for the compiled ones).
+    added_calls: u64,
+    /// Campaign calls when it was falsified (0: open).
+    closed_calls: std::sync::atomic::AtomicU64,
     claimed: AtomicBool,
     falsified: ArcSwapOption<Falsification>,
     optimum: ArcSwapOption<Optimum>,
 }
 
-/// The campaign's tests, fixed when it starts.
+/// Tests at most (a call's checked and failed tests are 64-bit masks).
+pub const MAX_TESTS: usize = 64;
+
+/// The campaign's tests: those the target defines, then specs added while
+/// it runs (append-only; readers never lock).
 pub struct TestStore {
-    slots: Vec<Slot>,
+    slots: crate::appendvec::AppendVec<Slot>,
+}
+
+/// Serialises [`TestStore::add`] (appends are rare: specs at run time).
+static ADD_LOCK: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+
+impl Slot {
+    fn new(case: TestCase, added_calls: u64) -> Self {
+        Slot {
+            case,
+            added_calls,
+            closed_calls: Default::default(),
+            claimed: AtomicBool::new(false),
+            falsified: ArcSwapOption::empty(),
+            optimum: ArcSwapOption::empty(),
+        }
+    }
 }
 
 impl std::fmt::Debug for TestStore {
@@ -122,16 +149,52 @@ impl std::fmt::Debug for TestStore {
 
 impl TestStore {
     pub fn new(cases: Vec<TestCase>) -> Self {
-        TestStore {
-            slots: cases
-                .into_iter()
-                .map(|case| Slot {
-                    case,
-                    claimed: AtomicBool::new(false),
-                    falsified: ArcSwapOption::empty(),
-                    optimum: ArcSwapOption::empty(),
-                })
-                .collect(),
+        let store = TestStore {
+            slots: Default::default(),
+        };
+        for case in cases {
+            store.slots.push(Slot::new(case, 0));
+        }
+        store
+    }
+
+    /// Appends a test (`make` receives its id) after `added_calls`
+    /// campaign calls; `None` when [`MAX_TESTS`] are there or `make`
+    /// refuses it (it runs under the writers' lock, so a name check there
+    /// sees every earlier test).
+    pub fn add<E>(
+        &self,
+        added_calls: u64,
+        make: impl FnOnce(TestId, &TestStore) -> Result<TestCase, E>,
+    ) -> Result<Option<TestId>, E> {
+        // Appends are rare (specs at run time): one lock for the check and
+        // the push, so two specs never take the same id or name.
+        let _guard = ADD_LOCK.lock();
+        if self.slots.len() >= MAX_TESTS {
+            return Ok(None);
+        }
+        let id = TestId(self.slots.len() as u32);
+        let case = make(id, self)?;
+        self.slots.push(Slot::new(case, added_calls));
+        Ok(Some(id))
+    }
+
+    /// (calls when the test joined, calls when it was falsified if it was).
+    pub fn evaluated_between(&self, id: TestId) -> Option<(u64, Option<u64>)> {
+        let s = self.slots.get(id.0 as usize)?;
+        let closed = s.closed_calls.load(Ordering::Acquire);
+        Some((s.added_calls, (closed > 0).then_some(closed)))
+    }
+
+    /// Records the campaign's call count at the falsification of `id`.
+    pub fn close_at(&self, id: TestId, calls: u64) {
+        if let Some(s) = self.slots.get(id.0 as usize) {
+            let _ = s.closed_calls.compare_exchange(
+                0,
+                calls.max(1),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
         }
     }
 

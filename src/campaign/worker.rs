@@ -272,6 +272,16 @@ impl Worker {
         let shared = self.shared.clone();
         let row = self.row();
         let stats = &shared.stats.workers[row];
+        let origin = source.origin().index();
+        let relaxed = Ordering::Relaxed;
+        let pos = &stats.position;
+        pos.source.store(origin as u8 + 1, relaxed);
+        pos.planned.store(len.max(planned.len()) as u32, relaxed);
+        pos.done.store(0, relaxed);
+        pos.points.store(0, relaxed);
+        pos.start_points
+            .store(shared.target.coverage.points(), relaxed);
+        pos.started_ms.store(now_ms(), relaxed);
         for i in 0..len.max(planned.len()) {
             if preemptible
                 && (!self.rx.is_empty()
@@ -295,17 +305,34 @@ impl Worker {
             // One keccak per call, shared by the statistics and the
             // comparison pools.
             let selector = tx.function.selector();
-            let fstats = shared.function_stats(row, &selector);
+            let k = shared.callable_index(&selector);
+            let fstats = k.map(|k| &stats.functions[k]);
             if let Some(fs) = fstats {
-                fs.calls.fetch_add(1, Ordering::Relaxed);
+                bump(&fs.calls);
+                bump(&fs.gas[super::gas_bucket(r.gas_used)]);
+            }
+            bump(&stats.origin_calls[origin]);
+            pos.done.store(i as u32 + 1, relaxed);
+            if let Some(k) = k {
+                pos.last_function.store(k as u32 + 1, relaxed);
             }
             match &r.outcome {
                 Outcome::Success { output } => self.dict.add_words(output),
-                _ => {
+                failed => {
                     result.reverted += 1;
                     self.batch.reverts += 1;
+                    bump(&stats.origin_reverts[origin]);
                     if let Some(fs) = fstats {
-                        fs.reverts.fetch_add(1, Ordering::Relaxed);
+                        bump(&fs.reverts);
+                        use crate::executor::RevertReason as R;
+                        match failed {
+                            Outcome::Revert {
+                                reason: R::Panic(_),
+                            } => bump(&fs.panics),
+                            Outcome::Revert { reason: R::Raw(_) } => bump(&fs.raw_reverts),
+                            Outcome::Halt { .. } => bump(&fs.halts),
+                            _ => {}
+                        }
                     }
                 }
             }
@@ -329,6 +356,14 @@ impl Worker {
             if new > 0 {
                 result.new_points += new;
                 last_new = Some(i);
+                let now = now_ms();
+                stats.last_new_ms.store(now, relaxed);
+                stats.origin_points[origin].fetch_add(new as u64, relaxed);
+                pos.points.store(result.new_points, relaxed);
+                if let Some(fs) = fstats {
+                    fs.new_points.fetch_add(new as u64, relaxed);
+                    fs.last_new_ms.store(now, relaxed);
+                }
             }
             let meta = CallMeta {
                 outcome: &r.outcome,
@@ -484,6 +519,7 @@ impl Worker {
                 }
             }
             crate::config::TestMode::Assertion | crate::config::TestMode::Overflow => {
+                falsified += self.check_specs(executed, &seq_gas, meta);
                 let tx = executed.last().expect("one call ran");
                 let fails = Oracle::new(&shared, &mut self.ex).call_fails(last, logs);
                 if let Some(reason) = fails
@@ -500,6 +536,7 @@ impl Worker {
                 }
             }
             crate::config::TestMode::Optimization => {
+                self.check_specs(executed, &seq_gas, meta);
                 for case in shared.tests.cases() {
                     if case.kind != TestKind::Optimization {
                         continue;
@@ -534,9 +571,39 @@ impl Worker {
                 }
                 return None;
             }
-            crate::config::TestMode::Exploration => return None,
+            crate::config::TestMode::Exploration => {
+                self.check_specs(executed, &seq_gas, meta);
+                return None;
+            }
         }
         Some(falsified)
+    }
+
+    /// Checks the specs added at run time (in property mode they are
+    /// checked with the other properties); returns how many were newly
+    /// falsified.
+    fn check_specs(
+        &mut self,
+        executed: &[Tx],
+        seq_gas: &dyn Fn() -> u64,
+        meta: CallMeta<'_>,
+    ) -> u32 {
+        let shared = self.shared.clone();
+        let mut falsified = 0;
+        for case in shared.tests.cases() {
+            if case.spec.is_none() || !shared.tests.is_open(case.id) {
+                continue;
+            }
+            let fails = Oracle::new(&shared, &mut self.ex).property_fails(case);
+            if let Some(o) = self.obs.last_mut() {
+                o.mark(case.id, fails.is_some());
+            }
+            if let Some(reason) = fails {
+                falsified +=
+                    self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta) as u32;
+            }
+        }
+        falsified
     }
 
     /// Claims `case`, records the counterexample (whose calls used `gas`),
@@ -570,6 +637,7 @@ impl Worker {
             shrink_done: done,
             gas_used: gas,
         };
+        shared.tests.close_at(case.id, shared.stats.calls());
         shared
             .tests
             .set_falsified(case.id, record(Vec::new(), 0, false));
@@ -644,6 +712,13 @@ impl Worker {
             shared.journal_send(|| Record::Trace(Box::new(t)));
         }
     }
+}
+
+/// Adds one to a counter only this worker writes (load + store: no
+/// read-modify-write on the cache line).
+#[inline]
+fn bump(c: &std::sync::atomic::AtomicU64) {
+    c.store(c.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
 }
 
 impl Source {

@@ -4,13 +4,16 @@
 use crate::campaign::ControlError;
 use serde_json::{Value, json};
 
-/// Seed 002's error codes.
+/// Error codes: seed 002's four, and the tool-specific codes seed 001
+/// documents for the ops family (`INVALID_SYMBOL`, `SPEC_NOT_FOUND`, …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
     InvalidInput,
     ToolNotFound,
     ExecutionTimeout,
     InternalError,
+    /// A code seed 001 documents for one of its tools.
+    Seed001(&'static str),
 }
 
 impl ErrorCode {
@@ -20,6 +23,19 @@ impl ErrorCode {
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ExecutionTimeout => "EXECUTION_TIMEOUT",
             ErrorCode::InternalError => "INTERNAL_ERROR",
+            ErrorCode::Seed001(c) => c,
+        }
+    }
+
+    /// The code in seed 001's vocabulary (its standard codes for the
+    /// generic failures).
+    pub fn seed001(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "INVALID_PARAMETER",
+            ErrorCode::ToolNotFound => "NOT_FOUND",
+            ErrorCode::ExecutionTimeout => "TIMEOUT",
+            ErrorCode::InternalError => "INTERNAL_ERROR",
+            ErrorCode::Seed001(c) => c,
         }
     }
 }
@@ -69,6 +85,15 @@ impl ToolError {
             code: ErrorCode::InternalError,
             message: message.into(),
             details: None,
+        }
+    }
+
+    /// A seed-001 error naming `field`.
+    pub fn seed001(code: &'static str, field: &str, message: impl Into<String>) -> Self {
+        ToolError {
+            code: ErrorCode::Seed001(code),
+            message: message.into(),
+            details: Some(json!({ "field": field })),
         }
     }
 

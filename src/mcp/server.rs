@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 struct Served {
+    family: FamilyName,
     def: ToolDef,
     tool: Tool,
     validator: jsonschema::Validator,
@@ -59,8 +60,7 @@ fn build_families(control: &Control, selected: &[FamilyName]) -> Vec<Box<dyn Fam
                 out.push(Box::new(super::traces_tools::TracesTools::new(control)))
             }
             FamilyName::Graph => out.push(Box::new(super::graph_tools::GraphTools::new(control))),
-            // Not built yet (issue #17): selecting it serves nothing.
-            FamilyName::Ops => {}
+            FamilyName::Ops => out.push(Box::new(super::ops_tools::OpsTools::new(control))),
         }
     }
     out
@@ -85,7 +85,16 @@ impl RudderServer {
                     .expect("derived schemas compile");
                 let mut tool =
                     Tool::new(def.name, def.description.clone(), object(def.input.clone()));
-                tool.output_schema = def.output.clone().map(object);
+                let mut output = def.output.clone();
+                if family.name() != FamilyName::Campaign
+                    && let Some(Value::Object(props)) =
+                        output.as_mut().and_then(|o| o.get_mut("properties"))
+                {
+                    // Seed 001's response metadata, on every answer outside
+                    // seed 002 (whose schemas stand to the letter).
+                    props.insert("_metadata".into(), super::conventions::metadata_schema());
+                }
+                tool.output_schema = output.map(object);
                 assert!(
                     !tools.contains_key(def.name),
                     "tool {} declared by two families",
@@ -95,6 +104,7 @@ impl RudderServer {
                 tools.insert(
                     def.name,
                     Served {
+                        family: family.name(),
                         def,
                         tool,
                         validator,
@@ -170,8 +180,23 @@ impl RudderServer {
         if name != "etg_log_event" {
             self.log_call(name, logged_args, started_ms, elapsed_us, &result, &gate);
         }
+        let family = self.tools.get(name).map(|t| t.family);
         match result {
-            Ok(answer) => {
+            Ok(mut answer) => {
+                if let Some(f) = family
+                    && f != FamilyName::Campaign
+                {
+                    let source = match f {
+                        FamilyName::Events | FamilyName::Traces => "journal",
+                        FamilyName::Graph => "code_graph",
+                        _ => "campaign",
+                    };
+                    super::conventions::add_metadata(
+                        &mut answer.structured,
+                        started.elapsed(),
+                        source,
+                    );
+                }
                 let text = answer.text.unwrap_or_else(|| answer.structured.to_string());
                 let mut r = CallToolResult::structured(answer.structured);
                 r.content = vec![ContentBlock::text(text)];
@@ -192,7 +217,11 @@ impl RudderServer {
                         .stores()
                         .journal_rejection(name, field, &e.message);
                 }
-                let body = e.to_json();
+                let body = if family == Some(FamilyName::Ops) {
+                    super::conventions::error_body(&e, started.elapsed())
+                } else {
+                    e.to_json()
+                };
                 let mut r = CallToolResult::structured_error(body.clone());
                 r.content = vec![ContentBlock::text(body.to_string())];
                 r

@@ -1,0 +1,344 @@
+//! What the ops family (seed 001) reads beyond the other stores: a history
+//! of the campaign's metrics (sampled four times a second, halved in
+//! resolution when full, so any campaign length fits a fixed budget), the
+//! agent's steering decisions (kept in the journal database and reloaded on
+//! resume), and the lock that keeps `specs.json` in step with the tests.
+
+use parking_lot::{Mutex, RwLock};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// How often the sampler records the campaign's metrics.
+pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Samples kept at most; when full, every other one is dropped and the
+/// interval doubles.
+pub const MAX_SAMPLES: usize = 16_384;
+
+/// The campaign's metrics at one instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Sample {
+    pub t_ms: u64,
+    pub calls: u64,
+    pub sequences: u64,
+    pub points: u64,
+    pub corpus: u64,
+    pub open: u64,
+    pub falsified: u64,
+}
+
+/// A metric an agent can ask for (the market-data tools' `symbol`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Calls,
+    CallsPerSecond,
+    CoveragePoints,
+    CorpusSize,
+    OpenProperties,
+    Falsified,
+    Sequences,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 7] = [
+        Metric::Calls,
+        Metric::CallsPerSecond,
+        Metric::CoveragePoints,
+        Metric::CorpusSize,
+        Metric::OpenProperties,
+        Metric::Falsified,
+        Metric::Sequences,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Calls => "calls",
+            Metric::CallsPerSecond => "calls_per_s",
+            Metric::CoveragePoints => "coverage_points",
+            Metric::CorpusSize => "corpus_size",
+            Metric::OpenProperties => "open_properties",
+            Metric::Falsified => "falsified",
+            Metric::Sequences => "sequences",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+
+    /// Every name, for error messages.
+    pub fn names() -> String {
+        Metric::ALL.map(Metric::as_str).join(", ")
+    }
+
+    /// The metric's value at sample `s` (`prev`: the sample before, for
+    /// rates).
+    pub fn value(self, s: &Sample, prev: Option<&Sample>) -> f64 {
+        match self {
+            Metric::Calls => s.calls as f64,
+            Metric::CallsPerSecond => match prev {
+                Some(p) if s.t_ms > p.t_ms => {
+                    (s.calls.saturating_sub(p.calls)) as f64 * 1000.0 / (s.t_ms - p.t_ms) as f64
+                }
+                _ => 0.0,
+            },
+            Metric::CoveragePoints => s.points as f64,
+            Metric::CorpusSize => s.corpus as f64,
+            Metric::OpenProperties => s.open as f64,
+            Metric::Falsified => s.falsified as f64,
+            Metric::Sequences => s.sequences as f64,
+        }
+    }
+}
+
+/// One time bucket of a metric.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Candle {
+    pub start_ms: u64,
+    pub open: f64,
+    pub high: f64,
+    pub low: f64,
+    pub close: f64,
+    /// Calls executed in the bucket.
+    pub volume: f64,
+}
+
+#[derive(Debug)]
+struct History {
+    interval_ms: u64,
+    samples: Vec<Sample>,
+}
+
+/// The sampled metrics of the campaign.
+#[derive(Debug)]
+pub struct MetricsHistory {
+    inner: RwLock<History>,
+}
+
+impl Default for MetricsHistory {
+    fn default() -> Self {
+        MetricsHistory {
+            inner: RwLock::new(History {
+                interval_ms: SAMPLE_INTERVAL.as_millis() as u64,
+                samples: Vec::new(),
+            }),
+        }
+    }
+}
+
+impl MetricsHistory {
+    /// Records `s` unless the last sample is younger than the interval.
+    pub fn record(&self, s: Sample) {
+        let mut h = self.inner.write();
+        if let Some(last) = h.samples.last()
+            && s.t_ms < last.t_ms + h.interval_ms
+        {
+            return;
+        }
+        if h.samples.len() >= MAX_SAMPLES {
+            let kept: Vec<Sample> = h.samples.iter().step_by(2).copied().collect();
+            h.samples = kept;
+            h.interval_ms *= 2;
+        }
+        h.samples.push(s);
+    }
+
+    /// The samples so far, with `now` appended (a tool's answer is as of
+    /// the call, not of the last tick).
+    pub fn with_now(&self, now: Sample) -> Vec<Sample> {
+        let h = self.inner.read();
+        let mut v = Vec::with_capacity(h.samples.len() + 1);
+        v.extend(h.samples.iter().copied());
+        if v.last().is_none_or(|l| l.t_ms < now.t_ms) {
+            v.push(now);
+        }
+        v
+    }
+
+    /// Current resolution (ms between samples).
+    pub fn interval_ms(&self) -> u64 {
+        self.inner.read().interval_ms
+    }
+}
+
+/// The candles of `metric` over `samples` in buckets of `width_ms`, oldest
+/// first; a bucket without samples is skipped.
+pub fn candles(samples: &[Sample], metric: Metric, width_ms: u64) -> Vec<Candle> {
+    let width = width_ms.max(1);
+    let mut out: Vec<Candle> = Vec::new();
+    let mut prev_calls = samples.first().map_or(0, |s| s.calls);
+    for (i, s) in samples.iter().enumerate() {
+        let v = metric.value(s, i.checked_sub(1).map(|j| &samples[j]));
+        let start = s.t_ms - s.t_ms % width;
+        let volume = s.calls.saturating_sub(prev_calls) as f64;
+        prev_calls = s.calls;
+        match out.last_mut() {
+            Some(c) if c.start_ms == start => {
+                c.high = c.high.max(v);
+                c.low = c.low.min(v);
+                c.close = v;
+                c.volume += volume;
+            }
+            _ => out.push(Candle {
+                start_ms: start,
+                open: v,
+                high: v,
+                low: v,
+                close: v,
+                volume,
+            }),
+        }
+    }
+    out
+}
+
+/// Parses a bucket width: `250ms`, `1s`, `5m`, `1h`, `1d`.
+pub fn parse_width(s: &str) -> Option<u64> {
+    let split = s.find(|c: char| !c.is_ascii_digit())?;
+    let (n, unit) = s.split_at(split);
+    let n: u64 = n.parse().ok().filter(|n| *n > 0)?;
+    let ms = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return None,
+    };
+    n.checked_mul(ms)
+}
+
+/// An agent's steering decision (`save_decision`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub decision_id: String,
+    pub run_id: String,
+    pub symbol: String,
+    pub action: String,
+    pub confidence: f64,
+    pub opportunity_score: Option<f64>,
+    pub reasoning: String,
+    pub tool_calls: serde_json::Value,
+    pub created_ms: u64,
+}
+
+/// Longest `reasoning` kept.
+pub const MAX_REASONING: usize = 8_192;
+
+/// The decisions of every run of this corpus directory, oldest first.
+#[derive(Debug, Default)]
+pub struct Decisions {
+    all: RwLock<Vec<Decision>>,
+}
+
+impl Decisions {
+    pub fn load(&self, old: Vec<Decision>) {
+        let mut all = self.all.write();
+        let mut merged = old;
+        merged.append(&mut all);
+        *all = merged;
+    }
+
+    pub fn push(&self, d: Decision) {
+        self.all.write().push(d);
+    }
+
+    /// Newest first, filtered.
+    pub fn recent(&self, symbol: Option<&str>, action: Option<&str>) -> Vec<Decision> {
+        self.all
+            .read()
+            .iter()
+            .rev()
+            .filter(|d| symbol.is_none_or(|s| d.symbol == s))
+            .filter(|d| action.is_none_or(|a| d.action == a))
+            .cloned()
+            .collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.all.read().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The ops family's state inside [`crate::campaign::Stores`].
+#[derive(Debug, Default)]
+pub struct OpsState {
+    pub history: MetricsHistory,
+    pub decisions: Decisions,
+    /// Held while `specs.json` is rewritten.
+    pub(crate) spec_file: Mutex<()>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(t_ms: u64, calls: u64, points: u64) -> Sample {
+        Sample {
+            t_ms,
+            calls,
+            points,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn candles_bucket_open_high_low_close_and_volume() {
+        let samples = [
+            s(1000, 0, 1),
+            s(1250, 100, 5),
+            s(1500, 200, 3),
+            s(2000, 300, 9),
+            s(2250, 400, 9),
+        ];
+        let c = candles(&samples, Metric::CoveragePoints, 1000);
+        assert_eq!(c.len(), 2);
+        assert_eq!(
+            (
+                c[0].start_ms,
+                c[0].open,
+                c[0].high,
+                c[0].low,
+                c[0].close,
+                c[0].volume
+            ),
+            (1000, 1.0, 5.0, 1.0, 3.0, 200.0)
+        );
+        assert_eq!((c[1].open, c[1].close, c[1].volume), (9.0, 9.0, 200.0));
+        let rate = candles(&samples, Metric::CallsPerSecond, 1000);
+        assert_eq!(rate[0].high, 400.0);
+        assert_eq!(rate[1].low, 200.0);
+    }
+
+    #[test]
+    fn history_halves_its_resolution_when_full() {
+        let h = MetricsHistory::default();
+        let step = SAMPLE_INTERVAL.as_millis() as u64;
+        for i in 0..(MAX_SAMPLES as u64 + 1) {
+            h.record(s(i * step, i, 0));
+        }
+        assert_eq!(h.interval_ms(), 2 * step);
+        let v = h.with_now(s(u64::MAX / 2, 0, 0));
+        assert!(v.len() <= MAX_SAMPLES / 2 + 2, "{}", v.len());
+        // Too soon after the last one: not kept.
+        let before = h.with_now(s(0, 0, 0)).len();
+        h.record(s((MAX_SAMPLES as u64) * step + 1, 0, 0));
+        assert_eq!(h.with_now(s(0, 0, 0)).len(), before);
+    }
+
+    #[test]
+    fn widths_parse() {
+        assert_eq!(parse_width("250ms"), Some(250));
+        assert_eq!(parse_width("1s"), Some(1000));
+        assert_eq!(parse_width("5m"), Some(300_000));
+        assert_eq!(parse_width("4h"), Some(14_400_000));
+        assert_eq!(parse_width("1d"), Some(86_400_000));
+        for bad in ["", "m", "0s", "5y", "1.5h", "-1m"] {
+            assert_eq!(parse_width(bad), None, "{bad}");
+        }
+    }
+}
