@@ -503,20 +503,8 @@ impl Worker {
         let seq_gas = || gas.iter().fold(0u64, |a, g| a.saturating_add(*g));
         match shared.config.test_mode {
             crate::config::TestMode::Property => {
-                for case in shared.tests.cases() {
-                    if case.kind != TestKind::Property || !shared.tests.is_open(case.id) {
-                        continue;
-                    }
-                    let fails = Oracle::new(&shared, &mut self.ex).property_fails(case);
-                    if let Some(o) = self.obs.last_mut() {
-                        o.mark(case.id, fails.is_some());
-                    }
-                    if let Some(reason) = fails {
-                        falsified +=
-                            self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta)
-                                as u32;
-                    }
-                }
+                falsified += self
+                    .check_properties(executed, &seq_gas, meta, |c| c.kind == TestKind::Property);
             }
             crate::config::TestMode::Assertion | crate::config::TestMode::Overflow => {
                 falsified += self.check_specs(executed, &seq_gas, meta);
@@ -588,10 +576,22 @@ impl Worker {
         seq_gas: &dyn Fn() -> u64,
         meta: CallMeta<'_>,
     ) -> u32 {
+        self.check_properties(executed, seq_gas, meta, |c| c.spec.is_some())
+    }
+
+    /// Checks the open tests `which` selects as properties (a view that
+    /// must hold); returns how many were newly falsified.
+    fn check_properties(
+        &mut self,
+        executed: &[Tx],
+        seq_gas: &dyn Fn() -> u64,
+        meta: CallMeta<'_>,
+        which: impl Fn(&TestCase) -> bool,
+    ) -> u32 {
         let shared = self.shared.clone();
         let mut falsified = 0;
         for case in shared.tests.cases() {
-            if case.spec.is_none() || !shared.tests.is_open(case.id) {
+            if !which(case) || !shared.tests.is_open(case.id) {
                 continue;
             }
             let fails = Oracle::new(&shared, &mut self.ex).property_fails(case);

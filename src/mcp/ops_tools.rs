@@ -986,7 +986,7 @@ impl OpsTools {
                 }
             })
             .collect();
-        let mut v = serde_json::to_value(BalanceAnswer {
+        fresh(BalanceAnswer {
             total_balance: limit as f64,
             available_balance: left as f64,
             margin_used: used as f64,
@@ -995,12 +995,6 @@ impl OpsTools {
             time_left_ms,
             calls_per_s: rate,
             workers,
-        })
-        .map_err(|e| ToolError::internal(e.to_string()))?;
-        mark(&mut v, Default::default());
-        Ok(ToolAnswer {
-            structured: v,
-            text: None,
         })
     }
 
@@ -1047,13 +1041,7 @@ impl OpsTools {
             })
             .collect();
         let (items, pagination) = page(all, p.offset, p.limit);
-        let mut v = serde_json::to_value(PositionsAnswer { items, pagination })
-            .map_err(|e| ToolError::internal(e.to_string()))?;
-        mark(&mut v, Default::default());
-        Ok(ToolAnswer {
-            structured: v,
-            text: None,
-        })
+        fresh(PositionsAnswer { items, pagination })
     }
 
     fn validate_trade(&self, p: TradeParams, gate: &Gate) -> Result<ToolAnswer, ToolError> {
@@ -1119,18 +1107,12 @@ impl OpsTools {
             ),
             (Side::SELL, _) => (false, "the first run succeeded; expected a revert".into()),
         };
-        let mut v = serde_json::to_value(TradeAnswer {
+        fresh(TradeAnswer {
             valid,
             reason,
             max_size,
             risk_score: reverted as f64 / calls.len().max(1) as f64,
             calls,
-        })
-        .map_err(|e| ToolError::internal(e.to_string()))?;
-        mark(&mut v, Default::default());
-        Ok(ToolAnswer {
-            structured: v,
-            text: None,
         })
     }
 
@@ -1529,16 +1511,10 @@ impl OpsTools {
                 return Err(ToolError::seed001(e.code, &e.field, e.to_string()));
             }
         }
-        let mut v = serde_json::to_value(SubmitSpecAnswer {
+        fresh(SubmitSpecAnswer {
             spec_id: name,
             created: true,
             validation_errors: Vec::new(),
-        })
-        .map_err(|e| ToolError::internal(e.to_string()))?;
-        mark(&mut v, Default::default());
-        Ok(ToolAnswer {
-            structured: v,
-            text: None,
         })
     }
 
@@ -1593,15 +1569,9 @@ impl OpsTools {
             tool_calls: Value::Array(p.tool_calls.unwrap_or_default()),
             created_ms,
         });
-        let mut v = serde_json::to_value(SaveDecisionAnswer {
+        fresh(SaveDecisionAnswer {
             decision_id,
             saved: true,
-        })
-        .map_err(|e| ToolError::internal(e.to_string()))?;
-        mark(&mut v, Default::default());
-        Ok(ToolAnswer {
-            structured: v,
-            text: None,
         })
     }
 
@@ -1743,7 +1713,7 @@ impl OpsTools {
                 dry = 0;
             }
         }
-        let mut v = serde_json::to_value(BacktestAnswer {
+        fresh(BacktestAnswer {
             total_return: points as f64,
             sharpe_ratio: if trades > 0 {
                 points as f64 / trades as f64
@@ -1759,12 +1729,6 @@ impl OpsTools {
             trades,
             calls,
             falsified,
-        })
-        .map_err(|e| ToolError::internal(e.to_string()))?;
-        mark(&mut v, Default::default());
-        Ok(ToolAnswer {
-            structured: v,
-            text: None,
         })
     }
 
@@ -1832,6 +1796,16 @@ impl OpsTools {
             },
         )
     }
+}
+
+/// An answer computed now (not cached).
+fn fresh<A: Serialize>(answer: A) -> Result<ToolAnswer, ToolError> {
+    let mut v = serde_json::to_value(answer).map_err(|e| ToolError::internal(e.to_string()))?;
+    mark(&mut v, Default::default());
+    Ok(ToolAnswer {
+        structured: v,
+        text: None,
+    })
 }
 
 /// The strategies behind a function's signal.
