@@ -1181,6 +1181,7 @@ impl OpsTools {
                     k,
                     strategy,
                     &self.stores().graph.gaps(),
+                    &self.stores().stats.function_totals(),
                 ))
             },
         )
@@ -1215,6 +1216,7 @@ impl OpsTools {
             p.force_refresh,
             || {
                 let gaps = s.graph.gaps();
+                let totals = s.stats.function_totals();
                 let (mut bull, mut bear, mut neutral) = (0u64, 0u64, 0u64);
                 let mut ranked = Vec::new();
                 for k in 0..s.callable.len() {
@@ -1224,7 +1226,7 @@ impl OpsTools {
                     let mut score = 0.0;
                     let mut signals = serde_json::Map::new();
                     for st in SignalStrategy::EACH {
-                        let a = signal(&s, k, st, &gaps);
+                        let a = signal(&s, k, st, &gaps, &totals);
                         match a.signal.as_str() {
                             "BUY" => {
                                 bull += 1;
@@ -1861,10 +1863,11 @@ fn signal(
     k: usize,
     st: SignalStrategy,
     gaps: &[crate::graph::join::Gap],
+    totals: &[crate::campaign::FunctionTotals],
 ) -> SignalAnswer {
     let sig = s.callable[k].function.signature();
     let entry = format!("{}.{sig}", s.target.contract.name);
-    let t = &s.stats.function_totals()[k];
+    let t = &totals[k];
     let reaches: Vec<&crate::graph::join::Gap> = gaps
         .iter()
         .filter(|g| g.entry_points.contains(&entry))
@@ -1910,7 +1913,7 @@ fn signal(
         SignalStrategy::All => {
             let each: Vec<SignalAnswer> = SignalStrategy::EACH
                 .iter()
-                .map(|x| signal(s, k, *x, gaps))
+                .map(|x| signal(s, k, *x, gaps, totals))
                 .collect();
             let net: f64 = each
                 .iter()
