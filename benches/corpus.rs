@@ -21,6 +21,7 @@ fn seq(f: &Arc<Function>, n: usize) -> Vec<Tx> {
             value: U256::ZERO,
             delay: Delay::NONE,
             gas_price: 0,
+            to: None,
         })
         .collect()
 }

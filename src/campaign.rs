@@ -399,7 +399,13 @@ pub struct Stores {
     render: Arc<Renderer>,
     journal: Option<crate::journal::Journal>,
     pub(crate) dictionary: Dictionary,
-    selector_index: std::collections::HashMap<alloy_primitives::Selector, usize>,
+    selector_index: std::collections::HashMap<
+        (
+            Option<alloy_primitives::Address>,
+            alloy_primitives::Selector,
+        ),
+        usize,
+    >,
     writer: Writer,
     workers: usize,
     finished: AtomicBool,
@@ -597,9 +603,14 @@ impl Stores {
         }
     }
 
-    /// The index in [`Stores::callable`] of the function with `selector`.
-    pub fn callable_index(&self, selector: &alloy_primitives::Selector) -> Option<usize> {
-        self.selector_index.get(selector).copied()
+    /// The index in [`Stores::callable`] of the function with `selector`
+    /// of the contract at `to` (`None`: the target).
+    pub fn callable_index(
+        &self,
+        to: Option<alloy_primitives::Address>,
+        selector: &alloy_primitives::Selector,
+    ) -> Option<usize> {
+        self.selector_index.get(&(to, *selector)).copied()
     }
 
     /// Why the campaign should stop now, apart from the call budget (which
@@ -928,6 +939,7 @@ impl Campaign {
             deploy_bytecodes: config.deploy_bytecodes.clone(),
             constructor_args: config.constructor_args.clone(),
             allow_ffi: config.allow_ffi,
+            all_contracts: config.all_contracts,
             ..EvmSettings::default()
         };
         let target = Arc::new(Target::deploy(
@@ -937,17 +949,31 @@ impl Campaign {
             workers,
         )?);
         let opt_prefix = format!("{}opt_", config.prefix);
-        let callable: Vec<Callable> = target
-            .functions
-            .iter()
-            .filter(|f| !f.name.starts_with(&config.prefix) && !f.name.starts_with(&opt_prefix))
-            .filter(|f| {
+        // The target's functions, then (with `allContracts`) those of every
+        // other contract deployed with it, each call sent to its address.
+        let callees = std::iter::once((None, &target.functions)).chain(
+            target
+                .others
+                .iter()
+                .map(|c| (Some((c.address, c.name.as_str())), &c.functions)),
+        );
+        let mut callable: Vec<Callable> = Vec::new();
+        for (to, functions) in callees {
+            for f in functions {
                 use alloy_json_abi::StateMutability::{Pure, View};
-                !(config.exclude_view_pure && matches!(f.state_mutability, View | Pure))
-            })
-            .filter(|f| config.function_allowed(&f.name, &f.signature()))
-            .map(|f| Callable::new(f.clone()).map_err(CampaignError::Setup))
-            .collect::<Result<_, _>>()?;
+                if f.name.starts_with(&config.prefix)
+                    || f.name.starts_with(&opt_prefix)
+                    || (config.exclude_view_pure && matches!(f.state_mutability, View | Pure))
+                    || !config.function_allowed(&f.name, &f.signature())
+                {
+                    continue;
+                }
+                let mut c = Callable::new(f.clone()).map_err(CampaignError::Setup)?;
+                c.to = to.map(|(a, _)| a);
+                c.contract = to.map(|(_, n)| Arc::from(n));
+                callable.push(c);
+            }
+        }
         let tests = discover_tests(&config, &target.functions, &callable);
         let mut project_warnings = project.warnings.clone();
         if project.optimized {
@@ -1085,7 +1111,7 @@ impl Campaign {
         let selector_index = callable
             .iter()
             .enumerate()
-            .map(|(i, c)| (c.function.selector(), i))
+            .map(|(i, c)| ((c.to, c.function.selector()), i))
             .collect();
         let stores = Arc::new(Stores {
             callable,
@@ -1248,7 +1274,10 @@ impl Campaign {
     /// own executor row, through the replay oracle.
     fn resume(&mut self) {
         let s = self.stores.clone();
-        let functions = &s.target.functions;
+        let functions = crate::tx::Abis {
+            target: &s.target.functions,
+            others: &s.target.others,
+        };
         let row = s.workers;
         let mut ex = s.target.executor(row);
         let mut oracle = Oracle::new(&s, &mut ex);

@@ -179,6 +179,10 @@ pub struct Config {
     pub code_size: u64,
     /// Leave `view` and `pure` functions out of the fuzzed calls (`excludeViewPure`).
     pub exclude_view_pure: bool,
+    /// Call every contract deployed with the target (found by its runtime
+    /// code among the project's contracts), not only the target
+    /// (`allContracts`).
+    pub all_contracts: bool,
     /// Contracts of the project to deploy at fixed addresses before the
     /// target (`deployContracts: [["0x1f", "Name"], …]`).
     pub deploy_contracts: Vec<(Address, String)>,
@@ -261,6 +265,7 @@ impl Default for Config {
             test_max_gas: 12_500_000,
             code_size: 0x6000,
             exclude_view_pure: false,
+            all_contracts: false,
             deploy_contracts: Vec::new(),
             constructor_args: Vec::new(),
             deploy_bytecodes: Vec::new(),
@@ -304,6 +309,7 @@ const KNOWN: &[&str] = &[
     "testMaxGas",
     "codeSize",
     "excludeViewPure",
+    "allContracts",
     "deployContracts",
     "constructorArgs",
     "deployBytecodes",
@@ -583,6 +589,7 @@ impl Config {
                 "testMaxGas" => c.test_max_gas = as_u64(key, v)?,
                 "codeSize" => c.code_size = as_u64(key, v)?,
                 "excludeViewPure" => c.exclude_view_pure = as_bool(key, v)?,
+                "allContracts" => c.all_contracts = as_bool(key, v)?,
                 "allowFFI" => c.allow_ffi = as_bool(key, v)?,
                 "journal" => c.journal = as_bool(key, v)?,
                 "traces" => c.traces = as_bool(key, v)?,

@@ -280,6 +280,7 @@ pub(crate) mod tests {
             value: U256::from(value),
             delay: Delay::NONE,
             gas_price: 0,
+            to: None,
         }
     }
 

@@ -81,6 +81,9 @@ pub struct EvmSettings {
     pub constructor_args: Vec<(String, crate::config::ConstructorArgs)>,
     /// Let the `ffi` cheatcode run commands (`allowFFI`).
     pub allow_ffi: bool,
+    /// Find the other contracts deployed with the target, cover their
+    /// code and let calls go to them (`allContracts`).
+    pub all_contracts: bool,
 }
 
 impl Default for EvmSettings {
@@ -101,6 +104,7 @@ impl Default for EvmSettings {
             deploy_bytecodes: Vec::new(),
             constructor_args: Vec::new(),
             allow_ffi: false,
+            all_contracts: false,
         }
     }
 }
@@ -211,7 +215,7 @@ pub fn constructor_input(
     });
     let defaults = crate::parser::CallDefaults {
         sender: deployer,
-        value: Default::default(),
+        ..Default::default()
     };
     let txs = crate::parser::parse_txs(&format!("constructor({text})"), &[ctor], &defaults)
         .map_err(|e| format!("constructorArgs {text:?}: {e}"))?;
@@ -439,6 +443,9 @@ pub struct Target {
     /// Every account with code after deployment (the target, libraries,
     /// contracts its constructor created): argument values worth trying.
     pub deployed_contracts: Vec<Address>,
+    /// With `allContracts`: the other contracts deployed with the target
+    /// whose code is one of the project's, which calls may go to.
+    pub others: Arc<[crate::tx::Callee]>,
     deployed: CacheDB<EmptyDB>,
     /// Coverage row used for deployment and campaign-side calls.
     pub campaign_row: usize,
@@ -451,6 +458,17 @@ impl std::fmt::Debug for Target {
             .field("address", &self.address)
             .finish()
     }
+}
+
+/// Whether `deployed` runtime code is `artifact`'s: the same length and the
+/// same bytes wherever the artifact's are not zero (immutables and linked
+/// library addresses are zeros in the artifact, filled in on chain).
+fn same_contract(artifact: &[u8], deployed: &[u8]) -> bool {
+    artifact.len() == deployed.len()
+        && artifact
+            .iter()
+            .zip(deployed)
+            .all(|(a, d)| *a == 0 || a == d)
 }
 
 type Evm = MainnetEvm<MainnetContext<CacheDB<EmptyDB>>, CoverageInspector>;
@@ -697,6 +715,40 @@ impl Target {
             });
             library_codes.push((lib.qualified_name(), id));
         }
+        // With `allContracts`, every other contract of the project that has
+        // runtime code may be deployed with the target (by its constructor
+        // or `deployContracts`): its code is covered once found there.
+        let mut candidates: Vec<(&Contract, CodeId)> = Vec::new();
+        if settings.all_contracts {
+            for c in &project.contracts {
+                if c.is_library
+                    || c.runtime_code.is_empty()
+                    || c.qualified_name() == contract.qualified_name()
+                {
+                    continue;
+                }
+                let Some(map) = c
+                    .runtime_map
+                    .as_deref()
+                    .and_then(|text| SourceMap::new(text, &c.runtime_code).ok())
+                else {
+                    continue;
+                };
+                let id = CodeId(codes.len() as u32);
+                codes.push(CodeObject {
+                    id,
+                    kind: CodeKind::Runtime,
+                    contract: c.name.clone(),
+                    map,
+                });
+                infos.push(CodeInfo {
+                    contract: c.name.clone(),
+                    kind: CodeKind::Runtime,
+                    len: c.runtime_code.len(),
+                });
+                candidates.push((c, id));
+            }
+        }
         let coverage = Arc::new(CoverageMap::new(infos, workers + 1));
         let campaign_row = workers;
 
@@ -835,6 +887,39 @@ impl Target {
             .map(|(a, _)| *a)
             .collect();
         deployed_contracts.sort();
+        let mut others: Vec<crate::tx::Callee> = Vec::new();
+        for a in &deployed_contracts {
+            // Libraries are no candidates; the target is itself.
+            if *a == address {
+                continue;
+            }
+            let Some(code) = db
+                .cache
+                .accounts
+                .get(a)
+                .and_then(|acc| acc.info.code.as_ref())
+            else {
+                continue;
+            };
+            let runtime = code.original_byte_slice();
+            let Some((c, id)) = candidates
+                .iter()
+                .find(|(c, _)| same_contract(&c.runtime_code, runtime))
+            else {
+                continue;
+            };
+            runtime_codes.push((*a, *id));
+            let mut functions: Vec<Arc<Function>> =
+                c.abi.functions().map(|f| Arc::new(f.clone())).collect();
+            if let Some(f) = fallback_function(&c.abi) {
+                functions.push(Arc::new(f));
+            }
+            others.push(crate::tx::Callee {
+                name: c.name.clone(),
+                address: *a,
+                functions,
+            });
+        }
         let uses_cheatcodes = uses_cheatcodes(&project);
         let mut functions: Vec<Arc<Function>> = contract
             .abi
@@ -859,6 +944,7 @@ impl Target {
             runtime_codes,
             uses_cheatcodes,
             deployed_contracts,
+            others: others.into(),
             initial_block,
             initial_chain_id,
         })
@@ -976,7 +1062,7 @@ impl Executor {
         let mut env = tx_env(
             &self.target.settings,
             tx.sender,
-            TxKind::Call(self.target.address),
+            TxKind::Call(tx.to.unwrap_or(self.target.address)),
             Bytes::from(tx.calldata()),
             tx.value,
         );
@@ -987,7 +1073,7 @@ impl Executor {
     /// Calls `function` with no arguments from `sender` (property and
     /// optimization checks). Coverage is recorded for one check in 64, enough
     /// to cover the property functions' own lines at a fraction of the cost.
-    pub fn call_view(&mut self, function: &Function, sender: Address) -> CallResult {
+    pub fn call_view(&mut self, function: &Arc<Function>, sender: Address) -> CallResult {
         self.set_block();
         self.views = self.views.wrapping_add(1);
         let record = self.recording && self.views % 64 == 1;
@@ -996,7 +1082,7 @@ impl Executor {
             &self.target.settings,
             sender,
             TxKind::Call(self.target.address),
-            Bytes::copy_from_slice(&function.selector()[..]),
+            Bytes::copy_from_slice(&crate::tx::selector_of(function)[..]),
             U256::ZERO,
         );
         env.gas_limit = self.target.settings.prop_gas_limit;
@@ -1117,6 +1203,7 @@ mod tests {
             value: U256::ZERO,
             delay,
             gas_price: 0,
+            to: None,
         }
     }
 

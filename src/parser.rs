@@ -14,8 +14,8 @@ pub mod syntax;
 pub use resolve::{CallDefaults, ResolveError, parse_address, resolve};
 pub use syntax::{CallExpr, Expr, ExprKind, ParseError, parse_call, parse_sequence};
 
-use crate::tx::{Tx, TxDisplay, write_value};
-use alloy_dyn_abi::DynSolValue;
+use crate::tx::{Abis, Tx, TxDisplay, write_value};
+use alloy_dyn_abi::{DynSolType, DynSolValue};
 use alloy_json_abi::Function;
 use alloy_primitives::Address;
 use std::ops::Range;
@@ -52,8 +52,9 @@ pub fn parse_txs(
         .collect()
 }
 
-fn write_cast(s: &mut String, v: &DynSolValue) {
-    match v.as_type() {
+/// `v` cast to `ty` (the parameter's type; else the value's own).
+fn write_cast(s: &mut String, v: &DynSolValue, ty: Option<DynSolType>) {
+    match ty.or_else(|| v.as_type()) {
         Some(t)
             if !matches!(
                 v,
@@ -72,12 +73,9 @@ fn write_cast(s: &mut String, v: &DynSolValue) {
 /// Prints `tx` in call syntax such that resolving the text against
 /// `functions` gives `tx` back. The sender is printed when it differs from
 /// `default_sender`.
-pub fn format_call(
-    tx: &Tx,
-    functions: &[Arc<Function>],
-    default_sender: Option<Address>,
-) -> String {
+pub fn format_call(tx: &Tx, abis: Abis<'_>, default_sender: Option<Address>) -> String {
     let plain = TxDisplay { tx, default_sender }.to_string();
+    let functions = abis.at(tx.to).unwrap_or(abis.target);
     let overloaded = functions
         .iter()
         .filter(|f| f.name == tx.function.name && f.inputs.len() == tx.args.len())
@@ -89,10 +87,11 @@ pub fn format_call(
     let defaults = CallDefaults {
         sender: default_sender.unwrap_or(tx.sender),
         value: Default::default(),
+        others: abis.others.into(),
     };
     let same = parse_call(&plain)
         .ok()
-        .and_then(|c| resolve(&c, functions, &defaults).ok())
+        .and_then(|c| resolve(&c, abis.target, &defaults).ok())
         .is_some_and(|t| t.function.selector() == tx.function.selector());
     if same {
         return plain;
@@ -107,7 +106,9 @@ pub fn format_call(
         if i > 0 {
             s.push_str(", ");
         }
-        write_cast(&mut s, a);
+        use alloy_dyn_abi::Specifier;
+        let ty = tx.function.inputs.get(i).and_then(|p| p.resolve().ok());
+        write_cast(&mut s, a, ty);
     }
     s.push(')');
     s

@@ -22,6 +22,7 @@ fn known_run() -> String {
         value: U256::ZERO,
         delay: Delay::NONE,
         gas_price: 0,
+        to: None,
     };
     ex.call(&call("open", vec![]));
     ex.call(&call("turn", vec![DynSolValue::Uint(U256::from(41), 256)]));

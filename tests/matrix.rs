@@ -725,9 +725,204 @@ fn max_gasprice_prices_calls() {
                 );
                 let functions = &stores.target.functions;
                 for tx in &seq {
-                    assert_eq!(&StoredTx::from_tx(tx, None).to_tx(functions).unwrap(), tx);
+                    assert_eq!(
+                        &StoredTx::from_tx(tx, None)
+                            .to_tx(rudder::tx::Abis::target_only(functions))
+                            .unwrap(),
+                        tx
+                    );
                 }
             }
         }
+    }
+}
+
+/// `allContracts`: the contracts deployed with the target (here, the vault
+/// the hub's constructor creates) are found by their code, called with
+/// `{to: …}`, covered, printed, parsed and stored; off, only the target is
+/// called and the vault's bug stays out of reach.
+#[test]
+fn all_contracts_calls_every_contract_deployed_with_the_target() {
+    use rudder::parser::{CallDefaults, parse_txs};
+    use rudder::tx::{Abis, StoredTx};
+    for on in [false, true] {
+        for seed in 1..=3 {
+            let (base, warnings) = Config::from_yaml_str(&format!("allContracts: {on}\n")).unwrap();
+            assert!(warnings.is_empty(), "{warnings:?}");
+            let dir = tempfile::tempdir().unwrap();
+            let config = Config {
+                workers: Some(1),
+                seed: Some(seed),
+                test_limit: if on { 50_000 } else { 20_000 },
+                ..base
+            };
+            let c = started("contracts/out/AllContracts.json", config, dir.path());
+            let stores = c.stores().clone();
+            let r = c.wait();
+            let expect = if on { "falsified" } else { "passing" };
+            assert_eq!(
+                status(&r, "echidna_vault_intact"),
+                expect,
+                "allContracts {on}, seed {seed}:\n{}",
+                r.text()
+            );
+            let others = &stores.target.others;
+            if !on {
+                assert!(others.is_empty());
+                assert!(stores.callable.iter().all(|c| c.to.is_none()));
+                continue;
+            }
+            // The vault, at the address the hub holds, with its functions.
+            assert_eq!(others.len(), 1, "{others:?}");
+            assert_eq!(others[0].name, "Vault");
+            assert!(
+                stores
+                    .target
+                    .deployed_contracts
+                    .contains(&others[0].address)
+            );
+            let to_vault = stores
+                .callable
+                .iter()
+                .filter(|c| c.to == Some(others[0].address));
+            assert!(to_vault.clone().any(|c| c.function.name == "crack"));
+            assert!(
+                to_vault
+                    .clone()
+                    .all(|c| c.contract.as_deref() == Some("Vault"))
+            );
+            // The shrunk sequence: both calls go to the vault, and read back.
+            let t = r
+                .tests
+                .iter()
+                .find(|t| t.name == "echidna_vault_intact")
+                .unwrap();
+            let text = t.sequence.join("\n");
+            let vault = others[0].address.to_checksum(None);
+            assert!(
+                text.contains(&format!("crack{{to: {vault}}}(4242)")),
+                "{text}"
+            );
+            let id = stores
+                .tests
+                .cases()
+                .find(|c| c.name == "echidna_vault_intact")
+                .unwrap()
+                .id;
+            let seq = stores.tests.falsified(id).unwrap().sequence().to_vec();
+            let abis = Abis {
+                target: &stores.target.functions,
+                others,
+            };
+            let defaults = CallDefaults {
+                sender: stores.config.senders[0],
+                others: others.clone(),
+                ..Default::default()
+            };
+            for tx in &seq {
+                assert_eq!(&StoredTx::from_tx(tx, None).to_tx(abis).unwrap(), tx);
+            }
+            let parsed = parse_txs(&text, &stores.target.functions, &defaults).unwrap();
+            assert_eq!(
+                parsed
+                    .iter()
+                    .map(|t| (t.to, t.calldata()))
+                    .collect::<Vec<_>>(),
+                seq.iter().map(|t| (t.to, t.calldata())).collect::<Vec<_>>()
+            );
+            // The vault's lines are in the coverage.
+            let lcov = stores.target.coverage_report().lcov_text();
+            let src = std::fs::read_to_string("contracts/AllContracts.sol").unwrap();
+            let line = src
+                .lines()
+                .position(|l| l.contains("broken = true"))
+                .unwrap()
+                + 1;
+            assert!(
+                lcov.lines()
+                    .any(|l| l.starts_with(&format!("DA:{line},")) && !l.ends_with(",0")),
+                "vault line {line} not hit:\n{lcov}"
+            );
+        }
+    }
+}
+
+/// A `to` that is no contract calls can go to is refused, naming the field
+/// and the contracts that are.
+#[test]
+fn a_call_to_an_unknown_contract_is_refused_with_the_known_ones() {
+    use rudder::parser::{CallDefaults, parse_txs};
+    for on in [false, true] {
+        let (base, _) = Config::from_yaml_str(&format!("allContracts: {on}\n")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            workers: Some(1),
+            seed: Some(1),
+            test_limit: 10,
+            ..base
+        };
+        let c = started("contracts/out/AllContracts.json", config, dir.path());
+        let stores = c.stores().clone();
+        drop(c.wait());
+        let defaults = CallDefaults {
+            sender: stores.config.senders[0],
+            others: stores.target.others.clone(),
+            ..Default::default()
+        };
+        let call = "crack{to: 0x0000000000000000000000000000000000000bad}(4242)";
+        let e = parse_txs(call, &stores.target.functions, &defaults)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("to: 0x0000000000000000000000000000000000000Bad is not a contract"),
+            "{e}"
+        );
+        if on {
+            assert!(e.contains("Vault at 0x"), "{e}");
+            // The target's functions are not the vault's.
+            let vault = stores.target.others[0].address;
+            let e = parse_txs(
+                &format!("ping{{to: {vault}}}()"),
+                &stores.target.functions,
+                &defaults,
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("no function named `ping`; Vault has"), "{e}");
+        } else {
+            assert!(e.contains("allContracts: true"), "{e}");
+        }
+    }
+}
+
+/// A `string` argument is any bytes: a property that only raw bytes break
+/// (no UTF-8 text starts with 0xff) is falsified, and the call prints as
+/// `hex"…"`.
+#[test]
+fn string_arguments_that_are_not_utf8_are_sent() {
+    for seed in 1..=3 {
+        let r = run(
+            "contracts/out/AllContracts.json",
+            None,
+            TestMode::Property,
+            seed,
+            100_000,
+        );
+        assert_eq!(
+            status(&r, "echidna_text_only"),
+            "falsified",
+            "seed {seed}:\n{}",
+            r.text()
+        );
+        let t = r
+            .tests
+            .iter()
+            .find(|t| t.name == "echidna_text_only")
+            .unwrap();
+        assert!(
+            t.sequence.iter().any(|s| s.starts_with("name(hex\"ff")),
+            "{:?}",
+            t.sequence
+        );
     }
 }

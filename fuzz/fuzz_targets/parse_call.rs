@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let defaults = CallDefaults {
         sender: rudder::executor::DEFAULT_SENDERS[0],
-        value: Default::default(),
+        ..Default::default()
     };
     if let Err(e) = parse_sequence(src) {
         assert!(

@@ -89,12 +89,13 @@ fuzz_target!(|input: Input| {
             blocks: (input.delay / 7) as u64,
         },
         gas_price: (input.value as u128) << 3,
+        to: None,
     };
     let functions = vec![function];
-    let text = format_call(&tx, &functions, Some(rudder::executor::DEFAULT_SENDERS[0]));
+    let text = format_call(&tx, rudder::tx::Abis::target_only(&functions), Some(rudder::executor::DEFAULT_SENDERS[0]));
     let defaults = CallDefaults {
         sender: rudder::executor::DEFAULT_SENDERS[0],
-        value: Default::default(),
+        ..Default::default()
     };
     let back = parse_txs(&text, &functions, &defaults).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(back.len(), 1);

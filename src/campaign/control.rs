@@ -129,6 +129,7 @@ impl Control {
         let defaults = CallDefaults {
             sender: sender.unwrap_or(self.stores.config.senders[0]),
             value,
+            others: self.stores.target.others.clone(),
         };
         let mut txs = Vec::with_capacity(calls.len());
         for (i, text) in calls.iter().enumerate() {

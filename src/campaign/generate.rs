@@ -27,6 +27,10 @@ pub struct Callable {
     pub selector: Selector,
     pub types: Vec<DynSolType>,
     pub payable: bool,
+    /// The contract called when not the target (`allContracts`), and its
+    /// name.
+    pub to: Option<Address>,
+    pub contract: Option<Arc<str>>,
 }
 
 impl Callable {
@@ -45,6 +49,8 @@ impl Callable {
             selector: function.selector(),
             function,
             types,
+            to: None,
+            contract: None,
         })
     }
 }
@@ -533,9 +539,19 @@ pub fn random_value(rng: &mut SmallRng, dict: &Dictionary, ty: &DynSolType) -> D
         }
         DynSolType::Bytes => DynSolValue::Bytes(random_bytes(rng, dict, 64)),
         DynSolType::String if !dict.strings.is_empty() && rng.random_bool(0.4) => {
-            // Source literals that are text (a `string` must be UTF-8 here).
             let lit = dict.strings.choose(rng).expect("non-empty");
-            DynSolValue::String(String::from_utf8_lossy(lit).into_owned())
+            string_value(lit.clone())
+        }
+        // A `string` on chain is any bytes: one in ten is not UTF-8
+        // (contracts that hash, slice or compare strings byte by byte
+        // see what Echidna sends them too).
+        DynSolType::String if rng.random_bool(0.1) => {
+            let mut b = random_bytes(rng, dict, 16);
+            if std::str::from_utf8(&b).is_ok() {
+                let at = rng.random_range(0..=b.len());
+                b.insert(at, rng.random_range(0x80..=0xff));
+            }
+            DynSolValue::Bytes(b)
         }
         DynSolType::String => {
             let len = rng.random_range(0..=16);
@@ -627,6 +643,15 @@ fn mutate_arg(
     }
 }
 
+/// The value of a `string` argument holding `b`: text when it is UTF-8,
+/// else the bytes themselves (which encode the same).
+pub fn string_value(b: Vec<u8>) -> DynSolValue {
+    match String::from_utf8(b) {
+        Ok(s) => DynSolValue::String(s),
+        Err(e) => DynSolValue::Bytes(e.into_bytes()),
+    }
+}
+
 /// A random call of `callable`.
 pub fn random_tx(
     rng: &mut SmallRng,
@@ -686,6 +711,7 @@ pub fn random_tx(
         value,
         delay,
         gas_price,
+        to: callable.to,
     }
 }
 
@@ -791,7 +817,7 @@ pub fn mutate(
                 let tx = &mut seq[i];
                 if !tx.args.is_empty() {
                     let a = rng.random_range(0..tx.args.len());
-                    let selector = tx.function.selector();
+                    let selector = tx.selector();
                     tx.args[a] = mutate_arg(rng, dict, selector, &tx.args, a);
                 }
             }
@@ -897,7 +923,10 @@ mod tests {
             let t: DynSolType = ty.parse().unwrap();
             for _ in 0..200 {
                 let v = random_value(&mut rng, &d, &t);
-                assert!(t.matches(&v), "{ty}: {v:?}");
+                // A `string` that is not UTF-8 is held as bytes.
+                let raw_string = ty == "string"
+                    && matches!(&v, DynSolValue::Bytes(b) if std::str::from_utf8(b).is_err());
+                assert!(t.matches(&v) || raw_string, "{ty}: {v:?}");
                 // Values must encode (range-correct for their width).
                 let _ = v.abi_encode();
                 if let DynSolValue::Uint(x, 8) = v {

@@ -71,7 +71,7 @@ impl<'a> Oracle<'a> {
                 Goal::Fails(case) => match case.kind {
                     TestKind::Property => self.property_fails(case).is_some(),
                     TestKind::Assertion | TestKind::Overflow => {
-                        tx.function.selector() == case.function.selector()
+                        tx.selector() == crate::tx::selector_of(&case.function)
                             && self.call_fails(&r.outcome, &r.logs).is_some()
                     }
                     TestKind::Optimization => false,
@@ -186,7 +186,7 @@ impl<'a> Oracle<'a> {
                     obs.mark(case.id, fails);
                 }
                 TestKind::Assertion | TestKind::Overflow
-                    if tx.function.selector() == case.function.selector() =>
+                    if tx.selector() == crate::tx::selector_of(&case.function) =>
                 {
                     let fails = self.call_fails(&r.outcome, &r.logs).is_some();
                     obs.mark(case.id, fails);

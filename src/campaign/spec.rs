@@ -363,6 +363,7 @@ fn view_call(text: &str, functions: &[Arc<Function>]) -> Result<ViewCall, String
     let defaults = CallDefaults {
         sender: Address::ZERO,
         value: U256::ZERO,
+        others: Default::default(),
     };
     let txs = parse_txs(text, functions, &defaults).map_err(|e| format!("{text:?}: {e}"))?;
     let [tx] = txs.as_slice() else {

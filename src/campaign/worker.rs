@@ -15,6 +15,7 @@ use crate::journal::Record;
 use crate::journal::traces::{CallObs, RECENT_INTERVAL, TraceRecord, TraceRole};
 use crate::priority::Sampler;
 use crate::tx::Tx;
+use crate::tx::selector_of;
 use crossbeam::channel::Receiver;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -304,8 +305,8 @@ impl Worker {
             result.executed += 1;
             // One keccak per call, shared by the statistics and the
             // comparison pools.
-            let selector = tx.function.selector();
-            let k = shared.callable_index(&selector);
+            let selector = tx.selector();
+            let k = shared.callable_index(tx.to, &selector);
             let fstats = k.map(|k| &stats.functions[k]);
             if let Some(fs) = fstats {
                 bump(&fs.calls);
@@ -511,9 +512,10 @@ impl Worker {
                 let tx = executed.last().expect("one call ran");
                 let fails = Oracle::new(&shared, &mut self.ex).call_fails(last, logs);
                 if let Some(reason) = fails
-                    && let Some(case) = shared.tests.cases().find(|c| {
-                        c.kind.is_per_call() && c.function.selector() == tx.function.selector()
-                    })
+                    && let Some(case) = shared
+                        .tests
+                        .cases()
+                        .find(|c| c.kind.is_per_call() && selector_of(&c.function) == tx.selector())
                     && shared.tests.is_open(case.id)
                 {
                     if let Some(o) = self.obs.last_mut() {

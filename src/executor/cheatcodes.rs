@@ -80,12 +80,17 @@ const SIGNATURES: &[(&str, Cheat)] = &[
     ("ffi(string[])(bytes)", Cheat::Ffi),
 ];
 
-fn table() -> &'static [(Function, Cheat)] {
-    static TABLE: OnceLock<Vec<(Function, Cheat)>> = OnceLock::new();
+/// Each cheatcode's function, selector (hashed once) and meaning.
+fn table() -> &'static [(Function, alloy_primitives::Selector, Cheat)] {
+    static TABLE: OnceLock<Vec<(Function, alloy_primitives::Selector, Cheat)>> = OnceLock::new();
     TABLE.get_or_init(|| {
         SIGNATURES
             .iter()
-            .map(|(s, c)| (Function::parse(s).expect("cheatcode signatures parse"), *c))
+            .map(|(s, c)| {
+                let f = Function::parse(s).expect("cheatcode signatures parse");
+                let selector = f.selector();
+                (f, selector, *c)
+            })
             .collect()
     })
 }
@@ -187,7 +192,7 @@ impl Cheatcodes {
         if data.len() < 4 {
             return Err("cheatcode call without a selector".into());
         }
-        let Some((f, cheat)) = table().iter().find(|(f, _)| f.selector()[..] == data[..4]) else {
+        let Some((f, _, cheat)) = table().iter().find(|(_, s, _)| s[..] == data[..4]) else {
             return Err(format!(
                 "unknown cheatcode 0x{} (rudder supports: {})",
                 hex::encode(&data[..4]),

@@ -27,10 +27,13 @@ pub struct ResolveError {
 }
 
 /// Defaults for what a call does not say.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct CallDefaults {
     pub sender: Address,
     pub value: U256,
+    /// The contracts besides the target a call may name with `to`
+    /// (`allContracts`); empty: calls go to the target only.
+    pub others: std::sync::Arc<[crate::tx::Callee]>,
 }
 
 struct Misfit {
@@ -231,6 +234,15 @@ fn fit(e: &Expr, ty: &DynSolType) -> Result<(DynSolValue, u32), Misfit> {
             Ok((DynSolValue::FixedBytes(B256::from(w), *n), 3))
         }
         (ExprKind::Str(s), DynSolType::String) => Ok((DynSolValue::String(s.clone()), 4)),
+        // A `string` is any bytes on chain: `hex"…"` gives the ones that
+        // are not UTF-8 (held as bytes, which encode the same).
+        (ExprKind::Bytes(b), DynSolType::String) => Ok((
+            match std::str::from_utf8(b) {
+                Ok(s) => DynSolValue::String(s.to_owned()),
+                Err(_) => DynSolValue::Bytes(b.clone()),
+            },
+            1,
+        )),
         (ExprKind::Str(s), DynSolType::Bytes) => Ok((DynSolValue::Bytes(s.as_bytes().to_vec()), 1)),
         (ExprKind::Str(s), DynSolType::FixedBytes(n)) => {
             if s.len() > *n {
@@ -328,15 +340,56 @@ pub fn resolve(
     functions: &[Arc<Function>],
     defaults: &CallDefaults,
 ) -> Result<Tx, ResolveError> {
+    let o = &call.options;
+    let to = match &o.to {
+        None => None,
+        Some(e) => {
+            let a = match fit(e, &DynSolType::Address) {
+                Ok((DynSolValue::Address(a), _)) => a,
+                Ok(_) => unreachable!("address fit gives an address"),
+                Err(m) => {
+                    return Err(ResolveError {
+                        span: m.span,
+                        message: format!("to: {}", m.message),
+                        candidates: vec![],
+                    });
+                }
+            };
+            let Some(c) = defaults.others.iter().find(|c| c.address == a) else {
+                let known: Vec<String> = defaults
+                    .others
+                    .iter()
+                    .map(|c| format!("{} at {}", c.name, c.address.to_checksum(None)))
+                    .collect();
+                return Err(ResolveError {
+                    span: e.span.clone(),
+                    message: if known.is_empty() {
+                        format!(
+                            "to: {a} is not a contract calls can go to; calls go to the target only (set `allContracts: true` to call the other deployed contracts)"
+                        )
+                    } else {
+                        format!(
+                            "to: {a} is not a contract calls can go to; leave `to` out for the target, or use one of: {}",
+                            known.join(", ")
+                        )
+                    },
+                    candidates: known,
+                });
+            };
+            Some(c)
+        }
+    };
+    let functions: &[Arc<Function>] = to.map_or(functions, |c| &c.functions);
     let named: Vec<&Arc<Function>> = functions.iter().filter(|f| f.name == call.name).collect();
     if named.is_empty() {
         let mut names: Vec<String> = functions.iter().map(|f| f.signature()).collect();
         names.sort();
         names.dedup();
+        let whose = to.map_or_else(|| "the target".to_string(), |c| c.name.clone());
         return Err(ResolveError {
             span: call.name_span.clone(),
             message: format!(
-                "no function named `{}`; the target has: {}",
+                "no function named `{}`; {whose} has: {}",
                 call.name,
                 names.join(", ")
             ),
@@ -413,7 +466,6 @@ pub fn resolve(
             });
         }
     };
-    let o = &call.options;
     let sender = match &o.from {
         Some(e) => match fit(e, &DynSolType::Address) {
             Ok((DynSolValue::Address(a), _)) => a,
@@ -481,5 +533,6 @@ pub fn resolve(
         value,
         delay,
         gas_price,
+        to: to.map(|c| c.address),
     })
 }

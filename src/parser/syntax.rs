@@ -3,7 +3,7 @@
 //! ```text
 //! sequence := call ((';' | newline) call)* [';']
 //! call     := NAME ['{' option (',' option)* '}'] '(' [expr (',' expr)*] ')'
-//! option   := ('value' | 'from' | 'delay' | 'blocks' | 'gasprice') ':' expr
+//! option   := ('value' | 'from' | 'delay' | 'blocks' | 'gasprice' | 'to') ':' expr
 //! expr     := number [unit] | '-' number [unit] | 0x… | true | false
 //!           | "string" | hex"…" | '[' exprs ']' | '(' exprs [','] ')' | TYPE '(' expr ')'
 //! unit     := wei | gwei | ether | seconds | minutes | hours | days | weeks
@@ -256,7 +256,8 @@ pub enum ExprKind {
     Cast(String, Box<Expr>),
 }
 
-/// Per-call options: `f{value: 1 ether, from: 0x…, delay: 1 days, blocks: 10, gasprice: 5 gwei}(…)`.
+/// Per-call options: `f{value: 1 ether, from: 0x…, delay: 1 days, blocks: 10, gasprice: 5 gwei}(…)`;
+/// `to: 0x…` sends the call to another deployed contract (`allContracts`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CallOptions {
     pub value: Option<Expr>,
@@ -264,6 +265,7 @@ pub struct CallOptions {
     pub delay: Option<Expr>,
     pub blocks: Option<Expr>,
     pub gas_price: Option<Expr>,
+    pub to: Option<Expr>,
 }
 
 /// One parsed call.
@@ -402,7 +404,7 @@ impl P {
                     other => {
                         return err(
                             span,
-                            "`value`, `from`, `delay`, `blocks` or `gasprice`",
+                            "`value`, `from`, `delay`, `blocks`, `gasprice` or `to`",
                             describe(&other),
                         );
                     }
@@ -415,10 +417,11 @@ impl P {
                     "delay" | "time" => &mut options.delay,
                     "blocks" => &mut options.blocks,
                     "gasprice" | "gasPrice" => &mut options.gas_price,
+                    "to" => &mut options.to,
                     _ => {
                         return err(
                             span,
-                            "`value`, `from`, `delay`, `blocks` or `gasprice`",
+                            "`value`, `from`, `delay`, `blocks`, `gasprice` or `to`",
                             format!("`{key}`"),
                         );
                     }

@@ -12,6 +12,7 @@ fn defaults() -> CallDefaults {
     CallDefaults {
         sender: crate::executor::DEFAULT_SENDERS[0],
         value: U256::ZERO,
+        others: Default::default(),
     }
 }
 
@@ -205,6 +206,7 @@ fn printing_round_trips_through_parsing() {
                 blocks: 2,
             },
             gas_price: 3_000_000_000,
+            to: None,
         },
         Tx {
             function: f[0].clone(),
@@ -213,6 +215,7 @@ fn printing_round_trips_through_parsing() {
             value: U256::ZERO,
             delay: crate::tx::Delay::NONE,
             gas_price: 0,
+            to: None,
         },
         Tx {
             function: f[2].clone(),
@@ -221,6 +224,7 @@ fn printing_round_trips_through_parsing() {
             value: U256::ZERO,
             delay: crate::tx::Delay::NONE,
             gas_price: 0,
+            to: None,
         },
         Tx {
             function: f[4].clone(),
@@ -237,10 +241,15 @@ fn printing_round_trips_through_parsing() {
             value: U256::ZERO,
             delay: crate::tx::Delay::NONE,
             gas_price: 0,
+            to: None,
         },
     ];
     for tx in txs {
-        let text = format_call(&tx, &f, Some(crate::executor::DEFAULT_SENDERS[0]));
+        let text = format_call(
+            &tx,
+            crate::tx::Abis::target_only(&f),
+            Some(crate::executor::DEFAULT_SENDERS[0]),
+        );
         let back = one(&text, &f);
         assert_eq!(back, tx, "{text}");
     }
@@ -283,9 +292,9 @@ mod roundtrip {
             let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
             let dict = Dictionary::mine(&[], &["7 255 65535"], vec![crate::executor::DEFAULT_SENDERS[0]]);
             let args: Vec<_> = types.iter().map(|t| random_value(&mut rng, &dict, t)).collect();
-            let tx = Tx { function: function.clone(), args, sender: crate::executor::DEFAULT_SENDERS[0], value: U256::ZERO, delay: crate::tx::Delay::NONE, gas_price: 0 };
+            let tx = Tx { function: function.clone(), args, sender: crate::executor::DEFAULT_SENDERS[0], value: U256::ZERO, delay: crate::tx::Delay::NONE, gas_price: 0, to: None };
             let functions = vec![function];
-            let text = format_call(&tx, &functions, Some(crate::executor::DEFAULT_SENDERS[0]));
+            let text = format_call(&tx, crate::tx::Abis::target_only(&functions), Some(crate::executor::DEFAULT_SENDERS[0]));
             let back = parse_txs(&text, &functions, &defaults());
             prop_assert!(back.is_ok(), "{} -> {:?}", text, back.err());
             prop_assert_eq!(&back.unwrap()[0], &tx, "{}", text);
