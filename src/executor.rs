@@ -460,6 +460,28 @@ impl std::fmt::Debug for Target {
     }
 }
 
+/// Registers `c`'s runtime code for coverage: its code id.
+fn add_runtime(
+    codes: &mut Vec<CodeObject>,
+    infos: &mut Vec<CodeInfo>,
+    c: &Contract,
+    map: SourceMap,
+) -> CodeId {
+    let id = CodeId(codes.len() as u32);
+    codes.push(CodeObject {
+        id,
+        kind: CodeKind::Runtime,
+        contract: c.name.clone(),
+        map,
+    });
+    infos.push(CodeInfo {
+        contract: c.name.clone(),
+        kind: CodeKind::Runtime,
+        len: c.runtime_code.len(),
+    });
+    id
+}
+
 /// Whether `deployed` runtime code is `artifact`'s: the same length and the
 /// same bytes wherever the artifact's are not zero (immutables and linked
 /// library addresses are zeros in the artifact, filled in on chain).
@@ -701,18 +723,7 @@ impl Target {
                 );
                 continue;
             };
-            let id = CodeId(codes.len() as u32);
-            codes.push(CodeObject {
-                id,
-                kind: CodeKind::Runtime,
-                contract: lib.name.clone(),
-                map,
-            });
-            infos.push(CodeInfo {
-                contract: lib.name.clone(),
-                kind: CodeKind::Runtime,
-                len: lib.runtime_code.len(),
-            });
+            let id = add_runtime(&mut codes, &mut infos, lib, map);
             library_codes.push((lib.qualified_name(), id));
         }
         // With `allContracts`, every other contract of the project that has
@@ -734,18 +745,7 @@ impl Target {
                 else {
                     continue;
                 };
-                let id = CodeId(codes.len() as u32);
-                codes.push(CodeObject {
-                    id,
-                    kind: CodeKind::Runtime,
-                    contract: c.name.clone(),
-                    map,
-                });
-                infos.push(CodeInfo {
-                    contract: c.name.clone(),
-                    kind: CodeKind::Runtime,
-                    len: c.runtime_code.len(),
-                });
+                let id = add_runtime(&mut codes, &mut infos, c, map);
                 candidates.push((c, id));
             }
         }

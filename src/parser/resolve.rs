@@ -334,6 +334,19 @@ fn u64_option(e: &Expr, field: &str) -> Result<u64, ResolveError> {
     })
 }
 
+/// The address an option (`from`, `to`) gives.
+fn address_option(e: &Expr, field: &str) -> Result<Address, ResolveError> {
+    match fit(e, &DynSolType::Address) {
+        Ok((DynSolValue::Address(a), _)) => Ok(a),
+        Ok(_) => unreachable!("address fit gives an address"),
+        Err(m) => Err(ResolveError {
+            span: m.span,
+            message: format!("{field}: {}", m.message),
+            candidates: vec![],
+        }),
+    }
+}
+
 /// Resolves `call` against `functions` into a transaction.
 pub fn resolve(
     call: &CallExpr,
@@ -344,17 +357,7 @@ pub fn resolve(
     let to = match &o.to {
         None => None,
         Some(e) => {
-            let a = match fit(e, &DynSolType::Address) {
-                Ok((DynSolValue::Address(a), _)) => a,
-                Ok(_) => unreachable!("address fit gives an address"),
-                Err(m) => {
-                    return Err(ResolveError {
-                        span: m.span,
-                        message: format!("to: {}", m.message),
-                        candidates: vec![],
-                    });
-                }
-            };
+            let a = address_option(e, "to")?;
             let Some(c) = defaults.others.iter().find(|c| c.address == a) else {
                 let known: Vec<String> = defaults
                     .others
@@ -467,17 +470,7 @@ pub fn resolve(
         }
     };
     let sender = match &o.from {
-        Some(e) => match fit(e, &DynSolType::Address) {
-            Ok((DynSolValue::Address(a), _)) => a,
-            Ok(_) => unreachable!("address fit gives an address"),
-            Err(m) => {
-                return Err(ResolveError {
-                    span: m.span,
-                    message: format!("from: {}", m.message),
-                    candidates: vec![],
-                });
-            }
-        },
+        Some(e) => address_option(e, "from")?,
         None => defaults.sender,
     };
     let value = match &o.value {
