@@ -729,7 +729,8 @@ impl Target {
         // With `allContracts`, every other contract of the project that has
         // runtime code may be deployed with the target (by its constructor
         // or `deployContracts`): its code is covered once found there.
-        let mut candidates: Vec<(&Contract, CodeId)> = Vec::new();
+        // (Without a readable source map it is still called, not covered.)
+        let mut candidates: Vec<(&Contract, Option<CodeId>)> = Vec::new();
         if settings.all_contracts {
             for c in &project.contracts {
                 if c.is_library
@@ -738,14 +739,11 @@ impl Target {
                 {
                     continue;
                 }
-                let Some(map) = c
+                let id = c
                     .runtime_map
                     .as_deref()
                     .and_then(|text| SourceMap::new(text, &c.runtime_code).ok())
-                else {
-                    continue;
-                };
-                let id = add_runtime(&mut codes, &mut infos, c, map);
+                    .map(|map| add_runtime(&mut codes, &mut infos, c, map));
                 candidates.push((c, id));
             }
         }
@@ -908,7 +906,9 @@ impl Target {
             else {
                 continue;
             };
-            runtime_codes.push((*a, *id));
+            if let Some(id) = id {
+                runtime_codes.push((*a, *id));
+            }
             let mut functions: Vec<Arc<Function>> =
                 c.abi.functions().map(|f| Arc::new(f.clone())).collect();
             if let Some(f) = fallback_function(&c.abi) {

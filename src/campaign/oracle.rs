@@ -71,8 +71,7 @@ impl<'a> Oracle<'a> {
                 Goal::Fails(case) => match case.kind {
                     TestKind::Property => self.property_fails(case).is_some(),
                     TestKind::Assertion | TestKind::Overflow => {
-                        tx.selector() == crate::tx::selector_of(&case.function)
-                            && self.call_fails(&r.outcome, &r.logs).is_some()
+                        case.checks_call(tx) && self.call_fails(&r.outcome, &r.logs).is_some()
                     }
                     TestKind::Optimization => false,
                 },
@@ -185,9 +184,7 @@ impl<'a> Oracle<'a> {
                     let fails = self.property_fails(case).is_some();
                     obs.mark(case.id, fails);
                 }
-                TestKind::Assertion | TestKind::Overflow
-                    if tx.selector() == crate::tx::selector_of(&case.function) =>
-                {
+                TestKind::Assertion | TestKind::Overflow if case.checks_call(tx) => {
                     let fails = self.call_fails(&r.outcome, &r.logs).is_some();
                     obs.mark(case.id, fails);
                 }

@@ -45,6 +45,16 @@ pub struct TestCase {
     pub spec: Option<Arc<super::spec::Spec>>,
 }
 
+impl TestCase {
+    /// Whether this is the per-call test (assertion, overflow) of the
+    /// function `tx` calls on the target.
+    pub fn checks_call(&self, tx: &crate::tx::Tx) -> bool {
+        self.kind.is_per_call()
+            && tx.to.is_none()
+            && crate::tx::selector_of(&self.function) == tx.selector()
+    }
+}
+
 /// Who falsified a test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FoundBy {

@@ -15,7 +15,6 @@ use crate::journal::Record;
 use crate::journal::traces::{CallObs, RECENT_INTERVAL, TraceRecord, TraceRole};
 use crate::priority::Sampler;
 use crate::tx::Tx;
-use crate::tx::selector_of;
 use crossbeam::channel::Receiver;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -512,10 +511,7 @@ impl Worker {
                 let tx = executed.last().expect("one call ran");
                 let fails = Oracle::new(&shared, &mut self.ex).call_fails(last, logs);
                 if let Some(reason) = fails
-                    && let Some(case) = shared
-                        .tests
-                        .cases()
-                        .find(|c| c.kind.is_per_call() && selector_of(&c.function) == tx.selector())
+                    && let Some(case) = shared.tests.cases().find(|c| c.checks_call(tx))
                     && shared.tests.is_open(case.id)
                 {
                     if let Some(o) = self.obs.last_mut() {

@@ -2060,9 +2060,7 @@ fn dry_run_from(
                 }
             }
             if oracle.call_fails(&r.outcome, &r.logs).is_some()
-                && let Some(c) = s.tests.cases().find(|c| {
-                    c.kind.is_per_call() && c.function.selector() == tx.function.selector()
-                })
+                && let Some(c) = s.tests.cases().find(|c| c.checks_call(tx))
             {
                 failing.push(c.name.clone());
             }
