@@ -1059,6 +1059,7 @@ impl Executor {
         self.set_block();
         self.evm.inspector.enabled = self.recording;
         self.evm.inspector.cmps.clear();
+        self.evm.inspector.path_branches = 0;
         let mut env = tx_env(
             &self.target.settings,
             tx.sender,
@@ -1162,6 +1163,18 @@ impl Executor {
     /// Turns comparison feedback on or off (`comparisonFeedback`).
     pub fn set_comparisons(&mut self, on: bool) {
         self.evm.inspector.cmp_on = on;
+    }
+
+    /// Logs every comparison on the path of the next calls, not only those
+    /// of half-covered branches (the input-to-state stage's candidates).
+    pub fn set_comparisons_on_path(&mut self, on: bool) {
+        self.evm.inspector.cmp_all = on;
+    }
+
+    /// Branches the last [`call`](Self::call) decided, if it logged its
+    /// whole path (0 otherwise).
+    pub fn path_branches(&self) -> u32 {
+        self.evm.inspector.path_branches
     }
 
     /// The comparisons that decided half-covered branches during the last

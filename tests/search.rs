@@ -36,22 +36,27 @@ fn falsified(r: &Report, name: &str) -> bool {
         == "falsified"
 }
 
-/// `climbC(uint128 x, int8 s, uint64 y, bool f, uint24 z)`: a range at
-/// 2^100, a negative int8, `y` equal to a function of `x`, a bool, and a
-/// uint24 near its maximum. Passed on every seed within 100,000 calls, and
-/// the shrunk reproducer is the one call.
+/// Every ladder of `contracts/Ladder.sol` on every seed within 100,000
+/// calls: `climbA` (a uint8 range, a uint16 constant, an int32 below a
+/// negative bound, a bool, a uint64 residue above 10^12), `climbB` (an int64
+/// window, a uint32 equal to 1000 times a uint8 that the next rung bounds,
+/// a bool, a uint16 residue above 40,000) and `climbC` (a uint128 range at
+/// 2^100, an int8 constant, a uint64 equal to a function of the uint128, a
+/// bool, a uint24 near its maximum). Each is shrunk to its one call.
 #[test]
-fn a_typed_ladder_is_climbed_on_three_seeds_within_100k_calls() {
+fn every_typed_ladder_is_climbed_on_three_seeds_within_100k_calls() {
     for seed in 1..=3 {
         let r = run(seed, true);
-        let t = r
-            .tests
-            .iter()
-            .find(|t| t.name == "echidna_climb_c")
-            .unwrap();
-        assert_eq!(t.status, "falsified", "seed {seed}:\n{}", r.text());
-        assert_eq!(t.sequence.len(), 1, "{:?}", t.sequence);
-        assert!(t.sequence[0].starts_with("climbC("), "{:?}", t.sequence);
+        for (test, function) in [
+            ("echidna_climb_a", "climbA("),
+            ("echidna_climb_b", "climbB("),
+            ("echidna_climb_c", "climbC("),
+        ] {
+            let t = r.tests.iter().find(|t| t.name == test).unwrap();
+            assert_eq!(t.status, "falsified", "seed {seed} {test}:\n{}", r.text());
+            assert_eq!(t.sequence.len(), 1, "{:?}", t.sequence);
+            assert!(t.sequence[0].starts_with(function), "{:?}", t.sequence);
+        }
     }
 }
 

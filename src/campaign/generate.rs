@@ -154,6 +154,94 @@ fn fit(word: U256, like: &DynSolValue) -> Option<DynSolValue> {
     }
 }
 
+/// The values of `arg`'s type that would flip comparison `c`, each with
+/// whether it came from an operand equal to the argument (`true`) or from
+/// an operand that is an offset or residue of it (`false`): the other
+/// operand, and for orderings its neighbours and a margin past it on each
+/// side (so that a later equality moving the value a little keeps it on the
+/// right side of the bound).
+pub fn flips(arg: &DynSolValue, c: &Comparison) -> Vec<(DynSolValue, bool)> {
+    let Some(w) = word_of(arg) else {
+        return Vec::new();
+    };
+    let exact = w == c.a || w == c.b;
+    let targets: [Option<U256>; 2] = if w == c.a {
+        [Some(c.b), None]
+    } else if w == c.b {
+        [Some(c.a), None]
+    } else if c.kind == CmpKind::Eq {
+        // An operand may be `w + k` for a small k, or `w mod m` (below `w`):
+        // move `w` by the difference. (Not for orderings: the ABI decoder's
+        // and dispatcher's length checks are orderings that stay half
+        // covered, and their operands would pass for offsets of every small
+        // value.)
+        let related = |x: U256| x < w || x.wrapping_sub(w) < OFFSET_LIMIT;
+        [
+            related(c.a).then(|| w.wrapping_add(c.b).wrapping_sub(c.a)),
+            related(c.b).then(|| w.wrapping_add(c.a).wrapping_sub(c.b)),
+        ]
+    } else {
+        [None, None]
+    };
+    let signed = matches!(arg, DynSolValue::Int(..));
+    let mut out = Vec::new();
+    for t in targets.into_iter().flatten() {
+        let mut push = |x: U256| {
+            if let Some(v) = fit(x, arg)
+                && !out.iter().any(|(o, _)| *o == v)
+            {
+                out.push((v, exact));
+            }
+        };
+        push(t);
+        if c.kind == CmpKind::Order {
+            push(t.wrapping_add(U256::ONE));
+            push(t.wrapping_sub(U256::ONE));
+            // A margin of an eighth of the bound's magnitude, plus one.
+            let magnitude = if signed {
+                I256::from_raw(t).unsigned_abs()
+            } else {
+                t
+            };
+            let m = (magnitude >> 3usize).saturating_add(U256::ONE);
+            push(t.wrapping_add(m));
+            push(t.wrapping_sub(m));
+        }
+    }
+    out
+}
+
+/// Input-to-state candidates for a call that met `cmps` on its path (the
+/// deepest first): `tx` with one scalar argument replaced by a value that
+/// would flip one comparison ([`flips`]), and with `flip_bools`, `tx` with
+/// one boolean argument negated (a guard on a boolean compares nothing).
+/// At most `max`.
+pub fn input_to_state(tx: &Tx, cmps: &[Comparison], flip_bools: bool, max: usize) -> Vec<Tx> {
+    let mut out: Vec<Tx> = Vec::new();
+    let offer = |i: usize, v: DynSolValue, out: &mut Vec<Tx>| {
+        if out.len() < max && tx.args[i] != v {
+            let mut t = tx.clone();
+            t.args[i] = v;
+            out.push(t);
+        }
+    };
+    if flip_bools {
+        for (i, arg) in tx.args.iter().enumerate() {
+            if let DynSolValue::Bool(b) = arg {
+                offer(i, DynSolValue::Bool(!b), &mut out);
+            }
+        }
+    }
+    for c in cmps.iter().rev() {
+        for (i, arg) in tx.args.iter().enumerate() {
+            for (v, _) in flips(arg, c) {
+                offer(i, v, &mut out);
+            }
+        }
+    }
+    out
+}
+
 /// Addresses a worker remembers at most (senders, deployed and run-time
 /// created contracts).
 pub const ADDRESS_CAP: usize = 128;
@@ -286,9 +374,9 @@ impl Dictionary {
     }
 
     /// Learns from the comparisons behind half-covered branches of a call of
-    /// `selector` with `args`: for each scalar parameter, the value that
+    /// `selector` with `args`: for each scalar parameter, the values that
     /// would flip each comparison if the operand is the parameter itself or
-    /// an offset of it (the other operand; ±1 for orderings).
+    /// an offset of it ([`flips`]).
     pub fn learn(&mut self, selector: Selector, args: &[DynSolValue], cmps: &[Comparison]) {
         if cmps.is_empty() || args.is_empty() {
             return;
@@ -298,40 +386,12 @@ impl Dictionary {
             .entry(selector)
             .or_insert_with(|| vec![Pool::default(); args.len()]);
         for (arg, pool) in args.iter().zip(pools.iter_mut()) {
-            let Some(w) = word_of(arg) else { continue };
             for c in cmps {
-                let exact = w == c.a || w == c.b;
-                let targets: [Option<U256>; 2] = if w == c.a {
-                    [Some(c.b), None]
-                } else if w == c.b {
-                    [Some(c.a), None]
-                } else if c.kind == CmpKind::Eq {
-                    // An operand may be `w + k` for a small k, or `w mod m`
-                    // (below `w`): move `w` by the difference. (Not for
-                    // orderings: the ABI decoder's and dispatcher's length
-                    // checks are orderings that stay half covered, and their
-                    // operands would pass for offsets of every small value.)
-                    let related = |x: U256| x < w || x.wrapping_sub(w) < OFFSET_LIMIT;
-                    [
-                        related(c.a).then(|| w.wrapping_add(c.b).wrapping_sub(c.a)),
-                        related(c.b).then(|| w.wrapping_add(c.a).wrapping_sub(c.b)),
-                    ]
-                } else {
-                    [None, None]
-                };
-                for t in targets.into_iter().flatten() {
-                    let nudges: &[U256] = match c.kind {
-                        CmpKind::Eq => &[U256::ZERO],
-                        CmpKind::Order => &[U256::ZERO, U256::ONE, U256::MAX],
-                    };
-                    for d in nudges {
-                        if let Some(v) = fit(t.wrapping_add(*d), arg) {
-                            if exact {
-                                pool.exact.add(v);
-                            } else {
-                                pool.offset.add(v);
-                            }
-                        }
+                for (v, exact) in flips(arg, c) {
+                    if exact {
+                        pool.exact.add(v);
+                    } else {
+                        pool.offset.add(v);
                     }
                 }
             }
@@ -1011,6 +1071,65 @@ mod tests {
         let ty: DynSolType = "uint16".parse().unwrap();
         assert!(drawn.iter().all(|v| ty.matches(v)));
         assert!(d.asked(&mut rng, Selector::from([9, 9, 9, 9]), 0).is_none());
+    }
+
+    #[test]
+    fn input_to_state_replaces_one_argument_per_candidate_deepest_comparison_first() {
+        let u = |x: u64| U256::from(x);
+        let f: Function = Function::parse("f(uint16,bool,uint64)").unwrap();
+        let tx = Tx {
+            function: Arc::new(f),
+            args: vec![
+                DynSolValue::Uint(u(7), 16),
+                DynSolValue::Bool(true),
+                DynSolValue::Uint(u(17), 64),
+            ],
+            sender: Address::ZERO,
+            value: U256::ZERO,
+            delay: Delay::NONE,
+            gas_price: 0,
+            to: None,
+        };
+        let cmps = [
+            cmp(CmpKind::Eq, u(7), u(31337)),
+            // `e > 40000` with e = 17: the bound, its neighbours and a
+            // margin past it each way.
+            cmp(CmpKind::Order, u(17), u(40000)),
+        ];
+        let c = input_to_state(&tx, &cmps, true, 64);
+        let firsts: Vec<_> = c.iter().map(|t| t.args.clone()).collect();
+        // The boolean first, then the deepest comparison, then the earlier.
+        assert_eq!(firsts[0][1], DynSolValue::Bool(false));
+        let e: Vec<_> = c[1..6].iter().map(|t| t.args[2].clone()).collect();
+        for v in [40000u64, 40001, 39999, 40000 + 5001, 40000 - 5001] {
+            assert!(e.contains(&DynSolValue::Uint(u(v), 64)), "{v}: {e:?}");
+        }
+        assert!(
+            c.iter()
+                .any(|t| t.args[0] == DynSolValue::Uint(u(31337), 16))
+        );
+        // Each candidate changes exactly one argument.
+        for t in &c {
+            let changed = t.args.iter().zip(&tx.args).filter(|(a, b)| a != b).count();
+            assert_eq!(changed, 1, "{:?}", t.args);
+        }
+        assert_eq!(input_to_state(&tx, &cmps, true, 3).len(), 3);
+        // Signed bounds keep their sign in the margin.
+        let minus = |x: i64| I256::try_from(x).unwrap();
+        let v = flips(
+            &DynSolValue::Int(minus(-5), 32),
+            &cmp(
+                CmpKind::Order,
+                minus(-5).into_raw(),
+                minus(-40000).into_raw(),
+            ),
+        );
+        for x in [-40000i64, -39999, -40001, -45001, -34999] {
+            assert!(
+                v.contains(&(DynSolValue::Int(minus(x), 32), true)),
+                "{x}: {v:?}"
+            );
+        }
     }
 
     #[test]

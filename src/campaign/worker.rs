@@ -28,6 +28,33 @@ const MUTATION_SHARE: f64 = 0.7;
 /// How many of the newest corpus entries count as the frontier.
 const RECENT_ENTRIES: usize = 16;
 
+/// Input-to-state stage: candidate calls one comparison or boolean away
+/// from a call that met a guard, each run right away after the calls that
+/// preceded it; a candidate's own path comparisons give the next ones, up
+/// to this depth (a ladder's rungs, and a rung an earlier one broke).
+const I2S_DEPTH: u8 = 16;
+
+/// The comparisons at the end of a candidate's path its successors come
+/// from (the guard it stopped at, and one before it for `a && b`).
+const I2S_FRONTIER: usize = 2;
+
+/// Calls before a candidate at most (each candidate replays them).
+const I2S_PREFIX: usize = 16;
+
+/// Candidates per call at most.
+const I2S_CANDIDATES: usize = 12;
+
+/// Candidate sequences waiting at most.
+const I2S_QUEUE: usize = 96;
+
+/// Share of a worker's calls the input-to-state stage may take, one in
+/// three (the rest is plain fuzzing), except that a call which reached new
+/// coverage always starts a chain (they are few, and the most promising).
+const I2S_SHARE: u64 = 3;
+
+/// Candidates remembered as tried (hashes) before the memory is cleared.
+const I2S_TRIED: usize = 1 << 16;
+
 /// How often a worker reports its aggregated `TransactionExecuted` event.
 pub const BATCH_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -72,8 +99,32 @@ pub(crate) struct Worker {
     last_recent: Instant,
     /// Whether comparison feedback is on (`comparisonFeedback`).
     comparisons: bool,
+    /// Input-to-state candidates to run (prefix and candidate call), the
+    /// sequence they came from and their chain; the newest run first.
+    i2s: std::collections::VecDeque<(Source, Vec<Tx>, Chain)>,
+    /// Candidates already queued (hashes of prefix length and calldata).
+    i2s_tried: std::collections::HashSet<u64>,
+    /// Calls the input-to-state stage ran.
+    i2s_calls: u64,
+    /// The chain of the running candidate sequence (its last call is the
+    /// candidate), if one is running.
+    i2s_depth: Option<Chain>,
 }
 
+/// Where an input-to-state candidate stands in its chain.
+#[derive(Clone, Copy, Default)]
+struct Chain {
+    /// Candidates before it.
+    depth: u8,
+    /// The longest path (branches decided) a candidate of the chain reached.
+    best: u16,
+    /// Whether the chain already went through one candidate with a shorter
+    /// path (a rung that broke an earlier one, which the next candidate
+    /// mends).
+    slack: bool,
+}
+
+#[derive(Clone, Copy)]
 enum Source {
     Random,
     /// A mutation of this corpus entry.
@@ -116,6 +167,10 @@ impl Worker {
             obs: Vec::new(),
             last_recent: Instant::now(),
             comparisons,
+            i2s: Default::default(),
+            i2s_tried: Default::default(),
+            i2s_calls: 0,
+            i2s_depth: None,
             shared,
         }
     }
@@ -178,6 +233,15 @@ impl Worker {
             }
             if self.shared.callable.is_empty() {
                 break StopReason::Stopped;
+            }
+            if let Some((source, planned, chain)) = self.i2s.pop_back() {
+                let before = self.total_calls;
+                let n = planned.len();
+                self.i2s_depth = Some(chain);
+                self.run_sequence(source, planned, n);
+                self.i2s_depth = None;
+                self.i2s_calls += self.total_calls - before;
+                continue;
             }
             let corpus = &self.shared.corpus;
             if !corpus.is_empty() && self.rng.random_bool(MUTATION_SHARE) {
@@ -267,6 +331,8 @@ impl Worker {
         let mut gas: Vec<u64> = Vec::with_capacity(len);
         let mut result = SeqResult::default();
         let mut last_new = None;
+        // Whether a call of this sequence gave input-to-state candidates.
+        let mut rooted = false;
         let mut planned = planned.into_iter();
         self.obs.clear();
         let shared = self.shared.clone();
@@ -294,8 +360,17 @@ impl Worker {
                 Some(t) => t,
                 None => self.random_tx(),
             };
+            // The candidate of an input-to-state sequence logs its whole
+            // path: a rung it broke shows again.
+            let candidate = self.i2s_depth.is_some() && planned.len() == 0;
+            if candidate {
+                self.ex.set_comparisons_on_path(true);
+            }
             let started = journal.then(Instant::now);
             let r = self.ex.call(&tx);
+            if candidate {
+                self.ex.set_comparisons_on_path(false);
+            }
             let duration_ns = started.map_or(0, |t| t.elapsed().as_nanos() as u64);
             self.total_calls += 1;
             stats.calls.fetch_add(1, Ordering::Relaxed);
@@ -348,6 +423,9 @@ impl Worker {
             executed.push(tx);
             gas.push(r.gas_used);
             let new = self.ex.commit_coverage();
+            if self.comparisons && (candidate || (!rooted && self.i2s_depth.is_none())) {
+                rooted |= self.offer_candidates(source, &executed, new > 0);
+            }
             if self.tracing {
                 let mut o = CallObs::of(&r.outcome, r.gas_used, duration_ns);
                 o.new_points = new;
@@ -429,6 +507,82 @@ impl Worker {
             self.shared.journal_send(|| Record::Trace(Box::new(t)));
         }
         result
+    }
+
+    /// Queues the input-to-state candidates of the last call of `executed`
+    /// (each after the calls before it), if the stage is within its share
+    /// of calls and depth. Returns whether any was queued.
+    fn offer_candidates(&mut self, source: Source, executed: &[Tx], new: bool) -> bool {
+        let cmps = self.ex.comparisons();
+        // A chain goes on from a candidate that got further (new coverage,
+        // or a longer path than any before it), or, once in a row, from one
+        // that did not.
+        let chain = match self.i2s_depth {
+            None => Chain::default(),
+            Some(c) => {
+                let path = self.ex.path_branches().min(u16::MAX as u32) as u16;
+                let slack = if new || path > c.best {
+                    false
+                } else if !c.slack {
+                    true
+                } else {
+                    return false;
+                };
+                Chain {
+                    depth: c.depth + 1,
+                    best: c.best.max(path),
+                    slack,
+                }
+            }
+        };
+        let depth = chain.depth;
+        if depth > I2S_DEPTH
+            || executed.len() > I2S_PREFIX + 1
+            || (cmps.is_empty() && !(new || self.i2s_depth.is_some()))
+            || (self.i2s_calls * I2S_SHARE > self.total_calls + 4096 && !(new && depth == 0))
+        {
+            return false;
+        }
+        let (tx, prefix) = executed.split_last().expect("a call ran");
+        // Booleans are flipped where the call got further (a guard on a
+        // boolean compares nothing), and along a chain.
+        let candidates = match self.i2s_depth {
+            // A call that reached new coverage is run again with its whole
+            // path logged (its half-covered comparisons alone may be few or
+            // already seen), unless it met fresh ones already.
+            None if new && cmps.is_empty() => vec![tx.clone()],
+            None => generate::input_to_state(tx, cmps, new, I2S_CANDIDATES),
+            // Along a chain, the comparisons before the last ones on the
+            // path were passed: flipping them would undo a rung.
+            Some(_) => {
+                let frontier = &cmps[cmps.len().saturating_sub(I2S_FRONTIER)..];
+                generate::input_to_state(tx, frontier, true, I2S_CANDIDATES)
+            }
+        };
+        if self.i2s_tried.len() > I2S_TRIED {
+            self.i2s_tried.clear();
+        }
+        let mut queued = false;
+        // Queued in reverse so that the first candidate runs first.
+        for c in candidates.into_iter().rev() {
+            if self.i2s.len() >= I2S_QUEUE {
+                // The oldest wait longest and are the shallowest: dropped.
+                self.i2s.pop_front();
+            }
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            prefix.len().hash(&mut h);
+            c.to.hash(&mut h);
+            c.calldata().hash(&mut h);
+            if self.i2s_tried.insert(h.finish()) {
+                let mut seq = Vec::with_capacity(prefix.len() + 1);
+                seq.extend_from_slice(prefix);
+                seq.push(c);
+                self.i2s.push_back((source, seq, chain));
+                queued = true;
+            }
+        }
+        queued
     }
 
     /// A trace of `txs` (the first calls of the running sequence).

@@ -24,6 +24,9 @@ const SUB: u8 = 0x03;
 /// Comparisons kept per call at most (distinct branches).
 pub const COMPARISONS_PER_CALL: usize = 16;
 
+/// Comparisons kept for a call whose whole path is logged.
+pub const COMPARISONS_ON_PATH: usize = 48;
+
 /// What a comparison tested.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CmpKind {
@@ -63,6 +66,13 @@ pub struct CoverageInspector {
     pub(crate) created: Vec<Address>,
     /// Whether comparisons are logged (`comparisonFeedback`).
     pub(crate) cmp_on: bool,
+    /// Whether every comparison on the path is logged, not only those of
+    /// half-covered branches with operands not seen before (the
+    /// input-to-state stage's candidate calls).
+    pub(crate) cmp_all: bool,
+    /// Branches decided on the path while the whole path is logged (how
+    /// far a candidate got).
+    pub(crate) path_branches: u32,
     /// The latest comparison of the target's code, waiting for its branch.
     last_cmp: Option<(CmpKind, U256, U256)>,
     /// Comparisons that decided half-covered branches, since last drained.
@@ -98,6 +108,8 @@ impl CoverageInspector {
             cheats: Cheatcodes::default(),
             created: Vec::new(),
             cmp_on: false,
+            cmp_all: false,
+            path_branches: 0,
             last_cmp: None,
             cmps: Vec::new(),
             site_pairs: Default::default(),
@@ -131,15 +143,30 @@ impl CoverageInspector {
     }
 
     /// A branch at `pc` was decided: keep the comparison behind it if this
-    /// worker has seen the branch go one way only.
+    /// worker has seen the branch go one way only (or every one, when the
+    /// whole path is logged).
     #[inline(never)]
     fn branch_decided(&mut self, code: CodeId, pc: usize, cond: U256) {
+        self.path_branches += self.cmp_all as u32;
         let Some((kind, a, b)) = self.last_cmp.take() else {
             return;
         };
         // An equality that held carries nothing to try; a difference is the
         // branch's condition only if it is what the JUMPI tests.
         if kind == CmpKind::Eq && (a == b || (cond > U256::ONE && cond != a.wrapping_sub(b))) {
+            return;
+        }
+        if self.cmp_all {
+            if self.cmps.len() < COMPARISONS_ON_PATH
+                && !self.cmps.iter().any(|c| c.site == pc as u32)
+            {
+                self.cmps.push(Comparison {
+                    kind,
+                    a,
+                    b,
+                    site: pc as u32,
+                });
+            }
             return;
         }
         if self.cmps.len() < COMPARISONS_PER_CALL
