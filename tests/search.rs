@@ -7,17 +7,22 @@ use rudder::config::Config;
 use std::path::Path;
 
 fn run(seed: u64, feedback: bool) -> Report {
+    run_on("contracts/out/Ladder.json", seed, 100_000, feedback)
+}
+
+/// One worker, `limit` calls, no journal, a fresh output directory.
+fn run_on(artifact: &str, seed: u64, limit: u64, feedback: bool) -> Report {
     let dir = tempfile::tempdir().unwrap();
     let config = Config {
         workers: Some(1),
         seed: Some(seed),
-        test_limit: 100_000,
+        test_limit: limit,
         journal: false,
         comparison_feedback: feedback,
         ..Config::default()
     };
     let mut c = Campaign::new(
-        Path::new("contracts/out/Ladder.json"),
+        Path::new(artifact),
         None,
         config,
         Some(dir.path().to_path_buf()),
@@ -84,23 +89,7 @@ fn the_committed_maze_gives_up_its_near_bugs_and_never_its_infeasible_one() {
         .collect();
     assert!(!infeasible.is_empty());
     for seed in 1..=3 {
-        let dir = tempfile::tempdir().unwrap();
-        let config = Config {
-            workers: Some(1),
-            seed: Some(seed),
-            test_limit: 300_000,
-            journal: false,
-            ..Config::default()
-        };
-        let mut c = Campaign::new(
-            Path::new("contracts/out/Maze1.json"),
-            None,
-            config,
-            Some(dir.path().to_path_buf()),
-        )
-        .unwrap();
-        c.start().unwrap();
-        let r = c.wait();
+        let r = run_on("contracts/out/Maze1.json", seed, 300_000, true);
         for near in ["echidna_bug_0", "echidna_bug_11"] {
             assert!(falsified(&r, near), "seed {seed} {near}:\n{}", r.text());
         }

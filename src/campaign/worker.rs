@@ -423,7 +423,11 @@ impl Worker {
             executed.push(tx);
             gas.push(r.gas_used);
             let new = self.ex.commit_coverage();
-            if self.comparisons && (candidate || (!rooted && self.i2s_depth.is_none())) {
+            // Injected sequences start no chain: they are the agent's calls,
+            // run by every worker, and what follows them is not injected.
+            let injected = matches!(source, Source::Injected(_));
+            if self.comparisons && !injected && (candidate || (!rooted && self.i2s_depth.is_none()))
+            {
                 rooted |= self.offer_candidates(source, &executed, new > 0);
             }
             if self.tracing {
