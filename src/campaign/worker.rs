@@ -52,6 +52,10 @@ const I2S_QUEUE: usize = 96;
 /// coverage always starts a chain (they are few, and the most promising).
 const I2S_SHARE: u64 = 3;
 
+/// Calls the input-to-state stage may take at the start of a campaign,
+/// before its share applies.
+const I2S_GRACE: u64 = 4096;
+
 /// Candidates remembered as tried (hashes) before the memory is cleared.
 const I2S_TRIED: usize = 1 << 16;
 
@@ -108,7 +112,7 @@ pub(crate) struct Worker {
     i2s_calls: u64,
     /// The chain of the running candidate sequence (its last call is the
     /// candidate), if one is running.
-    i2s_depth: Option<Chain>,
+    i2s_chain: Option<Chain>,
 }
 
 /// Where an input-to-state candidate stands in its chain.
@@ -170,7 +174,7 @@ impl Worker {
             i2s: Default::default(),
             i2s_tried: Default::default(),
             i2s_calls: 0,
-            i2s_depth: None,
+            i2s_chain: None,
             shared,
         }
     }
@@ -237,9 +241,9 @@ impl Worker {
             if let Some((source, planned, chain)) = self.i2s.pop_back() {
                 let before = self.total_calls;
                 let n = planned.len();
-                self.i2s_depth = Some(chain);
+                self.i2s_chain = Some(chain);
                 self.run_sequence(source, planned, n);
-                self.i2s_depth = None;
+                self.i2s_chain = None;
                 self.i2s_calls += self.total_calls - before;
                 continue;
             }
@@ -362,7 +366,7 @@ impl Worker {
             };
             // The candidate of an input-to-state sequence logs its whole
             // path: a rung it broke shows again.
-            let candidate = self.i2s_depth.is_some() && planned.len() == 0;
+            let candidate = self.i2s_chain.is_some() && planned.len() == 0;
             if candidate {
                 self.ex.set_comparisons_on_path(true);
             }
@@ -426,7 +430,7 @@ impl Worker {
             // Injected sequences start no chain: they are the agent's calls,
             // run by every worker, and what follows them is not injected.
             let injected = matches!(source, Source::Injected(_));
-            if self.comparisons && !injected && (candidate || (!rooted && self.i2s_depth.is_none()))
+            if self.comparisons && !injected && (candidate || (!rooted && self.i2s_chain.is_none()))
             {
                 rooted |= self.offer_candidates(source, &executed, new > 0);
             }
@@ -521,7 +525,7 @@ impl Worker {
         // A chain goes on from a candidate that got further (new coverage,
         // or a longer path than any before it), or, once in a row, from one
         // that did not.
-        let chain = match self.i2s_depth {
+        let chain = match self.i2s_chain {
             None => Chain::default(),
             Some(c) => {
                 let path = self.ex.path_branches().min(u16::MAX as u32) as u16;
@@ -542,15 +546,15 @@ impl Worker {
         let depth = chain.depth;
         if depth > I2S_DEPTH
             || executed.len() > I2S_PREFIX + 1
-            || (cmps.is_empty() && !(new || self.i2s_depth.is_some()))
-            || (self.i2s_calls * I2S_SHARE > self.total_calls + 4096 && !(new && depth == 0))
+            || (cmps.is_empty() && !(new || self.i2s_chain.is_some()))
+            || (self.i2s_calls * I2S_SHARE > self.total_calls + I2S_GRACE && !(new && depth == 0))
         {
             return false;
         }
         let (tx, prefix) = executed.split_last().expect("a call ran");
         // Booleans are flipped where the call got further (a guard on a
         // boolean compares nothing), and along a chain.
-        let candidates = match self.i2s_depth {
+        let candidates = match self.i2s_chain {
             // A call that reached new coverage is run again with its whole
             // path logged (its half-covered comparisons alone may be few or
             // already seen), unless it met fresh ones already.

@@ -156,40 +156,36 @@ impl CoverageInspector {
         if kind == CmpKind::Eq && (a == b || (cond > U256::ONE && cond != a.wrapping_sub(b))) {
             return;
         }
-        if self.cmp_all {
-            if self.cmps.len() < COMPARISONS_ON_PATH
-                && !self.cmps.iter().any(|c| c.site == pc as u32)
-            {
-                self.cmps.push(Comparison {
-                    kind,
-                    a,
-                    b,
-                    site: pc as u32,
-                });
-            }
+        // With the whole path logged, every branch's comparison is kept;
+        // otherwise only a half-covered branch's, with operands it has not
+        // had lately.
+        let cap = if self.cmp_all {
+            COMPARISONS_ON_PATH
+        } else {
+            COMPARISONS_PER_CALL
+        };
+        let site = pc as u32;
+        if self.cmps.len() >= cap
+            || self.cmps.iter().any(|c| c.site == site)
+            || (!self.cmp_all
+                && (self.recorder.both_ways(code, pc) || !self.fresh_pair(code, site, a, b)))
+        {
             return;
         }
-        if self.cmps.len() < COMPARISONS_PER_CALL
-            && !self.recorder.both_ways(code, pc)
-            && !self.cmps.iter().any(|c| c.site == pc as u32)
-            && {
-                let h = pair_hash(a, b);
-                let seen = self.site_pairs.entry((code, pc as u32)).or_default();
-                let fresh = !seen.contains(&h);
-                if fresh {
-                    seen.rotate_right(1);
-                    seen[0] = h;
-                }
-                fresh
-            }
-        {
-            self.cmps.push(Comparison {
-                kind,
-                a,
-                b,
-                site: pc as u32,
-            });
+        self.cmps.push(Comparison { kind, a, b, site });
+    }
+
+    /// Whether branch `site` of `code` had not had operands `a`, `b`
+    /// lately (and remembers them).
+    fn fresh_pair(&mut self, code: CodeId, site: u32, a: U256, b: U256) -> bool {
+        let h = pair_hash(a, b);
+        let seen = self.site_pairs.entry((code, site)).or_default();
+        let fresh = !seen.contains(&h);
+        if fresh {
+            seen.rotate_right(1);
+            seen[0] = h;
         }
+        fresh
     }
 }
 
