@@ -41,8 +41,12 @@ for m in $(seq 1 "$N"); do
     r_sites=$(grep -c "FALSIFIED" "$out.log" || true)
     r_cps=$(grep -oE '\(([0-9]+) calls/s\)' "$out.log" | tail -1 | tr -dc 0-9)
     bash "$PEERS/run_forge.sh" -t "$per_prop" -s "$s" "$WORK/Maze$m.sol" "Maze$m" > "$out.forge" 2>&1 || true
+    if grep -q "forge missing" "$out.forge"; then
+      echo "forge is not installed: bash ../shared/peers/install.sh forge" >&2
+      exit 2
+    fi
     f_sites=$(grep -cE "^property .*: FALSIFIED" "$out.forge" || true)
-    f_cps=$(grep -oE "calls_per_s=[0-9]+" "$out.forge" | tr -dc 0-9)
+    f_cps=$(grep -oE "calls_per_s=[0-9]+" "$out.forge" | tr -dc 0-9 || true)
     printf '%-6s %-4s %-9s %-14s %-14s %-12s %-12s\n' "$m" "$s" "$feasible" "$r_sites" "$f_sites" "$r_cps" "$f_cps"
   done
 done | tee "$WORK/table"

@@ -1002,6 +1002,29 @@ impl Target {
     }
 }
 
+/// A sequence's state between two calls ([`Executor::snapshot`]).
+#[derive(Clone)]
+pub struct Snapshot {
+    /// The accounts the calls touched (the journal's other fields are
+    /// empty or constant between two calls).
+    state: revm::state::EvmState,
+    transaction_id: revm::state::TransactionId,
+    block_number: u64,
+    timestamp: u64,
+    /// Block, chain id and cheatcode state, for targets that use cheatcodes.
+    cheats: Option<Box<(BlockEnv, u64, cheatcodes::Cheatcodes)>>,
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("accounts", &self.state.len())
+            .field("block_number", &self.block_number)
+            .field("timestamp", &self.timestamp)
+            .finish()
+    }
+}
+
 /// A worker's EVM over the deployed state.
 pub struct Executor {
     evm: Evm,
@@ -1026,6 +1049,43 @@ impl Executor {
             self.evm.ctx.block = self.target.initial_block.clone();
             self.evm.ctx.cfg.chain_id = self.target.initial_chain_id;
             self.evm.inspector.cheats.reset();
+        }
+    }
+
+    /// The sequence's state between two calls (storage, balances, block,
+    /// cheatcode state): [`restore`](Self::restore) makes the next call run
+    /// as if the calls before it had just run, for the price of a copy of
+    /// the accounts they touched.
+    pub fn snapshot(&self) -> Snapshot {
+        let ctx = &self.evm.ctx;
+        Snapshot {
+            state: ctx.journaled_state.inner.state.clone(),
+            transaction_id: ctx.journaled_state.inner.transaction_id,
+            block_number: self.block_number,
+            timestamp: self.timestamp,
+            cheats: self.target.uses_cheatcodes.then(|| {
+                Box::new((
+                    ctx.block.clone(),
+                    ctx.cfg.chain_id,
+                    self.evm.inspector.cheats.clone(),
+                ))
+            }),
+        }
+    }
+
+    /// Back to `snapshot` (taken by this executor, between two calls).
+    pub fn restore(&mut self, snapshot: &Snapshot) {
+        let _ = self.evm.finalize();
+        let journal = &mut self.evm.ctx.journaled_state.inner;
+        journal.state.clone_from(&snapshot.state);
+        journal.transaction_id = snapshot.transaction_id;
+        self.block_number = snapshot.block_number;
+        self.timestamp = snapshot.timestamp;
+        if let Some(c) = &snapshot.cheats {
+            let (block, chain_id, cheats) = &**c;
+            self.evm.ctx.block = block.clone();
+            self.evm.ctx.cfg.chain_id = *chain_id;
+            self.evm.inspector.cheats = cheats.clone();
         }
     }
 
@@ -1303,6 +1363,48 @@ mod tests {
         ex.reset();
         assert!(prop(&mut ex, "echidna_not_gone"));
         assert!(ex.commit_coverage() > 0);
+    }
+
+    #[test]
+    fn restoring_a_snapshot_brings_back_storage_and_block_between_calls() {
+        let t = target("SetSeven");
+        let mut ex = t.executor(0);
+        let s = DEFAULT_SENDERS[0];
+        let set = |v: u64, delay| {
+            tx(
+                &t,
+                "set(uint256)",
+                vec![DynSolValue::Uint(U256::from(v), 256)],
+                s,
+                delay,
+            )
+        };
+        ex.call(&set(7, Delay::NONE));
+        let later = Delay {
+            blocks: 3,
+            seconds: 60,
+        };
+        ex.call(&set(7, later));
+        let snap = ex.snapshot();
+        let block = ex.block();
+        // Overwritten, and time moves on: `go` after it breaks nothing.
+        ex.call(&set(8, later));
+        ex.call(&tx(&t, "go()", vec![], s, Delay::NONE));
+        assert!(prop(&mut ex, "echidna_not_gone"));
+        assert_ne!(ex.block(), block);
+        // Back to `x == 7`: `go` breaks the property, at the snapshot's block.
+        ex.restore(&snap);
+        assert_eq!(ex.block(), block);
+        ex.call(&tx(&t, "go()", vec![], s, Delay::NONE));
+        assert!(!prop(&mut ex, "echidna_not_gone"));
+        // The snapshot is reusable, and reset still leaves it behind.
+        ex.restore(&snap);
+        ex.call(&set(8, Delay::NONE));
+        ex.call(&tx(&t, "go()", vec![], s, Delay::NONE));
+        assert!(prop(&mut ex, "echidna_not_gone"));
+        ex.reset();
+        ex.call(&tx(&t, "go()", vec![], s, Delay::NONE));
+        assert!(prop(&mut ex, "echidna_not_gone"));
     }
 
     #[test]

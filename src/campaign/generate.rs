@@ -211,11 +211,130 @@ pub fn flips(arg: &DynSolValue, c: &Comparison) -> Vec<(DynSolValue, bool)> {
     out
 }
 
+/// The largest value of `arg`'s type (the positive half of a signed one),
+/// for unsigned and signed integers.
+fn type_max(arg: &DynSolValue) -> Option<U256> {
+    match arg {
+        DynSolValue::Uint(_, bits) => Some(mask(U256::MAX, *bits)),
+        DynSolValue::Int(_, bits) => Some(mask(U256::MAX, bits - 1)),
+        _ => None,
+    }
+}
+
+/// Divisions tried at most to factor one product (a guard `a * b == k`).
+const FACTOR_TRIES: u64 = 1 << 17;
+
+/// Candidates for an equality one of whose operands is the sum or the
+/// product of two arguments (`a + b == k`, `a * b == k`, the maze's and
+/// real code's "two parameters together" guards), each a set of argument
+/// changes: for a sum, one argument moved by the gap, or both set to halves
+/// of `k`; for a product, both set to a factor pair of `k`, each factor at
+/// least 2 and within its argument's type (found by trial division, at most
+/// [`FACTOR_TRIES`] of them).
+pub fn pair_flips(args: &[DynSolValue], c: &Comparison) -> Vec<Vec<(usize, DynSolValue)>> {
+    let mut out = Vec::new();
+    if c.kind != CmpKind::Eq {
+        return out;
+    }
+    let words: Vec<Option<U256>> = args
+        .iter()
+        .map(|a| type_max(a).and_then(|_| word_of(a)))
+        .collect();
+    for i in 0..args.len() {
+        for j in 0..args.len() {
+            let (Some(wi), Some(wj)) = (words[i], words[j]) else {
+                continue;
+            };
+            if i == j {
+                continue;
+            }
+            let other = |x: U256| {
+                if c.a == x {
+                    Some(c.b)
+                } else if c.b == x {
+                    Some(c.a)
+                } else {
+                    None
+                }
+            };
+            let mut push = |changes: Vec<(usize, U256)>| {
+                let fitted: Option<Vec<_>> = changes
+                    .into_iter()
+                    .map(|(k, w)| fit(w, &args[k]).map(|v| (k, v)))
+                    .collect();
+                if let Some(f) = fitted
+                    && !out.contains(&f)
+                {
+                    out.push(f);
+                }
+            };
+            if i < j
+                && let Some(k) = other(wi.wrapping_add(wj))
+            {
+                push(vec![(j, k.wrapping_sub(wi))]);
+                push(vec![(i, k.wrapping_sub(wj))]);
+                let half = k >> 1usize;
+                push(vec![(i, half), (j, k - half)]);
+            }
+            let product = wi.checked_mul(wj);
+            if i < j
+                && product.is_some_and(|p| !p.is_zero())
+                && let Some(k) = product.and_then(other)
+            {
+                let (mi, mj) = (type_max(&args[i]), type_max(&args[j]));
+                if let (Some(mi), Some(mj)) = (mi, mj) {
+                    for (d, e) in factor_pairs(k, mi, mj, 2) {
+                        push(vec![(i, d), (j, e)]);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Up to `max` pairs `(d, k / d)` with `d * (k / d) == k`, `2 <= d <= dmax`
+/// and `2 <= k / d <= emax`, the factor nearest the square root first.
+fn factor_pairs(k: U256, dmax: U256, emax: U256, max: usize) -> Vec<(U256, U256)> {
+    let mut out = Vec::new();
+    // Plain integers: the division loop is the cost.
+    let (Ok(k), Ok(dmax), Ok(emax)) = (
+        u128::try_from(k),
+        u128::try_from(dmax.min(U256::from(u128::MAX))),
+        u128::try_from(emax.min(U256::from(u128::MAX))),
+    ) else {
+        return out;
+    };
+    // d ranges over [max(2, ceil(k / emax)), min(dmax, k / 2)]; from the
+    // square root down, then up, so that both factors are moderate.
+    let lo = 2u128.max(k.div_ceil(emax.max(1)));
+    let hi = dmax.min(k / 2);
+    if lo > hi {
+        return out;
+    }
+    let root = k.isqrt().clamp(lo, hi);
+    let mut tries = 0u64;
+    let mut down = Some(root);
+    let mut up = root.checked_add(1).filter(|u| *u <= hi);
+    while out.len() < max && tries < FACTOR_TRIES && (down.is_some() || up.is_some()) {
+        for d in [down, up].into_iter().flatten() {
+            tries += 1;
+            if k % d == 0 && out.len() < max && !out.contains(&(U256::from(d), U256::from(k / d))) {
+                out.push((U256::from(d), U256::from(k / d)));
+            }
+        }
+        down = down.and_then(|d| d.checked_sub(1)).filter(|d| *d >= lo);
+        up = up.and_then(|u| u.checked_add(1)).filter(|u| *u <= hi);
+    }
+    out
+}
+
 /// Input-to-state candidates for a call that met `cmps` on its path (the
 /// deepest first): `tx` with one scalar argument replaced by a value that
-/// would flip one comparison ([`flips`]), and with `flip_bools`, `tx` with
-/// one boolean argument negated (a guard on a boolean compares nothing).
-/// At most `max`.
+/// would flip one comparison ([`flips`]), or two replaced where the
+/// comparison's operand is their sum or product ([`pair_flips`]), and with
+/// `flip_bools`, `tx` with one boolean argument negated (a guard on a
+/// boolean compares nothing). At most `max`.
 pub fn input_to_state(tx: &Tx, cmps: &[Comparison], flip_bools: bool, max: usize) -> Vec<Tx> {
     let mut out: Vec<Tx> = Vec::new();
     let offer = |i: usize, v: DynSolValue, out: &mut Vec<Tx>| {
@@ -236,6 +355,15 @@ pub fn input_to_state(tx: &Tx, cmps: &[Comparison], flip_bools: bool, max: usize
         for (i, arg) in tx.args.iter().enumerate() {
             for (v, _) in flips(arg, c) {
                 offer(i, v, &mut out);
+            }
+        }
+        for changes in pair_flips(&tx.args, c) {
+            let mut t = tx.clone();
+            for (i, v) in changes {
+                t.args[i] = v;
+            }
+            if out.len() < max && t.args != tx.args && !out.iter().any(|o| o.args == t.args) {
+                out.push(t);
             }
         }
     }
@@ -1071,6 +1199,59 @@ mod tests {
         let ty: DynSolType = "uint16".parse().unwrap();
         assert!(drawn.iter().all(|v| ty.matches(v)));
         assert!(d.asked(&mut rng, Selector::from([9, 9, 9, 9]), 0).is_none());
+    }
+
+    #[test]
+    fn sums_and_products_of_two_arguments_are_solved_for_both() {
+        let u = |x: u64| U256::from(x);
+        let args = vec![
+            DynSolValue::Uint(u(1000), 32),
+            DynSolValue::Uint(u(3), 32),
+            DynSolValue::Uint(u(20), 16),
+            DynSolValue::Uint(u(30), 16),
+        ];
+        // `uint64(a) + uint64(b) == 4080061783` with a = 1000, b = 3: one
+        // moved by the gap, or both set to halves.
+        let sum = pair_flips(&args, &cmp(CmpKind::Eq, u(1003), u(4_080_061_783)));
+        assert!(sum.contains(&vec![(1, DynSolValue::Uint(u(4_080_060_783), 32))]));
+        assert!(sum.contains(&vec![
+            (0, DynSolValue::Uint(u(2_040_030_891), 32)),
+            (1, DynSolValue::Uint(u(2_040_030_892), 32)),
+        ]));
+        // `uint32(c) * uint32(d) == 1363015290 && c > 1 && d > 1` for
+        // uint16s: a factor pair that fits both, each at least 2.
+        let k = 1_363_015_290u64;
+        let prod = pair_flips(&args, &cmp(CmpKind::Eq, u(600), u(k)));
+        assert!(!prod.is_empty());
+        for p in &prod {
+            let [(2, DynSolValue::Uint(c, 16)), (3, DynSolValue::Uint(d, 16))] = p[..] else {
+                panic!("{p:?}");
+            };
+            assert_eq!(c * d, u(k));
+            assert!(c >= u(2) && d >= u(2));
+        }
+        // A prime above both types' reach has no pair; orderings none.
+        assert!(pair_flips(&args, &cmp(CmpKind::Eq, u(600), u(4_294_967_291))).is_empty());
+        assert!(pair_flips(&args, &cmp(CmpKind::Order, u(600), u(k))).is_empty());
+        // Candidates carry both changes.
+        let f: Function = Function::parse("f(uint32,uint32,uint16,uint16)").unwrap();
+        let tx = Tx {
+            function: Arc::new(f),
+            args,
+            sender: Address::ZERO,
+            value: U256::ZERO,
+            delay: Delay::NONE,
+            gas_price: 0,
+            to: None,
+        };
+        let c = input_to_state(&tx, &[cmp(CmpKind::Eq, u(600), u(k))], false, 12);
+        assert!(c.iter().any(|t| {
+            let (DynSolValue::Uint(a, _), DynSolValue::Uint(b, _)) = (&t.args[2], &t.args[3])
+            else {
+                return false;
+            };
+            *a * *b == u(k)
+        }));
     }
 
     #[test]

@@ -112,7 +112,7 @@ struct Prank {
 }
 
 /// Cheatcode state of one EVM: pranks and labels (reset with each sequence).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Cheatcodes {
     prank: Option<Prank>,
     /// Names given with `label`, shown nowhere yet but kept for traces.
