@@ -369,7 +369,7 @@ impl Worker {
         let mut gas: Vec<u64> = Vec::with_capacity(len);
         self.obs.clear();
         if let Some(p) = &prefix {
-            if !self.reach(p) {
+            if !self.reach(p, source.origin().index()) {
                 return SeqResult::default();
             }
             executed.extend_from_slice(&p.txs);
@@ -661,9 +661,10 @@ impl Worker {
 
     /// Puts the executor in the state `prefix` left: from its snapshot, or,
     /// for the first candidate of a chain, by replaying its calls (counted
-    /// as calls, without coverage) and taking the snapshot. False if the
-    /// call budget ran out first.
-    fn reach(&mut self, prefix: &Prefix) -> bool {
+    /// as calls of their function and of the chain's `origin`, without
+    /// coverage) and taking the snapshot. False if the call budget ran out
+    /// first.
+    fn reach(&mut self, prefix: &Prefix, origin: usize) -> bool {
         if let Some(state) = prefix.state.get() {
             self.ex.restore(state);
             return true;
@@ -675,12 +676,18 @@ impl Worker {
                 done = false;
                 break;
             }
-            self.ex.call(tx);
+            let r = self.ex.call(tx);
             self.total_calls += 1;
             self.batch.calls += 1;
-            self.shared.stats.workers[self.row()]
-                .calls
-                .fetch_add(1, Ordering::Relaxed);
+            self.batch.gas += r.gas_used;
+            let stats = &self.shared.stats.workers[self.row()];
+            stats.calls.fetch_add(1, Ordering::Relaxed);
+            bump(&stats.origin_calls[origin]);
+            if let Some(k) = self.shared.callable_index(tx.to, &tx.selector()) {
+                let fs = &stats.functions[k];
+                bump(&fs.calls);
+                bump(&fs.gas[super::gas_bucket(r.gas_used)]);
+            }
         }
         self.ex.set_recording(true);
         if done {
