@@ -4,10 +4,15 @@
 # (echidna_bug_K properties) each falsified, beside the feasible ones (by
 # construction, from the maze's manifest).
 #
-# usage: scripts/maze_bench.sh [-n MAZES] [-t SECONDS] [-s SEEDS] [-z SIZE] [-b BUGS]
+# usage: scripts/maze_bench.sh [-n MAZES] [-m LIST] [-t SECONDS] [-s SEEDS] [-z SIZE] [-b BUGS]
+#                              [-T TOOLS] [-p]
 #   -n MAZES    mazes 1..N (scripts/maze.py SEED); default 5
+#   -m LIST     these mazes instead, comma-separated (e.g. 2,4)
 #   -t SECONDS  wall time per tool and maze and seed; default 1200 (20 minutes)
 #   -s SEEDS    fuzzer seeds per maze; default 3
+#   -T TOOLS    rudder, forge or rudder,forge (default): the other column prints -
+#   -p          run the two tools at the same time, one core each (half the wall
+#               time; needs two idle cores)
 # forge gets the same wall time split evenly over the maze's properties (it
 # runs one invariant campaign per property). Needs ../shared/peers/install.sh
 # forge; rudder is built in release mode first.
@@ -15,13 +20,26 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PEERS="$ROOT/../shared/peers"
-N=5; T=1200; SEEDS=3; SIZE=5; BUGS=12
-while getopts "n:t:s:z:b:" o; do
+N=5; T=1200; SEEDS=3; SIZE=5; BUGS=12; MAZES=""; TOOLS=rudder,forge; PAR=""
+while getopts "n:m:t:s:z:b:T:p" o; do
   case "$o" in
-    n) N=$OPTARG;; t) T=$OPTARG;; s) SEEDS=$OPTARG;; z) SIZE=$OPTARG;; b) BUGS=$OPTARG;;
-    *) sed -n '2,16p' "$0"; exit 2;;
+    n) N=$OPTARG;; m) MAZES=${OPTARG//,/ };; t) T=$OPTARG;; s) SEEDS=$OPTARG;;
+    z) SIZE=$OPTARG;; b) BUGS=$OPTARG;; T) TOOLS=$OPTARG;; p) PAR=1;;
+    *) sed -n '2,22p' "$0"; exit 2;;
   esac
 done
+for t in ${TOOLS//,/ }; do
+  case "$t" in rudder|forge) ;; *) echo "-T: unknown tool '$t' (rudder, forge)" >&2; exit 2;; esac
+done
+for m in $MAZES; do
+  [[ "$m" =~ ^[0-9]+$ ]] || { echo "-m: '$m' is not a maze number" >&2; exit 2; }
+done
+[ -n "$MAZES" ] || MAZES=$(seq 1 "$N")
+has() { [[ ",$TOOLS," == *",$1,"* ]]; }
+if has forge && [ ! -x "$PEERS/.tools/node_modules/.bin/forge" ]; then
+  echo "forge is not installed: bash ../shared/peers/install.sh forge" >&2
+  exit 2
+fi
 cd "$ROOT"
 cargo build --release --quiet
 SOLC="$ROOT/contracts/.tools/node_modules/solc"
@@ -29,33 +47,41 @@ SOLC="$ROOT/contracts/.tools/node_modules/solc"
 WORK=$(mktemp -d -t maze_bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 printf '%-6s %-4s %-9s %-14s %-14s %-12s %-12s\n' maze seed feasible rudder_sites forge_sites rudder_cps forge_cps
-for m in $(seq 1 "$N"); do
+for m in $MAZES; do
   python3 scripts/maze.py "$m" --size "$SIZE" --bugs "$BUGS" --out "$WORK"
   node contracts/compile.js "$SOLC" "$WORK/Maze$m.sol" > "$WORK/Maze$m.json"
   feasible=$(python3 -c "import json;print(json.load(open('$WORK/Maze$m.manifest.json'))['feasible'])")
   per_prop=$(( T / BUGS )); [ "$per_prop" -ge 1 ] || per_prop=1
   for s in $(seq 1 "$SEEDS"); do
     out="$WORK/r$m-$s"
-    target/release/rudder fuzz "$WORK/Maze$m.json" --workers 1 --seed "$s" --timeout "$T" \
-      --test-limit 1000000000000 --no-journal --out-dir "$out" > "$out.log" 2>&1 || true
-    r_sites=$(grep -c "FALSIFIED" "$out.log" || true)
-    r_cps=$(grep -oE '\(([0-9]+) calls/s\)' "$out.log" | tail -1 | tr -dc 0-9)
-    bash "$PEERS/run_forge.sh" -t "$per_prop" -s "$s" "$WORK/Maze$m.sol" "Maze$m" > "$out.forge" 2>&1 || true
-    if grep -q "forge missing" "$out.forge"; then
-      echo "forge is not installed: bash ../shared/peers/install.sh forge" >&2
-      exit 2
+    r_sites=-; r_cps=-; f_sites=-; f_cps=-
+    pid=""
+    if has rudder; then
+      target/release/rudder fuzz "$WORK/Maze$m.json" --workers 1 --seed "$s" --timeout "$T" \
+        --test-limit 1000000000000 --no-journal --out-dir "$out" > "$out.log" 2>&1 &
+      pid=$!
+      [ -n "$PAR" ] || { wait "$pid" || true; pid=""; }
     fi
-    f_sites=$(grep -cE "^property .*: FALSIFIED" "$out.forge" || true)
-    f_cps=$(grep -oE "calls_per_s=[0-9]+" "$out.forge" | tr -dc 0-9 || true)
+    if has forge; then
+      bash "$PEERS/run_forge.sh" -t "$per_prop" -s "$s" "$WORK/Maze$m.sol" "Maze$m" > "$out.forge" 2>&1 || true
+      f_sites=$(grep -cE "^property .*: FALSIFIED" "$out.forge" || true)
+      f_cps=$(grep -oE "calls_per_s=[0-9]+" "$out.forge" | tr -dc 0-9 || true)
+    fi
+    if has rudder; then
+      [ -z "$pid" ] || wait "$pid" || true
+      r_sites=$(grep -c "FALSIFIED" "$out.log" || true)
+      r_cps=$(grep -oE '\(([0-9]+) calls/s\)' "$out.log" | tail -1 | tr -dc 0-9)
+    fi
     printf '%-6s %-4s %-9s %-14s %-14s %-12s %-12s\n' "$m" "$s" "$feasible" "$r_sites" "$f_sites" "$r_cps" "$f_cps"
   done
 done | tee "$WORK/table"
 python3 - "$WORK/table" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l[0].isdigit()]
-if rows:
-    share = [int(r[3]) / max(1, int(r[2])) for r in rows]
-    print(f"median rudder sites/feasible: {statistics.median(share):.0%}; "
-          f"median rudder {statistics.median(int(r[3]) for r in rows)}, "
-          f"forge {statistics.median(int(r[4]) for r in rows)} sites")
+for col, tool in ((3, "rudder"), (4, "forge")):
+    got = [(int(r[col]), int(r[2])) for r in rows if r[col] != "-"]
+    if got:
+        share = statistics.median(n / max(1, f) for n, f in got)
+        print(f"median {tool} sites/feasible: {share:.0%}; "
+              f"median {tool} sites: {statistics.median(n for n, _ in got)}")
 PY

@@ -213,6 +213,11 @@ pub struct Config {
     /// operands of the comparisons behind half-covered branches become
     /// argument values for the parameters they came from.
     pub comparison_feedback: bool,
+    /// State feedback (`stateFeedback`, on by default): a sequence that
+    /// writes a storage slot of the target a value it has not had (a cell
+    /// of a maze, a phase) is kept in the corpus like one that reached new
+    /// code.
+    pub state_feedback: bool,
 }
 
 /// The most workers a campaign accepts (more are refused; more than the
@@ -277,6 +282,7 @@ impl Default for Config {
             traces: true,
             trace_window: crate::journal::traces::DEFAULT_WINDOW,
             comparison_feedback: true,
+            state_feedback: true,
         }
     }
 }
@@ -321,6 +327,7 @@ const KNOWN: &[&str] = &[
     "traces",
     "traceWindow",
     "comparisonFeedback",
+    "stateFeedback",
 ];
 
 fn key_err(key: &str, message: impl Into<String>) -> ConfigError {
@@ -594,6 +601,7 @@ impl Config {
                 "journal" => c.journal = as_bool(key, v)?,
                 "traces" => c.traces = as_bool(key, v)?,
                 "comparisonFeedback" => c.comparison_feedback = as_bool(key, v)?,
+                "stateFeedback" => c.state_feedback = as_bool(key, v)?,
                 "traceWindow" => {
                     c.trace_window = usize::try_from(as_u64(key, v)?)
                         .ok()

@@ -190,8 +190,10 @@ pub enum Payload {
         gas_used: u64,
         total_calls: u64,
     },
-    /// A sequence reached `new_points` coverage points nobody had reached; it
-    /// is corpus entry `entry`, and the campaign now covers `total_points`.
+    /// A sequence reached `new_points` coverage points nobody had reached
+    /// (or, with `new_points` 0, a storage state its worker had not: state
+    /// feedback); it is corpus entry `entry`, and the campaign now covers
+    /// `total_points`.
     CoverageIncreased {
         entry: EntryId,
         new_points: u32,

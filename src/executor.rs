@@ -966,6 +966,8 @@ impl Target {
             timestamp: self.settings.timestamp,
             recording: true,
             views: 0,
+            states: StatesSeen::default(),
+            new_states: 0,
         }
     }
 
@@ -1033,6 +1035,61 @@ pub struct Executor {
     timestamp: u64,
     recording: bool,
     views: u64,
+    /// Storage states this executor's calls reached (`stateFeedback`).
+    states: StatesSeen,
+    /// Storage states the last call reached first.
+    new_states: u32,
+}
+
+/// States remembered per storage slot at most.
+const STATES_PER_SLOT: usize = 64;
+
+/// Slots remembered per code object at most (a mapping keyed by an
+/// argument has as many slots as keys).
+const SLOTS_PER_CODE: usize = 32;
+
+/// States per code object at most: a 5x5 maze has 25 cells, and a target
+/// whose guard slots take more states than this (a token's balances that
+/// some equality compared) must not flood the corpus with them.
+const STATES_PER_CODE: usize = 64;
+
+/// The storage states a worker's calls reached (per guard slot, which of
+/// the values equalities compared them with its guard fields hold: see the
+/// inspector), up to [`STATES_PER_SLOT`] states and [`SLOTS_PER_CODE`]
+/// slots. A write of a state a slot has not had is a new state: the
+/// sequence that made it is kept like one that reached new code (a cell of
+/// a maze, a phase of a protocol), so the guards that read it can be
+/// reached from there.
+#[derive(Default)]
+struct StatesSeen {
+    slots: std::collections::HashMap<(CodeId, U256), Vec<u64>>,
+    /// Slots and states remembered per code object.
+    per_code: std::collections::HashMap<CodeId, (usize, usize)>,
+}
+
+impl StatesSeen {
+    /// Whether `state` of `slot` of `code` was not reached before (and
+    /// remembers it).
+    fn reached(&mut self, code: CodeId, slot: U256, state: u64) -> bool {
+        let (slots, total) = self.per_code.entry(code).or_default();
+        if *total >= STATES_PER_CODE {
+            return false;
+        }
+        let states = match self.slots.get_mut(&(code, slot)) {
+            Some(v) => v,
+            None if *slots < SLOTS_PER_CODE => {
+                *slots += 1;
+                self.slots.entry((code, slot)).or_default()
+            }
+            None => return false,
+        };
+        if states.len() >= STATES_PER_SLOT || states.contains(&state) {
+            return false;
+        }
+        states.push(state);
+        *total += 1;
+        true
+    }
 }
 
 impl Executor {
@@ -1120,6 +1177,7 @@ impl Executor {
         self.evm.inspector.enabled = self.recording;
         self.evm.inspector.cmps.clear();
         self.evm.inspector.path_branches = 0;
+        self.evm.inspector.loads.clear();
         let mut env = tx_env(
             &self.target.settings,
             tx.sender,
@@ -1128,7 +1186,29 @@ impl Executor {
             tx.value,
         );
         env.gas_price = tx.gas_price;
-        self.run(env, true)
+        let r = self.run(env, true);
+        self.new_states = 0;
+        let writes = std::mem::take(&mut self.evm.inspector.writes);
+        // A reverted call's writes were undone: no state was reached.
+        if matches!(r.outcome, Outcome::Success { .. }) {
+            for &(code, slot, state) in &writes {
+                self.new_states += self.states.reached(code, slot, state) as u32;
+            }
+        }
+        self.evm.inspector.writes = writes;
+        self.evm.inspector.writes.clear();
+        r
+    }
+
+    /// Storage states the last [`call`](Self::call) reached first (with
+    /// state feedback on): slot values not written before.
+    pub fn new_states(&self) -> u32 {
+        self.new_states
+    }
+
+    /// Turns state feedback on or off (`stateFeedback`).
+    pub fn set_state_feedback(&mut self, on: bool) {
+        self.evm.inspector.writes_on = on;
     }
 
     /// Calls `function` with no arguments from `sender` (property and
@@ -1405,6 +1485,74 @@ mod tests {
         ex.reset();
         ex.call(&tx(&t, "go()", vec![], s, Delay::NONE));
         assert!(prop(&mut ex, "echidna_not_gone"));
+    }
+
+    #[test]
+    fn a_guard_slot_written_a_compared_value_is_a_new_state() {
+        let t = target("SetSeven");
+        let mut ex = t.executor(0);
+        let s = DEFAULT_SENDERS[0];
+        let set = |v: U256| {
+            tx(
+                &t,
+                "set(uint256)",
+                vec![DynSolValue::Uint(v, 256)],
+                s,
+                Delay::NONE,
+            )
+        };
+        // Off by default: nothing is counted.
+        ex.call(&set(U256::from(7)));
+        assert_eq!(ex.new_states(), 0);
+        ex.set_state_feedback(true);
+        // `x` guards nothing yet: writing it reaches no state.
+        ex.call(&set(U256::from(4)));
+        assert_eq!(ex.new_states(), 0);
+        // `go` reads `x` (4) and compares it with 7 for a branch seen one
+        // way only: from now on `x` is a guard slot.
+        ex.call(&tx(&t, "go()", vec![], s, Delay::NONE));
+        assert_eq!(ex.new_states(), 0, "go writes nothing");
+        // States of `x`: 7 (the value `go` compared it with), or another.
+        ex.call(&set(U256::from(5)));
+        assert_eq!(ex.new_states(), 1, "another value than 7, first written");
+        ex.call(&set(U256::from(6)));
+        assert_eq!(ex.new_states(), 0, "another again");
+        ex.call(&set(U256::from(7)));
+        assert_eq!(ex.new_states(), 1, "7");
+        // Seen across sequences: reset forgets the state, not what was seen.
+        ex.reset();
+        ex.call(&set(U256::from(7)));
+        assert_eq!(ex.new_states(), 0);
+        ex.call(&set(U256::from(1u64 << 40)));
+        assert_eq!(ex.new_states(), 0);
+        // A call that writes nothing reaches nothing.
+        ex.call(&tx(&t, "go()", vec![], s, Delay::NONE));
+        assert_eq!(ex.new_states(), 0);
+    }
+
+    #[test]
+    fn states_seen_are_bounded_per_slot_and_per_code() {
+        let mut seen = StatesSeen::default();
+        let code = CodeId(0);
+        let slot = U256::from(3);
+        for v in 0..STATES_PER_SLOT as u64 {
+            assert!(seen.reached(code, slot, v));
+            assert!(!seen.reached(code, slot, v));
+        }
+        assert!(!seen.reached(code, slot, 1000));
+        // Slots: the first SLOTS_PER_CODE of a code object.
+        let other = CodeId(1);
+        for k in 0..SLOTS_PER_CODE as u64 {
+            assert!(seen.reached(other, U256::from(100 + k), 0));
+        }
+        assert!(!seen.reached(other, U256::from(99), 0));
+        // States: STATES_PER_CODE of a code object in all.
+        for v in 1..=(STATES_PER_CODE - SLOTS_PER_CODE) as u64 {
+            assert!(seen.reached(other, U256::from(100 + v % 4), v));
+        }
+        assert!(!seen.reached(other, U256::from(100), 1 << 40));
+        // Another code object has its own.
+        assert!(seen.reached(CodeId(2), U256::from(99), 0));
     }
 
     #[test]

@@ -117,3 +117,20 @@ fn the_maze_generator_is_reproducible_from_its_seed() {
     let committed = std::fs::read_to_string("contracts/Maze1.sol").unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap(), committed);
 }
+
+/// State feedback: `contracts/Maze1.sol`'s `bug_10` sits at (0, 4), six
+/// guarded moves from the start, behind a range. Reaching a cell is not new
+/// code (every move runs the same lines); it is a new value of the slot
+/// the probes compare with their cells, so the sequence that reached it is
+/// kept and the next moves start from there.
+#[test]
+fn the_far_cell_of_the_committed_maze_is_reached_through_kept_states() {
+    for seed in [1, 2] {
+        let r = run_on("contracts/out/Maze1.json", seed, 1_500_000, true);
+        assert!(
+            falsified(&r, "echidna_bug_10"),
+            "seed {seed}:\n{}",
+            r.text()
+        );
+    }
+}

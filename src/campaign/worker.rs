@@ -170,6 +170,7 @@ impl Worker {
         let mut ex = shared.target.executor(id.0 as usize);
         let comparisons = shared.config.comparison_feedback;
         ex.set_comparisons(comparisons);
+        ex.set_state_feedback(shared.config.state_feedback);
         let seed = shared.seed.wrapping_add(id.0 as u64);
         Worker {
             id,
@@ -379,6 +380,9 @@ impl Worker {
         let first = executed.len();
         let mut result = SeqResult::default();
         let mut last_new = None;
+        // The last call that reached a new storage state (kept like new
+        // coverage).
+        let mut last_state = None;
         // Whether a call of this sequence gave input-to-state candidates.
         let mut rooted = false;
         let mut planned = planned.into_iter();
@@ -479,6 +483,10 @@ impl Worker {
             executed.push(tx);
             gas.push(r.gas_used);
             let new = self.ex.commit_coverage();
+            let states = self.ex.new_states();
+            if states > 0 {
+                last_state = Some(i);
+            }
             if self.tracing {
                 let mut o = CallObs::of(&r.outcome, r.gas_used, duration_ns);
                 o.new_points = new;
@@ -488,7 +496,8 @@ impl Worker {
             // start a chain, once per sequence.
             if candidate || may_root {
                 let same = prefix.clone().filter(|_| candidate);
-                rooted |= self.offer_candidates(source, same, &executed, &gas, new > 0);
+                rooted |=
+                    self.offer_candidates(source, same, &executed, &gas, new > 0 || states > 0);
             }
             if new > 0 {
                 result.new_points += new;
@@ -535,9 +544,10 @@ impl Worker {
             self.shared.journal_send(|| Record::Trace(Box::new(t)));
             traced = true;
         }
-        // Injected sequences are kept whole; others up to their last new point.
-        let keep = match (last_new, origin) {
-            (Some(_), Origin::Injected) => Some(executed.len()),
+        // Injected sequences are kept whole; others up to their last new
+        // point or state.
+        let keep = match (last_new.max(last_state), origin) {
+            (Some(_), Origin::Injected) if last_new.is_some() => Some(executed.len()),
             (Some(i), _) => Some(i + 1),
             (None, _) => None,
         };
@@ -554,6 +564,8 @@ impl Worker {
                 t.corpus_entry = Some(entry.id.0);
                 self.shared.journal_send(|| Record::Trace(Box::new(t)));
             }
+            // One event per corpus entry; `new_points` 0 is a new storage
+            // state (state feedback).
             self.emit(Payload::CoverageIncreased {
                 entry: entry.id,
                 new_points: result.new_points,

@@ -20,6 +20,18 @@ const EQ: u8 = 0x14;
 const ISZERO: u8 = 0x15;
 /// solc tests `x == CONST` as `SUB` then `JUMPI` (jump when non-zero).
 const SUB: u8 = 0x03;
+const SLOAD: u8 = 0x54;
+const SSTORE: u8 = 0x55;
+
+/// Storage reads of the target's code remembered per call at most (until a
+/// half-covered branch marks them as guards).
+const LOADS_PER_CALL: usize = 16;
+
+/// Guard slots remembered at most (per worker).
+const GUARD_SLOTS: usize = 1024;
+
+/// Storage writes of the target's code kept per call at most.
+pub const WRITES_PER_CALL: usize = 32;
 
 /// Comparisons kept per call at most (distinct branches).
 pub const COMPARISONS_PER_CALL: usize = 16;
@@ -77,6 +89,24 @@ pub struct CoverageInspector {
     last_cmp: Option<(CmpKind, U256, U256)>,
     /// Comparisons that decided half-covered branches, since last drained.
     pub(crate) cmps: Vec<Comparison>,
+    /// Whether storage writes are kept (`stateFeedback`).
+    pub(crate) writes_on: bool,
+    /// The target's storage writes (code, slot, value) since last drained,
+    /// at most [`WRITES_PER_CALL`], of guard slots: (code, slot, the state
+    /// written: see [`GuardField::state`]).
+    pub(crate) writes: Vec<(CodeId, U256, u64)>,
+    /// Slots read in this call and not yet known as guards (code, the
+    /// account the frame runs as, slot).
+    pub(crate) loads: Vec<(CodeId, Address, U256)>,
+    /// Guard slots and their guard fields: a slot whose value, or a field
+    /// packed in it, an equality deciding a branch this worker has seen go
+    /// one way only compared with a value, in the call that read it (`x ==
+    /// 3`, `phase == Phase.Open`), with the values each field was compared
+    /// with. A write to a guard slot is a state: which compared value each
+    /// field now holds (a balance that an overflow check or `require(balance
+    /// >= amount)` reads is an ordering, not a state; an allowance compared
+    /// with `type(uint256).max` has two states).
+    guards: std::collections::HashMap<(CodeId, U256), Vec<GuardField>>,
     /// The operand pairs each branch's comparison last had (hashes): a pair
     /// seen again teaches nothing, so a branch that stays half covered with
     /// the same operands (a length check, a replayed prefix) is not logged
@@ -86,6 +116,75 @@ pub struct CoverageInspector {
 
 /// Operand pairs remembered per branch.
 const SITE_MEMORY: usize = 4;
+
+/// Where storage word `word` holds `v` (nonzero), whole or as a
+/// byte-aligned field at least `min_bits` wide: the mask of the lowest
+/// such field of `v`'s own byte length (or `min_bits`) that equals it
+/// (solc packs small variables into one slot).
+fn holds(word: U256, v: U256, min_bits: usize) -> Option<U256> {
+    if v.is_zero() {
+        return None;
+    }
+    let bits = v.bit_len().max(min_bits).div_ceil(8) * 8;
+    let mask = if bits >= 256 {
+        U256::MAX
+    } else {
+        (U256::ONE << bits) - U256::ONE
+    };
+    (0..=(256 - bits) / 8)
+        .find(|k| (word >> (k * 8)) & mask == v)
+        .map(|k| mask << (k * 8))
+}
+
+/// Fields per guard slot at most, and values compared per field.
+const GUARD_FIELDS: usize = 8;
+const FIELD_VALUES: usize = 32;
+
+/// A field of a guard slot (a byte-aligned mask) and the values equalities
+/// compared it with.
+#[derive(Clone, Debug)]
+pub(crate) struct GuardField {
+    mask: U256,
+    shift: usize,
+    values: Vec<U256>,
+}
+
+impl GuardField {
+    /// The state of guard fields `fields` in storage word `word`: which
+    /// compared value each holds (or none), hashed.
+    pub(crate) fn state(fields: &[GuardField], word: U256) -> u64 {
+        let mut h = 0x9e37_79b9_7f4a_7c15u64;
+        for f in fields {
+            let v = (word & f.mask) >> f.shift;
+            let hit = f.values.iter().position(|c| *c == v).map_or(0, |i| i + 1);
+            h = (h ^ hit as u64)
+                .wrapping_mul(0x0100_0000_01b3)
+                .rotate_left(17);
+        }
+        h
+    }
+
+    /// Notes that the field `mask` of a guard slot was compared with `value`.
+    fn note(fields: &mut Vec<GuardField>, mask: U256, value: U256) {
+        let shift = mask.trailing_zeros();
+        let i = match fields.iter().position(|f| f.mask == mask) {
+            Some(i) => i,
+            None if fields.len() < GUARD_FIELDS => {
+                fields.push(GuardField {
+                    mask,
+                    shift,
+                    values: Vec::new(),
+                });
+                fields.len() - 1
+            }
+            None => return,
+        };
+        let values = &mut fields[i].values;
+        if values.len() < FIELD_VALUES && !values.contains(&value) {
+            values.push(value);
+        }
+    }
+}
 
 fn pair_hash(a: U256, b: U256) -> u64 {
     let (a, b) = (a.as_limbs(), b.as_limbs());
@@ -112,6 +211,10 @@ impl CoverageInspector {
             path_branches: 0,
             last_cmp: None,
             cmps: Vec::new(),
+            writes_on: false,
+            writes: Vec::new(),
+            loads: Vec::new(),
+            guards: Default::default(),
             site_pairs: Default::default(),
         }
     }
@@ -139,6 +242,18 @@ impl CoverageInspector {
             EQ | SUB => self.last_cmp = b.ok().map(|b| (CmpKind::Eq, a, b)),
             LT..=SGT => self.last_cmp = b.ok().map(|b| (CmpKind::Order, a, b)),
             _ => {}
+        }
+    }
+
+    /// A branch at `pc` was decided while slots read in this call wait:
+    /// if an equality decided it and it is still half covered, the slots
+    /// it compared are guards.
+    #[inline(never)]
+    fn guard_decided(&mut self, code: CodeId, pc: usize, ctx: &Ctx) {
+        if let Some((CmpKind::Eq, a, b)) = self.last_cmp
+            && !self.recorder.both_ways(code, pc)
+        {
+            self.guarded(ctx, a, b);
         }
     }
 
@@ -175,6 +290,61 @@ impl CoverageInspector {
         self.cmps.push(Comparison { kind, a, b, site });
     }
 
+    /// Keeps a write of the target's code to a guard slot, or a read of a
+    /// slot not yet known as one (cold: only with state feedback on).
+    #[inline(never)]
+    fn storage(&mut self, code: CodeId, interp: &Interpreter, op: u8) {
+        let Ok(slot) = interp.stack.peek(0) else {
+            return;
+        };
+        if op == SSTORE {
+            if self.writes.len() < WRITES_PER_CALL
+                && let Some(fields) = self.guards.get(&(code, slot))
+                && let Ok(value) = interp.stack.peek(1)
+            {
+                self.writes
+                    .push((code, slot, GuardField::state(fields, value)));
+            }
+        } else if self.loads.len() < LOADS_PER_CALL
+            && self.guards.len() < GUARD_SLOTS
+            && !self.loads.iter().any(|l| l.0 == code && l.2 == slot)
+        {
+            let account = interp.input.target_address;
+            self.loads.push((code, account, slot));
+        }
+    }
+
+    /// An equality of `a` and `b` decided a branch still half covered: the
+    /// slots read in this call whose current value holds either (a nonzero
+    /// operand, whole or as a byte-aligned field) are guards from now on,
+    /// that field one of their guard fields.
+    #[cold]
+    fn guarded(&mut self, ctx: &Ctx, a: U256, b: U256) {
+        let state = &ctx.journaled_state.state;
+        let mut i = 0;
+        while i < self.loads.len() {
+            let (code, account, slot) = self.loads[i];
+            let word = state
+                .get(&account)
+                .and_then(|acc| acc.storage.get(&slot))
+                .map(|s| s.present_value);
+            // The field is as wide as the value it holds or the value it
+            // was compared with, whichever is wider.
+            let found = word.and_then(|w| {
+                let (ab, bb) = (a.bit_len(), b.bit_len());
+                holds(w, a, bb)
+                    .map(|m| (m, b))
+                    .or_else(|| holds(w, b, ab).map(|m| (m, a)))
+            });
+            if let Some((mask, compared)) = found {
+                GuardField::note(self.guards.entry((code, slot)).or_default(), mask, compared);
+                self.loads.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     /// Whether branch `site` of `code` had not had operands `a`, `b`
     /// lately (and remembers them).
     fn fresh_pair(&mut self, code: CodeId, site: u32, a: U256, b: U256) -> bool {
@@ -206,11 +376,18 @@ impl Inspector<Ctx> for CoverageInspector {
             && let Ok(cond) = interp.stack.peek(1)
         {
             self.recorder.branch(code, pc, !cond.is_zero());
+            if !self.loads.is_empty() {
+                self.guard_decided(code, pc, _context);
+            }
             if self.cmp_on {
                 self.branch_decided(code, pc, cond);
+            } else {
+                self.last_cmp = None;
             }
-        } else if self.cmp_on && ((LT..=ISZERO).contains(&op) || op == SUB) {
+        } else if (self.cmp_on || self.writes_on) && ((LT..=ISZERO).contains(&op) || op == SUB) {
             self.compared(interp, op);
+        } else if self.writes_on && (op == SSTORE || op == SLOAD) {
+            self.storage(code, interp, op);
         }
     }
 
@@ -260,5 +437,52 @@ impl Inspector<Ctx> for CoverageInspector {
         {
             self.created.push(a);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_storage_word_holds_whole_values_and_packed_fields() {
+        let word = U256::from(0x0304u64) | (U256::from(0xdead_beefu64) << 64);
+        // The whole word, each packed byte, the uint32 at byte 8.
+        let field = |bytes: u32, at: usize| ((U256::ONE << (bytes * 8)) - U256::ONE) << (at * 8);
+        assert_eq!(holds(word, word, 0), Some(field(12, 0)));
+        assert_eq!(holds(word, U256::from(4), 0), Some(field(1, 0)));
+        assert_eq!(holds(word, U256::from(3), 0), Some(field(1, 1)));
+        assert_eq!(
+            holds(word, U256::from(0xdead_beefu64), 0),
+            Some(field(4, 8))
+        );
+        // As wide as asked: 4 in two bytes is 0x0304 at byte 0, no field.
+        assert_eq!(holds(word, U256::from(4), 16), None);
+        assert_eq!(holds(word, U256::from(0x0304), 9), Some(field(2, 0)));
+        // Not byte-aligned, not present, zero (every word holds it).
+        assert_eq!(holds(word, U256::from(0x30), 0), None);
+        assert_eq!(holds(word, U256::from(5), 0), None);
+        assert_eq!(holds(word, U256::ZERO, 0), None);
+        assert_eq!(holds(U256::MAX, U256::MAX, 0), Some(U256::MAX));
+    }
+
+    #[test]
+    fn a_guard_state_is_which_compared_value_each_field_holds() {
+        let (x, y) = (U256::from(0xffu64), U256::from(0xff00u64));
+        let mut fields = Vec::new();
+        GuardField::note(&mut fields, x, U256::from(1));
+        GuardField::note(&mut fields, x, U256::from(4));
+        GuardField::note(&mut fields, y, U256::from(3));
+        let at = |x: u64, y: u64| GuardField::state(&fields, U256::from(x | y << 8));
+        // Distinct cells made of compared values are distinct states.
+        assert_ne!(at(1, 3), at(4, 3));
+        assert_ne!(at(1, 3), at(1, 0));
+        // Values never compared are one state per field: no new state.
+        assert_eq!(at(7, 0), at(9, 2));
+        // Bytes outside the fields do not matter.
+        assert_eq!(
+            at(1, 3),
+            GuardField::state(&fields, U256::from(0x0301u64) | (U256::ONE << 100))
+        );
     }
 }
