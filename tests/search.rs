@@ -134,3 +134,15 @@ fn the_far_cell_of_the_committed_maze_is_reached_through_kept_states() {
         );
     }
 }
+
+/// State feedback keeps no states where no equality reads storage:
+/// `AlwaysHolds`'s counters and `Token`'s balances (read by orderings) add
+/// nothing to the corpus beyond its coverage entries. (A stale `SUB` of an
+/// ABI encoder's lengths once made random words guard slots: 60 entries.)
+#[test]
+fn state_feedback_keeps_no_states_where_no_equality_reads_storage() {
+    let r = run_on("contracts/out/AlwaysHolds.json", 1, 100_000, true);
+    assert!(r.corpus_sequences <= 3, "{}", r.text());
+    let r = run_on("contracts/out/Token.json", 1, 100_000, true);
+    assert!(r.corpus_sequences <= 30, "{}", r.text());
+}

@@ -87,6 +87,8 @@ pub struct CoverageInspector {
     pub(crate) path_branches: u32,
     /// The latest comparison of the target's code, waiting for its branch.
     last_cmp: Option<(CmpKind, U256, U256)>,
+    /// Whether `last_cmp` is a `SUB` (its branch tests the difference).
+    last_sub: bool,
     /// Comparisons that decided half-covered branches, since last drained.
     pub(crate) cmps: Vec<Comparison>,
     /// Whether storage writes are kept (`stateFeedback`).
@@ -210,6 +212,7 @@ impl CoverageInspector {
             cmp_all: false,
             path_branches: 0,
             last_cmp: None,
+            last_sub: false,
             cmps: Vec::new(),
             writes_on: false,
             writes: Vec::new(),
@@ -237,20 +240,33 @@ impl CoverageInspector {
         match op {
             // ISZERO of a boolean is a negation; the comparison that made
             // the boolean stays the one deciding the branch.
-            ISZERO if a > U256::ONE => self.last_cmp = Some((CmpKind::Eq, a, U256::ZERO)),
+            ISZERO if a > U256::ONE => {
+                self.last_cmp = Some((CmpKind::Eq, a, U256::ZERO));
+                self.last_sub = false;
+            }
             ISZERO => {}
-            EQ | SUB => self.last_cmp = b.ok().map(|b| (CmpKind::Eq, a, b)),
+            EQ | SUB => {
+                self.last_cmp = b.ok().map(|b| (CmpKind::Eq, a, b));
+                self.last_sub = op == SUB;
+            }
             LT..=SGT => self.last_cmp = b.ok().map(|b| (CmpKind::Order, a, b)),
             _ => {}
         }
     }
 
-    /// A branch at `pc` was decided while slots read in this call wait:
-    /// if an equality decided it and it is still half covered, the slots
-    /// it compared are guards.
+    /// A branch at `pc` was decided on `cond` while slots read in this
+    /// call wait: if an equality decided it (its result, or the difference
+    /// solc tests for `x == C`: an earlier comparison the branch does not
+    /// test, such as the `SUB` of an ABI encoder's lengths, is not one) and
+    /// it is still half covered, the slots it compared are guards.
     #[inline(never)]
-    fn guard_decided(&mut self, code: CodeId, pc: usize, ctx: &Ctx) {
+    fn guard_decided(&mut self, code: CodeId, pc: usize, cond: U256, ctx: &Ctx) {
         if let Some((CmpKind::Eq, a, b)) = self.last_cmp
+            && (if self.last_sub {
+                cond == a.wrapping_sub(b)
+            } else {
+                cond <= U256::ONE
+            })
             && !self.recorder.both_ways(code, pc)
         {
             self.guarded(ctx, a, b);
@@ -377,7 +393,7 @@ impl Inspector<Ctx> for CoverageInspector {
         {
             self.recorder.branch(code, pc, !cond.is_zero());
             if !self.loads.is_empty() {
-                self.guard_decided(code, pc, _context);
+                self.guard_decided(code, pc, cond, _context);
             }
             if self.cmp_on {
                 self.branch_decided(code, pc, cond);
