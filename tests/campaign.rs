@@ -141,6 +141,9 @@ fn a_resumed_run_reloads_falsified_results() {
         dir.path(),
     );
     assert_eq!(falsified(&first, "echidna_not_gone"), ["set(7)", "go()"]);
+    // A fresh directory: everything is this run's.
+    assert_eq!(first.resumed, rudder::campaign::report::Resumed::default());
+    assert!(!first.text().contains("resumed from"), "{}", first.text());
     let again = run_in(
         "SetSeven",
         config(TestMode::Property, 2, 9, 200_000),
@@ -150,6 +153,20 @@ fn a_resumed_run_reloads_falsified_results() {
     // Everything was known from disk: nothing had to be fuzzed.
     assert_eq!(again.calls, 0, "{}", again.text());
     assert!(again.corpus_sequences >= first.corpus_sequences.min(1));
+    // ... and the report says so, rather than passing the earlier run's
+    // finds off as this one's.
+    assert_eq!(again.resumed.falsified, 1, "{}", again.text());
+    assert_eq!(again.resumed.corpus_sequences, first.corpus_sequences);
+    let t = again.tests.iter().find(|t| t.name == "echidna_not_gone");
+    assert_eq!(t.and_then(|t| t.found_by), Some("resume"));
+    let text = again.text();
+    assert!(text.contains("resumed from"), "{text}");
+    assert!(
+        text.contains("[reloaded from an earlier run's reproducer]"),
+        "{text}"
+    );
+    let json = serde_json::to_value(&again).unwrap();
+    assert_eq!(json["resumed"]["falsified"], 1);
 }
 
 /// Kills a real `rudder fuzz` process mid-campaign and checks that a new

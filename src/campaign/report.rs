@@ -3,7 +3,7 @@
 //! for programs.
 
 use super::Stores;
-use super::properties::TestKind;
+use super::properties::{FoundBy, TestKind};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -66,6 +66,24 @@ pub struct TestReport {
     pub value: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrink_steps: Option<u64>,
+    /// Who falsified it: `worker` (this run's fuzzing), `resume` (a
+    /// reproducer an earlier run left in the corpus directory, replayed and
+    /// still failing) or `deployment` (false before any call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found_by: Option<&'static str>,
+}
+
+/// What the campaign took over from its corpus directory before fuzzing:
+/// a directory an earlier run wrote starts the new one ahead (its corpus
+/// replayed, its falsified tests reloaded), which the report says so that
+/// no one takes them for this run's finds.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resumed {
+    /// Corpus sequences replayed from `corpus/coverage/`.
+    pub corpus_sequences: usize,
+    /// Falsified tests reloaded from `corpus/reproducers/`.
+    pub falsified: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -93,6 +111,8 @@ pub struct Report {
     pub calls_per_sec: f64,
     pub corpus_sequences: usize,
     pub corpus_calls: u64,
+    /// What came from the corpus directory rather than this run.
+    pub resumed: Resumed,
     pub tests: Vec<TestReport>,
     pub coverage: CoverageSummary,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -124,6 +144,7 @@ impl Report {
                             .unwrap_or_default(),
                         value: o.map(|o| o.value.to_string()),
                         shrink_steps: None,
+                        found_by: None,
                     };
                 }
                 match s.tests.falsified(c.id) {
@@ -139,6 +160,7 @@ impl Report {
                         sequence: s.print_sequence(f.sequence()),
                         value: None,
                         shrink_steps: Some(f.shrink_steps),
+                        found_by: Some(f.found_by.as_str()),
                     },
                     None => TestReport {
                         name: c.name.clone(),
@@ -148,10 +170,22 @@ impl Report {
                         sequence: Vec::new(),
                         value: None,
                         shrink_steps: None,
+                        found_by: None,
                     },
                 }
             })
-            .collect();
+            .collect::<Vec<TestReport>>();
+        let resumed = Resumed {
+            corpus_sequences: s
+                .corpus
+                .entries()
+                .filter(|e| e.origin == crate::corpus::Origin::Replayed)
+                .count(),
+            falsified: tests
+                .iter()
+                .filter(|t| t.found_by == Some(FoundBy::Resume.as_str()))
+                .count(),
+        };
         let cov = s.target.coverage_report();
         let (lines, lines_hit, branches, branches_hit) = cov.totals();
         let calls = s.stats.calls();
@@ -171,6 +205,7 @@ impl Report {
             },
             corpus_sequences: s.corpus.len(),
             corpus_calls: s.corpus.tx_count(),
+            resumed,
             tests,
             coverage: CoverageSummary {
                 lines,
@@ -210,6 +245,15 @@ impl Report {
             if self.workers == 1 { "" } else { "s" },
             self.seed
         );
+        let r = &self.resumed;
+        if *r != Resumed::default() {
+            let _ = writeln!(
+                o,
+                "resumed from {}: {} corpus sequences replayed, {} falsified tests reloaded \
+                 (an earlier run's finds; a fresh --corpus-dir or --out-dir starts from nothing)",
+                self.corpus_dir, r.corpus_sequences, r.falsified
+            );
+        }
         for t in &self.tests {
             match t.status {
                 TestStatus::Passing => {
@@ -229,14 +273,19 @@ impl Report {
                 status @ (TestStatus::Falsified | TestStatus::Shrinking) => {
                     let _ = writeln!(
                         o,
-                        "  {}: FALSIFIED{} ({})",
+                        "  {}: FALSIFIED{} ({}){}",
                         t.name,
                         if status == TestStatus::Shrinking {
                             ", still shrinking"
                         } else {
                             ""
                         },
-                        t.reason.as_deref().unwrap_or("")
+                        t.reason.as_deref().unwrap_or(""),
+                        if t.found_by == Some(FoundBy::Resume.as_str()) {
+                            " [reloaded from an earlier run's reproducer]"
+                        } else {
+                            ""
+                        }
                     );
                     if t.sequence.is_empty() {
                         let _ =
