@@ -4,12 +4,13 @@
 # (echidna_bug_K properties) each falsified, beside the feasible ones (by
 # construction, from the maze's manifest).
 #
-# usage: scripts/maze_bench.sh [-n MAZES] [-m LIST] [-t SECONDS] [-s SEEDS] [-z SIZE] [-b BUGS]
-#                              [-T TOOLS] [-p]
+# usage: scripts/maze_bench.sh [-n MAZES] [-m LIST] [-t SECONDS] [-s SEEDS] [-S LIST] [-z SIZE]
+#                              [-b BUGS] [-T TOOLS] [-p]
 #   -n MAZES    mazes 1..N (scripts/maze.py SEED); default 5
 #   -m LIST     these mazes instead, comma-separated (e.g. 2,4)
 #   -t SECONDS  wall time per tool and maze and seed; default 1200 (20 minutes)
-#   -s SEEDS    fuzzer seeds per maze; default 3
+#   -s SEEDS    fuzzer seeds per maze (1..SEEDS); default 3
+#   -S LIST     these seeds instead, comma-separated (e.g. 2,3: a long table in parts)
 #   -T TOOLS    rudder, forge or rudder,forge (default): the other column prints -
 #   -p          run the two tools at the same time, one core each (half the wall
 #               time; needs two idle cores)
@@ -20,12 +21,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PEERS="$ROOT/../shared/peers"
-N=5; T=1200; SEEDS=3; SIZE=5; BUGS=12; MAZES=""; TOOLS=rudder,forge; PAR=""
-while getopts "n:m:t:s:z:b:T:p" o; do
+N=5; T=1200; SEEDS=3; SEEDLIST=""; SIZE=5; BUGS=12; MAZES=""; TOOLS=rudder,forge; PAR=""
+while getopts "n:m:t:s:S:z:b:T:p" o; do
   case "$o" in
-    n) N=$OPTARG;; m) MAZES=${OPTARG//,/ };; t) T=$OPTARG;; s) SEEDS=$OPTARG;;
+    n) N=$OPTARG;; m) MAZES=${OPTARG//,/ };; t) T=$OPTARG;; s) SEEDS=$OPTARG;; S) SEEDLIST=${OPTARG//,/ };;
     z) SIZE=$OPTARG;; b) BUGS=$OPTARG;; T) TOOLS=$OPTARG;; p) PAR=1;;
-    *) sed -n '2,22p' "$0"; exit 2;;
+    *) sed -n '2,23p' "$0"; exit 2;;
   esac
 done
 for t in ${TOOLS//,/ }; do
@@ -34,7 +35,11 @@ done
 for m in $MAZES; do
   [[ "$m" =~ ^[0-9]+$ ]] || { echo "-m: '$m' is not a maze number" >&2; exit 2; }
 done
+for x in $SEEDLIST; do
+  [[ "$x" =~ ^[0-9]+$ ]] || { echo "-S: '$x' is not a seed" >&2; exit 2; }
+done
 [ -n "$MAZES" ] || MAZES=$(seq 1 "$N")
+[ -n "$SEEDLIST" ] || SEEDLIST=$(seq 1 "$SEEDS")
 has() { [[ ",$TOOLS," == *",$1,"* ]]; }
 if has forge && [ ! -x "$PEERS/.tools/node_modules/.bin/forge" ]; then
   echo "forge is not installed: bash ../shared/peers/install.sh forge" >&2
@@ -52,7 +57,7 @@ for m in $MAZES; do
   node contracts/compile.js "$SOLC" "$WORK/Maze$m.sol" > "$WORK/Maze$m.json"
   feasible=$(python3 -c "import json;print(json.load(open('$WORK/Maze$m.manifest.json'))['feasible'])")
   per_prop=$(( T / BUGS )); [ "$per_prop" -ge 1 ] || per_prop=1
-  for s in $(seq 1 "$SEEDS"); do
+  for s in $SEEDLIST; do
     out="$WORK/r$m-$s"
     r_sites=-; r_cps=-; f_sites=-; f_cps=-
     pid=""
@@ -69,7 +74,7 @@ for m in $MAZES; do
     fi
     if has rudder; then
       [ -z "$pid" ] || wait "$pid" || true
-      r_sites=$(grep -c "FALSIFIED" "$out.log" || true)
+      r_sites=$(grep -cE "^  echidna_.*: FALSIFIED" "$out.log" || true)
       r_cps=$(grep -oE '\(([0-9]+) calls/s\)' "$out.log" | tail -1 | tr -dc 0-9)
     fi
     printf '%-6s %-4s %-9s %-14s %-14s %-12s %-12s\n' "$m" "$s" "$feasible" "$r_sites" "$f_sites" "$r_cps" "$f_cps"

@@ -19,6 +19,10 @@ bash contracts/build.sh >/dev/null
 git diff --exit-code --stat -- contracts/out contracts/matrix || { echo "contract artifacts differ from a fresh build"; exit 1; }
 echo "== unit, integration and end-to-end tests (release)"
 cargo test --release --no-fail-fast
+echo "== maze benchmark, short (rudder on maze 1 for 5 s; the full table: BENCHMARKS.md)"
+maze=$(bash scripts/maze_bench.sh -m 1 -t 5 -S 1 -T rudder)
+echo "$maze"
+echo "$maze" | grep -qE "^1 +1 +11 +[0-9]+ " || { echo "maze benchmark printed no rudder count"; exit 1; }
 echo "== benches compile"
 cargo build --release --benches
 echo "== loom model of the EventLog"
