@@ -5,13 +5,16 @@
 # construction, from the maze's manifest).
 #
 # usage: scripts/maze_bench.sh [-n MAZES] [-m LIST] [-t SECONDS] [-s SEEDS] [-S LIST] [-z SIZE]
-#                              [-b BUGS] [-T TOOLS] [-p]
+#                              [-b BUGS] [-T TOOLS] [-A] [-p]
 #   -n MAZES    mazes 1..N (scripts/maze.py SEED); default 5
 #   -m LIST     these mazes instead, comma-separated (e.g. 2,4)
 #   -t SECONDS  wall time per tool and maze and seed; default 1200 (20 minutes)
 #   -s SEEDS    fuzzer seeds per maze (1..SEEDS); default 3
 #   -S LIST     these seeds instead, comma-separated (e.g. 2,3: a long table in parts)
 #   -T TOOLS    rudder, forge or rudder,forge (default): the other column prints -
+#   -A          assertion form: assert(false) at bug cells (maze.py --assert), rudder in
+#               assertion mode, each probe a test; rudder only (forge's invariant
+#               campaigns pass over a handler's failed assertion unless every revert fails)
 #   -p          run the two tools at the same time, one core each (half the wall
 #               time; needs two idle cores)
 # forge gets the same wall time split evenly over the maze's properties (it
@@ -21,12 +24,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PEERS="$ROOT/../shared/peers"
-N=5; T=1200; SEEDS=3; SEEDLIST=""; SIZE=5; BUGS=12; MAZES=""; TOOLS=rudder,forge; PAR=""
-while getopts "n:m:t:s:S:z:b:T:p" o; do
+N=5; T=1200; SEEDS=3; SEEDLIST=""; SIZE=5; BUGS=12; MAZES=""; TOOLS=rudder,forge; PAR=""; ASSERT=""; MODE=property
+while getopts "n:m:t:s:S:z:b:T:Ap" o; do
   case "$o" in
     n) N=$OPTARG;; m) MAZES=${OPTARG//,/ };; t) T=$OPTARG;; s) SEEDS=$OPTARG;; S) SEEDLIST=${OPTARG//,/ };;
-    z) SIZE=$OPTARG;; b) BUGS=$OPTARG;; T) TOOLS=$OPTARG;; p) PAR=1;;
-    *) sed -n '2,23p' "$0"; exit 2;;
+    z) SIZE=$OPTARG;; b) BUGS=$OPTARG;; T) TOOLS=$OPTARG;; A) ASSERT=1; MODE=assertion;; p) PAR=1;;
+    *) sed -n '2,26p' "$0"; exit 2;;
   esac
 done
 for t in ${TOOLS//,/ }; do
@@ -41,6 +44,10 @@ done
 [ -n "$MAZES" ] || MAZES=$(seq 1 "$N")
 [ -n "$SEEDLIST" ] || SEEDLIST=$(seq 1 "$SEEDS")
 has() { [[ ",$TOOLS," == *",$1,"* ]]; }
+if [ -n "$ASSERT" ] && has forge; then
+  echo "-A: the assertion form is rudder only (-T rudder)" >&2
+  exit 2
+fi
 if has forge && [ ! -x "$PEERS/.tools/node_modules/.bin/forge" ]; then
   echo "forge is not installed: bash ../shared/peers/install.sh forge" >&2
   exit 2
@@ -53,7 +60,7 @@ WORK=$(mktemp -d -t maze_bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 printf '%-6s %-4s %-9s %-14s %-14s %-12s %-12s\n' maze seed feasible rudder_sites forge_sites rudder_cps forge_cps
 for m in $MAZES; do
-  python3 scripts/maze.py "$m" --size "$SIZE" --bugs "$BUGS" --out "$WORK"
+  python3 scripts/maze.py "$m" --size "$SIZE" --bugs "$BUGS" ${ASSERT:+--assert} --out "$WORK"
   node contracts/compile.js "$SOLC" "$WORK/Maze$m.sol" > "$WORK/Maze$m.json"
   feasible=$(python3 -c "import json;print(json.load(open('$WORK/Maze$m.manifest.json'))['feasible'])")
   per_prop=$(( T / BUGS )); [ "$per_prop" -ge 1 ] || per_prop=1
@@ -63,6 +70,7 @@ for m in $MAZES; do
     pid=""
     if has rudder; then
       target/release/rudder fuzz "$WORK/Maze$m.json" --workers 1 --seed "$s" --timeout "$T" \
+        --test-mode "$MODE" \
         --test-limit 1000000000000 --no-journal --out-dir "$out" > "$out.log" 2>&1 &
       pid=$!
       [ -n "$PAR" ] || { wait "$pid" || true; pid=""; }
@@ -74,7 +82,7 @@ for m in $MAZES; do
     fi
     if has rudder; then
       [ -z "$pid" ] || wait "$pid" || true
-      r_sites=$(grep -cE "^  echidna_.*: FALSIFIED" "$out.log" || true)
+      r_sites=$(grep -cE "^  (echidna_bug_[0-9]+|probe[0-9]+\(.*\)): FALSIFIED" "$out.log" || true)
       r_cps=$(grep -oE '\(([0-9]+) calls/s\)' "$out.log" | tail -1 | tr -dc 0-9)
     fi
     printf '%-6s %-4s %-9s %-14s %-14s %-12s %-12s\n' "$m" "$s" "$feasible" "$r_sites" "$f_sites" "$r_cps" "$f_cps"

@@ -23,6 +23,9 @@ echo "== maze benchmark, short (rudder on maze 1 for 5 s; the full table: BENCHM
 maze=$(bash scripts/maze_bench.sh -m 1 -t 5 -S 1 -T rudder)
 echo "$maze"
 echo "$maze" | grep -qE "^1 +1 +11 +[0-9]+ " || { echo "maze benchmark printed no rudder count"; exit 1; }
+maze=$(bash scripts/maze_bench.sh -A -m 1 -t 5 -S 1 -T rudder)
+echo "$maze"
+echo "$maze" | grep -qE "^1 +1 +11 +[1-9][0-9]* " || { echo "assertion-form maze: no probe falsified"; exit 1; }
 echo "== benches compile"
 cargo build --release --benches
 echo "== loom model of the EventLog"
