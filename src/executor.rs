@@ -1188,14 +1188,12 @@ impl Executor {
         env.gas_price = tx.gas_price;
         let r = self.run(env, true);
         self.new_states = 0;
-        let writes = std::mem::take(&mut self.evm.inspector.writes);
         // A reverted call's writes were undone: no state was reached.
         if matches!(r.outcome, Outcome::Success { .. }) {
-            for &(code, slot, state) in &writes {
+            for &(code, slot, state) in &self.evm.inspector.writes {
                 self.new_states += self.states.reached(code, slot, state) as u32;
             }
         }
-        self.evm.inspector.writes = writes;
         self.evm.inspector.writes.clear();
         r
     }

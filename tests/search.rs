@@ -10,17 +10,29 @@ fn run(seed: u64, feedback: bool) -> Report {
     run_on("contracts/out/Ladder.json", seed, 100_000, feedback)
 }
 
-/// One worker, `limit` calls, no journal, a fresh output directory.
-fn run_on(artifact: &str, seed: u64, limit: u64, feedback: bool) -> Report {
-    let dir = tempfile::tempdir().unwrap();
-    let config = Config {
+/// One worker, `limit` calls, no journal.
+fn one_worker(seed: u64, limit: u64) -> Config {
+    Config {
         workers: Some(1),
         seed: Some(seed),
         test_limit: limit,
         journal: false,
-        comparison_feedback: feedback,
         ..Config::default()
+    }
+}
+
+/// One worker, `limit` calls, no journal, a fresh output directory.
+fn run_on(artifact: &str, seed: u64, limit: u64, feedback: bool) -> Report {
+    let config = Config {
+        comparison_feedback: feedback,
+        ..one_worker(seed, limit)
     };
+    run_with(artifact, config)
+}
+
+/// `config` on `artifact`, in a fresh output directory.
+fn run_with(artifact: &str, config: Config) -> Report {
+    let dir = tempfile::tempdir().unwrap();
     let mut c = Campaign::new(
         Path::new(artifact),
         None,
@@ -144,24 +156,11 @@ fn the_far_cell_of_the_committed_maze_is_reached_through_kept_states() {
 fn state_feedback_keeps_no_states_where_no_equality_reads_storage() {
     for artifact in ["contracts/out/AlwaysHolds.json", "contracts/out/Token.json"] {
         let corpus = |state_feedback| {
-            let dir = tempfile::tempdir().unwrap();
             let config = Config {
-                workers: Some(1),
-                seed: Some(1),
-                test_limit: 100_000,
-                journal: false,
                 state_feedback,
-                ..Config::default()
+                ..one_worker(1, 100_000)
             };
-            let mut c = Campaign::new(
-                Path::new(artifact),
-                None,
-                config,
-                Some(dir.path().to_path_buf()),
-            )
-            .unwrap();
-            c.start().unwrap();
-            c.wait().corpus_sequences
+            run_with(artifact, config).corpus_sequences
         };
         let (off, on) = (corpus(false), corpus(true));
         assert!(
