@@ -139,6 +139,40 @@ impl std::fmt::Debug for Corpus {
     }
 }
 
+/// Drops from a sequence about to become a corpus entry the calls `inert`
+/// marks (each left the EVM state as it was: it reverted, or wrote nothing),
+/// except the last call, and carries each dropped call's delay to the next
+/// kept one, so every kept call runs at the same time and block, on the
+/// same state, as before. `gas` stays in step with `txs`; returns the
+/// indices of the calls kept (for what else is in step with them).
+///
+/// A random sequence that reached a new state is mostly calls that did
+/// nothing (guards that did not hold); kept whole it fills the sequence
+/// length, and no mutation of it can append the call that goes on from the
+/// state it reached (AFL trims its queue entries for the same reason).
+pub fn compact(txs: &mut Vec<Tx>, gas: &mut Vec<u64>, inert: &[bool]) -> Vec<usize> {
+    let n = txs.len();
+    let mut at = Vec::with_capacity(n);
+    let mut carry = crate::tx::Delay::NONE;
+    let mut kept = Vec::with_capacity(n);
+    let mut kept_gas = Vec::with_capacity(n);
+    for (i, mut tx) in std::mem::take(txs).into_iter().enumerate() {
+        tx.delay.seconds = tx.delay.seconds.saturating_add(carry.seconds);
+        tx.delay.blocks = tx.delay.blocks.saturating_add(carry.blocks);
+        if inert.get(i).copied().unwrap_or(false) && i + 1 < n {
+            carry = tx.delay;
+            continue;
+        }
+        carry = crate::tx::Delay::NONE;
+        kept_gas.extend(gas.get(i).copied());
+        kept.push(tx);
+        at.push(i);
+    }
+    *txs = kept;
+    *gas = kept_gas;
+    at
+}
+
 impl Corpus {
     pub fn new() -> Self {
         Self::default()
@@ -319,6 +353,36 @@ pub(crate) mod tests {
             vec![1, 2, 3],
         );
         c
+    }
+
+    #[test]
+    fn compacting_drops_inert_calls_but_the_last_and_carries_their_delays() {
+        let mut txs: Vec<Tx> = (0..5).map(|i| tx("f(uint256)", vec![u(i)], 1, 0)).collect();
+        for (i, t) in txs.iter_mut().enumerate() {
+            t.delay = crate::tx::Delay {
+                seconds: 10 * i as u64,
+                blocks: i as u64,
+            };
+        }
+        let mut gas = vec![100, 101, 102, 103, 104];
+        // Calls 0, 2 and 3 did nothing; 4 is inert too but last.
+        let at = compact(&mut txs, &mut gas, &[true, false, true, true, true]);
+        assert_eq!(at, vec![1, 4]);
+        let args: Vec<_> = txs.iter().map(|t| t.args[0].clone()).collect();
+        assert_eq!(args, vec![u(1), u(4)]);
+        assert_eq!(gas, vec![101, 104]);
+        // Call 1 runs after 0's delay and its own; 4 after 2's, 3's and
+        // its own: the same time and block as before.
+        assert_eq!((txs[0].delay.seconds, txs[0].delay.blocks), (10, 1));
+        assert_eq!((txs[1].delay.seconds, txs[1].delay.blocks), (90, 9));
+        // Nothing inert, or nothing at all: unchanged.
+        let mut one = vec![tx("f(uint256)", vec![u(7)], 1, 0)];
+        let mut g = vec![5];
+        compact(&mut one, &mut g, &[false]);
+        assert_eq!((one.len(), g), (1, vec![5]));
+        let (mut none, mut g): (Vec<Tx>, Vec<u64>) = (Vec::new(), Vec::new());
+        compact(&mut none, &mut g, &[]);
+        assert!(none.is_empty() && g.is_empty());
     }
 
     #[test]

@@ -968,6 +968,7 @@ impl Target {
             views: 0,
             states: StatesSeen::default(),
             new_states: 0,
+            inert: false,
         }
     }
 
@@ -1039,6 +1040,8 @@ pub struct Executor {
     states: StatesSeen,
     /// Storage states the last call reached first.
     new_states: u32,
+    /// Whether the last call left the state as it was.
+    inert: bool,
 }
 
 /// States remembered per storage slot at most.
@@ -1178,6 +1181,7 @@ impl Executor {
         self.evm.inspector.cmps.clear();
         self.evm.inspector.path_branches = 0;
         self.evm.inspector.loads.clear();
+        self.evm.inspector.wrote = false;
         let mut env = tx_env(
             &self.target.settings,
             tx.sender,
@@ -1187,6 +1191,14 @@ impl Executor {
         );
         env.gas_price = tx.gas_price;
         let r = self.run(env, true);
+        // Inert: undone by a revert, or seen whole and nothing written (no
+        // gas paid either: a gas price moves the sender's balance).
+        let seen = self.evm.inspector.enabled && self.evm.inspector.writes_on;
+        self.inert = tx.gas_price == 0
+            && match r.outcome {
+                Outcome::Success { .. } => seen && !self.evm.inspector.wrote && tx.value.is_zero(),
+                _ => true,
+            };
         self.new_states = 0;
         // A reverted call's writes were undone: no state was reached.
         if matches!(r.outcome, Outcome::Success { .. }) {
@@ -1196,6 +1208,14 @@ impl Executor {
         }
         self.evm.inspector.writes.clear();
         r
+    }
+
+    /// Whether the last [`call`](Self::call) certainly left the EVM state
+    /// as it was (reverted, or wrote nothing with state feedback on, which
+    /// watches writes): dropping it from a sequence changes nothing the
+    /// calls after it see, once its delay is carried to the next.
+    pub fn last_call_inert(&self) -> bool {
+        self.inert
     }
 
     /// Storage states the last [`call`](Self::call) reached first (with
@@ -1526,6 +1546,46 @@ mod tests {
         // A call that writes nothing reaches nothing.
         ex.call(&tx(&t, "go()", vec![], s, Delay::NONE));
         assert_eq!(ex.new_states(), 0);
+    }
+
+    #[test]
+    fn a_call_is_inert_when_it_reverted_or_wrote_nothing_seen_whole() {
+        let t = target("SetSeven");
+        let mut ex = t.executor(0);
+        let s = DEFAULT_SENDERS[0];
+        let call = |ex: &mut Executor, sig: &str, args: Vec<DynSolValue>| {
+            ex.call(&tx(&t, sig, args, s, Delay::NONE));
+            ex.last_call_inert()
+        };
+        let seven = || vec![DynSolValue::Uint(U256::from(7), 256)];
+        // Writes are watched only with state feedback on: until then no
+        // successful call is known to be inert.
+        assert!(!call(&mut ex, "go()", vec![]));
+        ex.set_state_feedback(true);
+        assert!(
+            call(&mut ex, "go()", vec![]),
+            "x is not 7: go writes nothing"
+        );
+        assert!(call(&mut ex, "x()", vec![]), "a getter");
+        assert!(!call(&mut ex, "set(uint256)", seven()));
+        assert!(!call(&mut ex, "go()", vec![]), "x is 7: go writes gone");
+        // A value sent moves a balance: not inert, even to a function that
+        // writes nothing (SetSeven has none payable: the call reverts, and a
+        // reverted call is inert whatever it sent).
+        let mut paid = tx(&t, "x()", vec![], s, Delay::NONE);
+        paid.value = U256::from(1);
+        ex.call(&paid);
+        assert!(ex.last_call_inert(), "reverted: not payable");
+        // A gas price moves the sender's balance, reverted or not.
+        let mut priced = tx(&t, "x()", vec![], s, Delay::NONE);
+        priced.gas_price = 1;
+        ex.call(&priced);
+        assert!(!ex.last_call_inert());
+        // Recording off (a replayed prefix): writes are not watched.
+        ex.set_recording(false);
+        assert!(!call(&mut ex, "x()", vec![]));
+        ex.set_recording(true);
+        assert!(call(&mut ex, "x()", vec![]));
     }
 
     #[test]

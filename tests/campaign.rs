@@ -169,6 +169,38 @@ fn a_resumed_run_reloads_falsified_results() {
     assert_eq!(json["resumed"]["falsified"], 1);
 }
 
+/// Corpus entries drop the calls that changed nothing (see
+/// `corpus::compact`), so replaying the corpus of a run must still reach
+/// every point the run reached, and the entries must be shorter than the
+/// random sequences they came from. The maze is mostly calls whose guards
+/// did not hold; exploration mode checks no property, so every point the
+/// run covered is a fuzzed call's.
+#[test]
+fn a_compacted_corpus_replays_to_all_the_coverage_of_its_run() {
+    for (name, seed) in [("Maze1", 1), ("Token", 2), ("TimeLock", 3)] {
+        let dir = tempfile::tempdir().unwrap();
+        let first = run_in(
+            name,
+            config(TestMode::Exploration, 1, seed, 150_000),
+            dir.path(),
+        );
+        assert!(first.corpus_sequences >= 2, "{}", first.text());
+        let again = run_in(name, config(TestMode::Exploration, 1, seed, 0), dir.path());
+        assert_eq!(again.calls, 0);
+        assert_eq!(again.resumed.corpus_sequences, first.corpus_sequences);
+        assert_eq!(
+            again.coverage.points,
+            first.coverage.points,
+            "{name}: the replayed corpus reaches what the run reached\n{}",
+            first.text()
+        );
+        if name == "Maze1" {
+            let mean = first.corpus_calls as f64 / first.corpus_sequences as f64;
+            assert!(mean < 20.0, "{name}: {mean} calls per entry");
+        }
+    }
+}
+
 /// Kills a real `rudder fuzz` process mid-campaign and checks that a new
 /// campaign on the same corpus directory reloads what it had found.
 #[test]

@@ -130,6 +130,21 @@ pub(crate) struct Prefix {
     obs: Vec<CallObs>,
     /// Taken when the chain's first candidate runs (see [`I2S_PREFIX`]).
     state: std::cell::OnceCell<Snapshot>,
+    /// Its calls that changed the state, hashed ([`Prefix::mix`]).
+    key: u64,
+}
+
+impl Prefix {
+    /// `key` after `tx`, a call that changed the state and used `gas`
+    /// (its function and gas stand for its arguments: encoding them for
+    /// every call would cost more than the candidates it saves).
+    fn mix(key: u64, tx: &Tx, gas: u64) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (key, tx.to, tx.sender, tx.value, tx.delay, gas).hash(&mut h);
+        crate::tx::selector_of(&tx.function).hash(&mut h);
+        h.finish()
+    }
 }
 
 /// Where an input-to-state candidate stands in its chain.
@@ -368,6 +383,12 @@ impl Worker {
         let journal = self.shared.journal().is_some();
         let mut executed: Vec<Tx> = Vec::with_capacity(len);
         let mut gas: Vec<u64> = Vec::with_capacity(len);
+        // Which calls left the state as they were and reached nothing new
+        // (dropped from the corpus entry: see `corpus::compact`).
+        let mut inert: Vec<bool> = Vec::with_capacity(len);
+        // The calls so far that changed the state, hashed (what the state
+        // an input-to-state candidate would start from depends on).
+        let mut key = prefix.as_ref().map_or(0, |p| p.key);
         self.obs.clear();
         if let Some(p) = &prefix {
             if !self.reach(p, source.origin().index()) {
@@ -375,6 +396,7 @@ impl Worker {
             }
             executed.extend_from_slice(&p.txs);
             gas.extend_from_slice(&p.gas);
+            inert.resize(p.txs.len(), false);
             self.obs.extend_from_slice(&p.obs);
         }
         let first = executed.len();
@@ -487,6 +509,11 @@ impl Worker {
             if states > 0 {
                 last_state = Some(i);
             }
+            let key_before = key;
+            if !self.ex.last_call_inert() {
+                key = Prefix::mix(key, executed.last().expect("pushed"), r.gas_used);
+            }
+            inert.push(self.ex.last_call_inert() && new == 0 && states == 0);
             if self.tracing {
                 let mut o = CallObs::of(&r.outcome, r.gas_used, duration_ns);
                 o.new_points = new;
@@ -496,8 +523,12 @@ impl Worker {
             // start a chain, once per sequence.
             if candidate || may_root {
                 let same = prefix.clone().filter(|_| candidate);
-                rooted |=
-                    self.offer_candidates(source, same, &executed, &gas, new > 0 || states > 0);
+                rooted |= self.offer_candidates(
+                    source,
+                    same,
+                    (&executed, &gas, &inert, key_before),
+                    new > 0 || states > 0,
+                );
             }
             if new > 0 {
                 result.new_points += new;
@@ -554,6 +585,15 @@ impl Worker {
         if let Some(n) = keep {
             executed.truncate(n);
             gas.truncate(n);
+            if origin != Origin::Injected {
+                let at = crate::corpus::compact(&mut executed, &mut gas, &inert[..n]);
+                if self.tracing {
+                    self.obs = at
+                        .iter()
+                        .filter_map(|&i| self.obs.get(i).cloned())
+                        .collect();
+                }
+            }
             let calls = executed.len() as u32;
             let kept = self.tracing.then(|| executed.clone());
             let entry =
@@ -588,8 +628,7 @@ impl Worker {
         &mut self,
         source: Source,
         same: Option<Rc<Prefix>>,
-        executed: &[Tx],
-        gas: &[u64],
+        (executed, gas, inert, key): (&[Tx], &[u64], &[bool], u64),
         new: bool,
     ) -> bool {
         let cmps = self.ex.comparisons();
@@ -651,17 +690,30 @@ impl Worker {
             }
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
-            n.hash(&mut h);
+            // The calls before it and their number: the same candidate
+            // after as many calls, some of them changing the state the
+            // same way, is not run twice (the number alone matched short
+            // compacted prefixes that end in other states: a maze's walks
+            // to different cells).
+            (key, n).hash(&mut h);
             c.to.hash(&mut h);
             c.calldata().hash(&mut h);
             if self.i2s_tried.insert(h.finish()) {
-                // The prefix is built once, for the first candidate queued.
+                // The prefix is built once, for the first candidate queued,
+                // without the calls that changed nothing (fewer to replay).
                 let p = prefix.get_or_insert_with(|| {
+                    let (mut txs, mut gas) = (executed[..n].to_vec(), gas[..n].to_vec());
+                    let at = crate::corpus::compact(&mut txs, &mut gas, &inert[..n]);
+                    let obs = at
+                        .iter()
+                        .filter_map(|&i| self.obs.get(i).cloned())
+                        .collect();
                     Rc::new(Prefix {
-                        txs: executed[..n].to_vec(),
-                        gas: gas[..n].to_vec(),
-                        obs: self.obs[..n.min(self.obs.len())].to_vec(),
+                        txs,
+                        gas,
+                        obs,
                         state: Default::default(),
+                        key,
                     })
                 });
                 self.i2s.push_back((source, p.clone(), c, chain));

@@ -93,6 +93,13 @@ pub struct CoverageInspector {
     pub(crate) cmps: Vec<Comparison>,
     /// Whether storage writes are kept (`stateFeedback`).
     pub(crate) writes_on: bool,
+    /// Whether the call may have changed state beyond what reverts undo:
+    /// a storage write, a value transfer, a creation, a self-destruct, a
+    /// cheatcode, or a frame of code the inspector does not follow (set
+    /// while `writes_on`; see [`Executor::last_call_inert`]).
+    ///
+    /// [`Executor::last_call_inert`]: super::Executor::last_call_inert
+    pub(crate) wrote: bool,
     /// The target's storage writes (code, slot, value) since last drained,
     /// at most [`WRITES_PER_CALL`], of guard slots: (code, slot, the state
     /// written: see [`GuardField::state`]).
@@ -188,6 +195,12 @@ impl GuardField {
     }
 }
 
+/// The precompiles' addresses (0x01 to 0x11 on the forks revm runs, with
+/// room): they change no state.
+fn is_precompile(a: Address) -> bool {
+    a[..18].iter().all(|b| *b == 0) && u16::from_be_bytes([a[18], a[19]]) <= 0x100
+}
+
 fn pair_hash(a: U256, b: U256) -> u64 {
     let (a, b) = (a.as_limbs(), b.as_limbs());
     let mut h = 0xcbf2_9ce4_8422_2325u64;
@@ -215,6 +228,7 @@ impl CoverageInspector {
             last_sub: false,
             cmps: Vec::new(),
             writes_on: false,
+            wrote: false,
             writes: Vec::new(),
             loads: Vec::new(),
             guards: Default::default(),
@@ -314,6 +328,7 @@ impl CoverageInspector {
             return;
         };
         if op == SSTORE {
+            self.wrote = true;
             if self.writes.len() < WRITES_PER_CALL
                 && let Some(fields) = self.guards.get(&(code, slot))
                 && let Ok(value) = interp.stack.peek(1)
@@ -422,10 +437,16 @@ impl Inspector<Ctx> for CoverageInspector {
         if inputs.bytecode_address == CHEATCODE_ADDRESS {
             // call_end runs for this answer too: keep the frames balanced.
             self.frames.push(None);
+            self.wrote = true;
             return Some(self.cheats.call(context, inputs));
         }
         self.cheats.apply_prank(context, inputs);
         let code = self.runtime_of(inputs.bytecode_address);
+        // Code not followed (its writes are not seen) might write; a
+        // precompile does not.
+        if inputs.transfers_value() || (code.is_none() && !is_precompile(inputs.bytecode_address)) {
+            self.wrote = true;
+        }
         self.frames.push(code);
         None
     }
@@ -435,9 +456,14 @@ impl Inspector<Ctx> for CoverageInspector {
     }
 
     fn create(&mut self, _context: &mut Ctx, _inputs: &mut CreateInputs) -> Option<CreateOutcome> {
+        self.wrote = true;
         let code = self.next_creation.take();
         self.frames.push(code);
         None
+    }
+
+    fn selfdestruct(&mut self, _contract: Address, _target: Address, _value: U256) {
+        self.wrote = true;
     }
 
     fn create_end(
