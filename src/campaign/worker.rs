@@ -510,10 +510,12 @@ impl Worker {
                 last_state = Some(i);
             }
             let key_before = key;
-            if !self.ex.last_call_inert() {
+            let changed = !self.ex.last_call_inert();
+            // Only input-to-state candidates read the key.
+            if changed && self.comparisons {
                 key = Prefix::mix(key, executed.last().expect("pushed"), r.gas_used);
             }
-            inert.push(self.ex.last_call_inert() && new == 0 && states == 0);
+            inert.push(!changed && new == 0 && states == 0);
             if self.tracing {
                 let mut o = CallObs::of(&r.outcome, r.gas_used, duration_ns);
                 o.new_points = new;
@@ -588,10 +590,7 @@ impl Worker {
             if origin != Origin::Injected {
                 let at = crate::corpus::compact(&mut executed, &mut gas, &inert[..n]);
                 if self.tracing {
-                    self.obs = at
-                        .iter()
-                        .filter_map(|&i| self.obs.get(i).cloned())
-                        .collect();
+                    self.obs = self.obs_at(&at);
                 }
             }
             let calls = executed.len() as u32;
@@ -704,14 +703,10 @@ impl Worker {
                 let p = prefix.get_or_insert_with(|| {
                     let (mut txs, mut gas) = (executed[..n].to_vec(), gas[..n].to_vec());
                     let at = crate::corpus::compact(&mut txs, &mut gas, &inert[..n]);
-                    let obs = at
-                        .iter()
-                        .filter_map(|&i| self.obs.get(i).cloned())
-                        .collect();
                     Rc::new(Prefix {
+                        obs: self.obs_at(&at),
                         txs,
                         gas,
-                        obs,
                         state: Default::default(),
                         key,
                     })
@@ -760,6 +755,14 @@ impl Worker {
             self.ex.reset();
         }
         done
+    }
+
+    /// The observations of the running sequence's calls at `at` (the
+    /// calls a compaction kept).
+    fn obs_at(&self, at: &[usize]) -> Vec<CallObs> {
+        at.iter()
+            .filter_map(|&i| self.obs.get(i).cloned())
+            .collect()
     }
 
     /// A trace of `txs` (the first calls of the running sequence).
