@@ -33,3 +33,18 @@ pub use server::RudderServer;
 
 /// Every tool answers within this budget or returns `EXECUTION_TIMEOUT`.
 pub const TOOL_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The JSON answer of a tool result as a client reads it: the structured
+/// content of a success, or the JSON text of a refusal (errors carry no
+/// structured content; see [`server`]).
+pub fn answer_json(result: &rmcp::model::CallToolResult) -> serde_json::Value {
+    if let Some(v) = &result.structured_content {
+        return v.clone();
+    }
+    result
+        .content
+        .iter()
+        .find_map(|c| c.as_text())
+        .and_then(|t| serde_json::from_str(&t.text).ok())
+        .unwrap_or(serde_json::Value::Null)
+}

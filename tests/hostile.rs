@@ -37,7 +37,8 @@ fn campaign(name: &str, config: Config, dir: &Path) -> Campaign {
 async fn tool(server: &RudderServer, name: &str, args: Value) -> Value {
     let Value::Object(m) = args else { panic!() };
     let r = server.run_tool(name, Some(m)).await;
-    let mut v = r.structured_content.expect("structured");
+    let mut v = rudder::mcp::answer_json(&r);
+    assert!(v.is_object(), "{name}: no JSON answer");
     v["isError"] = json!(r.is_error == Some(true));
     v
 }

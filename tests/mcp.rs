@@ -50,7 +50,7 @@ impl Session {
     /// against the tool's advertised output schema.
     async fn ok(&self, name: &str, args: Value) -> Value {
         let r = self.call(name, args).await;
-        assert_ne!(r.is_error, Some(true), "{name}: {:?}", r.structured_content);
+        assert_ne!(r.is_error, Some(true), "{name}: {}", rudder::mcp::answer_json(&r));
         let v = r.structured_content.clone().expect("structured content");
         let tool = self.tools.iter().find(|t| t.name == name).unwrap();
         let schema = Value::Object((*tool.output_schema.clone().unwrap()).clone());
@@ -69,7 +69,8 @@ impl Session {
     async fn err(&self, name: &str, args: Value, code: &str) -> Value {
         let r = self.call(name, args.clone()).await;
         assert_eq!(r.is_error, Some(true), "{name} {args} should fail");
-        let v = r.structured_content.unwrap();
+        assert!(r.structured_content.is_none(), "errors carry no structured content");
+        let v = rudder::mcp::answer_json(&r);
         assert_eq!(v["success"], json!(false));
         assert_eq!(v["error"]["code"], json!(code), "{v}");
         v

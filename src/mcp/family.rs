@@ -327,12 +327,18 @@ pub fn output_schema_for<T: JsonSchema>() -> Value {
 }
 
 fn generate<T: JsonSchema>(contract: Contract) -> Value {
+    let keep_nulls = matches!(contract, Contract::Serialize);
     let generator = SchemaSettings::draft07()
         .with(|s| {
             s.inline_subschemas = true;
             s.contract = contract;
         })
-        .with_transform(Draft7Tidy)
+        .with_transform(Draft7Tidy {
+            // Answers may carry `null` where the type says so (`Option`
+            // fields serialized as null): their schema admits it. Parameters
+            // are absent instead, never null.
+            keep_nulls,
+        })
         .with_transform(RestrictFormats::default())
         .into_generator();
     generator.into_root_schema_for::<T>().to_value()
@@ -385,7 +391,10 @@ fn strip_null(prop: &mut Value) {
 /// server's validation then refuses an explicit `null` with a message that
 /// names the field, as it always has.
 #[derive(Clone)]
-pub struct Draft7Tidy;
+pub struct Draft7Tidy {
+    /// Output schemas keep `null` in optional properties' types.
+    pub keep_nulls: bool,
+}
 
 impl Transform for Draft7Tidy {
     fn transform(&mut self, schema: &mut schemars::Schema) {
@@ -438,7 +447,9 @@ impl Transform for Draft7Tidy {
                         .collect()
                 })
                 .unwrap_or_default();
-            if let Some(Value::Object(props)) = obj.get_mut("properties") {
+            if let Some(Value::Object(props)) = obj.get_mut("properties")
+                && !self.keep_nulls
+            {
                 for (name, prop) in props.iter_mut() {
                     if !required.contains(name) {
                         strip_null(prop);

@@ -222,9 +222,12 @@ impl RudderServer {
                 } else {
                     e.to_json()
                 };
-                let mut r = CallToolResult::structured_error(body.clone());
-                r.content = vec![ContentBlock::text(body.to_string())];
-                r
+                // The error travels as JSON text with `isError` and no
+                // `structuredContent`: the official clients validate any
+                // structured content against the tool's (success) output
+                // schema, error or not, and would hide our answer behind a
+                // schema mismatch of their own.
+                CallToolResult::error(vec![ContentBlock::text(body.to_string())])
             }
         }
     }

@@ -40,5 +40,5 @@ pub async fn err(server: &RudderServer, name: &str, args: Value) -> Value {
     };
     let r = server.run_tool(name, Some(m)).await;
     assert_eq!(r.is_error, Some(true), "{name} {args} should fail");
-    r.structured_content.unwrap()["error"].clone()
+    rudder::mcp::answer_json(&r)["error"].clone()
 }

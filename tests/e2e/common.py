@@ -1,5 +1,6 @@
 """Helpers shared by the end-to-end scripts."""
 import asyncio
+import json
 import socket
 import subprocess
 import time
@@ -33,3 +34,18 @@ def stop(proc):
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+def answer(result):
+    """A tool result's JSON as an agent reads it: the structured content of a
+    success, or the JSON text of a refusal (errors carry no structured
+    content, so that clients do not check them against the success schema)."""
+    if result.structuredContent is not None:
+        return result.structuredContent
+    for c in result.content:
+        if getattr(c, "type", None) == "text":
+            try:
+                return json.loads(c.text)
+            except ValueError:
+                return {}
+    return {}

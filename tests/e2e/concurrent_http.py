@@ -13,6 +13,8 @@ import time
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
+from common import answer
+
 
 async def one(url, name, args, ready, start, n):
     async with streamablehttp_client(url) as (read, write, _):
@@ -25,7 +27,7 @@ async def one(url, name, args, ready, start, n):
             t = time.perf_counter()
             r = await session.call_tool(name, args)
             ms = (time.perf_counter() - t) * 1e3
-            return {"error": bool(r.isError), "v": r.structuredContent, "ms": ms}
+            return {"error": bool(r.isError), "v": answer(r), "ms": ms}
 
 
 async def main():

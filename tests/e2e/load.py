@@ -19,7 +19,7 @@ import time
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
-from common import free_port, stop, wait_for_port
+from common import answer, free_port, stop, wait_for_port
 
 RUDDER, WORK, CLIENTS, SECONDS = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 TARGET = "contracts/out/Token.json"
@@ -83,7 +83,7 @@ async def main():
                             stats["errors"].append(f"{name}: {type(e).__name__}: {e}")
                             continue
                         stats["calls"] += 1
-                        v = r.structuredContent or {}
+                        v = answer(r)
                         if r.isError:
                             if v.get("error", {}).get("details", {}).get("reason") == "busy":
                                 stats["busy"] += 1

@@ -16,7 +16,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
-from common import free_port, stop, wait_for_port
+from common import answer, free_port, stop, wait_for_port
 
 RUDDER, WORK = sys.argv[1], sys.argv[2]
 TARGET = "contracts/out/MagicHash.json"
@@ -50,7 +50,7 @@ def check(cond, what):
 
 async def call(session, name, args):
     r = await session.call_tool(name, args)
-    return r, (r.structuredContent or {})
+    return r, answer(r)
 
 
 async def exercise(session, label, inject=True):
