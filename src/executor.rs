@@ -99,7 +99,7 @@ impl Default for EvmSettings {
             block_number: INITIAL_BLOCK_NUMBER,
             timestamp: INITIAL_TIMESTAMP,
             balance_contract: U256::ZERO,
-            code_size: 0x6000,
+            code_size: crate::config::DEFAULT_CODE_SIZE,
             deploy_contracts: Vec::new(),
             deploy_bytecodes: Vec::new(),
             constructor_args: Vec::new(),
@@ -605,8 +605,10 @@ fn assertion_topics(project: &Project) -> Vec<B256> {
     topics
 }
 
-/// Runs a CREATE of `code` from the deployer, commits it, and moves the new
-/// account to `at` when given. Returns where the contract lives.
+/// Runs a CREATE of `code` from the deployer and commits it, at address
+/// `at` when given (the constructor runs there: its `address(this)`, and the
+/// owner it hands to contracts it creates, are where the contract stays).
+/// Returns where the contract lives.
 fn create(
     evm: &mut Evm,
     settings: &EvmSettings,
@@ -618,9 +620,22 @@ fn create(
     let mut tx = tx_env(settings, settings.deployer, TxKind::Create, code, value);
     // Deployments are not fuzzed calls: `testMaxGas` does not bound them.
     tx.gas_limit = DEPLOY_GAS_LIMIT;
-    let result = evm
-        .inspect_one_tx(tx)
-        .map_err(|e| ExecError::Evm(e.to_string()))?;
+    evm.inspector.next_create_at = at;
+    let result = evm.inspect_one_tx(tx).map_err(|e| {
+        evm.inspector.next_create_at = None;
+        let text = e.to_string();
+        if text.contains("initcode size") {
+            ExecError::Deploy {
+                contract: name.to_string(),
+                outcome: format!(
+                    "{text} (creation code over {} bytes, twice `codeSize`; raise `codeSize` to allow it)",
+                    settings.code_size.saturating_mul(2)
+                ),
+            }
+        } else {
+            ExecError::Evm(text)
+        }
+    })?;
     let state = evm.finalize();
     let created = match &result {
         ExecutionResult::Success {
@@ -642,17 +657,8 @@ fn create(
         }
     };
     use revm::DatabaseCommit;
-    let db = &mut evm.ctx.journaled_state.database;
-    db.commit(state);
-    match at {
-        Some(at) if at != created => {
-            if let Some(acc) = db.cache.accounts.remove(&created) {
-                db.cache.accounts.insert(at, acc);
-            }
-            Ok(at)
-        }
-        _ => Ok(created),
-    }
+    evm.ctx.journaled_state.database.commit(state);
+    Ok(created)
 }
 
 impl Target {
@@ -758,13 +764,32 @@ impl Target {
             )));
         }
         let mut db = CacheDB::new(EmptyDB::default());
+        // `balanceContract` is the deployment's value when the constructor
+        // is payable (as Echidna sends it: a constructor may spend or check
+        // its funds); otherwise it is credited once the constructor ran.
+        let payable_constructor = contract
+            .abi
+            .constructor
+            .as_ref()
+            .is_some_and(|c| c.state_mutability == alloy_json_abi::StateMutability::Payable);
+        let endowment = if payable_constructor {
+            settings.balance_contract
+        } else {
+            U256::ZERO
+        };
         let mut funded = settings.senders.clone();
         funded.push(settings.deployer);
         for a in funded {
+            // The deployer pays the endowment on top of its own balance.
+            let extra = if a == settings.deployer {
+                endowment.saturating_add(settings.deploy_value)
+            } else {
+                U256::ZERO
+            };
             db.insert_account_info(
                 a,
                 AccountInfo {
-                    balance: settings.balance,
+                    balance: settings.balance.saturating_add(extra),
                     ..Default::default()
                 },
             );
@@ -856,7 +881,7 @@ impl Target {
             &settings,
             &contract.name,
             creation,
-            settings.deploy_value,
+            settings.deploy_value.saturating_add(endowment),
             Some(settings.contract_addr),
         )?;
         evm.inspector.recorder.commit();
@@ -868,7 +893,8 @@ impl Target {
         settings.block_number = initial_block.number.saturating_to();
         settings.timestamp = initial_block.timestamp.saturating_to();
         let mut db = std::mem::take(&mut evm.ctx.journaled_state.database);
-        if !settings.balance_contract.is_zero()
+        if !payable_constructor
+            && !settings.balance_contract.is_zero()
             && let Some(acc) = db.cache.accounts.get_mut(&address)
         {
             acc.info.balance = settings.balance_contract;

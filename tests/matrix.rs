@@ -926,3 +926,72 @@ fn string_arguments_that_are_not_utf8_are_sent() {
         );
     }
 }
+
+/// Echidna's deployment: the harness is created at its final address with
+/// `balanceContract` as the constructor's value, so what the constructor
+/// records (`address(this)`, the owner of a contract it creates, its funds)
+/// holds for the campaign, and the owner-gated bug behind it is found.
+#[test]
+fn the_target_is_created_at_its_final_address_with_its_balance_as_value() {
+    for seed in 1..=3 {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            workers: Some(1),
+            seed: Some(seed),
+            test_limit: 20_000,
+            balance_contract: alloy_primitives::U256::from(1000u64),
+            ..Config::default()
+        };
+        let mut c = Campaign::new(
+            Path::new("contracts/matrix/out/Deployed.json"),
+            None,
+            config,
+            Some(dir.path().into()),
+        )
+        .unwrap_or_else(|e| panic!("deploying with value: {e}"));
+        let t = &c.stores().target;
+        assert_eq!(t.address, Config::default().contract_addr);
+        c.start().unwrap();
+        let r = c.wait();
+        for held in [
+            "echidna_self_is_where_the_constructor_ran",
+            "echidna_vault_is_owned_by_the_harness",
+            "echidna_funded_at_deployment",
+        ] {
+            assert_eq!(status(&r, held), "passing", "seed {seed}:\n{}", r.text());
+        }
+        assert_eq!(
+            status(&r, "echidna_minted_stays_small"),
+            "falsified",
+            "seed {seed}:\n{}",
+            r.text()
+        );
+    }
+}
+
+/// Echidna's `codeSize` default is no limit: a harness over EIP-170 loads;
+/// a limit set in the config is named when a deployment exceeds it.
+#[test]
+fn code_size_defaults_to_no_limit_and_its_errors_name_the_key() {
+    assert_eq!(Config::default().code_size, rudder::config::DEFAULT_CODE_SIZE);
+    let project = std::sync::Arc::new(
+        rudder::artifacts::Project::load(Path::new("contracts/out/Token.json")).unwrap(),
+    );
+    let contract = project.contract(None).unwrap().clone();
+    // Creation code over twice the limit, runtime under it: the initcode
+    // limit (EIP-3860) refuses it, naming `codeSize`.
+    let runtime = contract.runtime_code.len() as u64;
+    let tight = Config {
+        code_size: runtime,
+        workers: Some(1),
+        deploy_bytecodes: vec![(
+            alloy_primitives::Address::with_last_byte(0x77),
+            vec![0x60; (runtime as usize) * 2 + 64],
+        )],
+        ..Config::default()
+    };
+    let err = Campaign::from_project(project, &contract, tight, None)
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("codeSize"), "{err}");
+}

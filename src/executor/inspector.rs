@@ -65,6 +65,10 @@ pub struct CoverageInspector {
     pub(crate) runtime: Vec<(Address, CodeId)>,
     /// The code id the next CREATE frame runs (set for the deployment).
     pub(crate) next_creation: Option<CodeId>,
+    /// The address the next creation takes (a deployment at its final
+    /// address, as Echidna's: the constructor's `address(this)` is where
+    /// the contract stays).
+    pub(crate) next_create_at: Option<Address>,
     /// One entry per open frame: the code id it runs, if known.
     frames: Vec<Option<CodeId>>,
     /// When false, nothing is recorded (property checks).
@@ -216,6 +220,7 @@ impl CoverageInspector {
             recorder,
             runtime,
             next_creation: None,
+            next_create_at: None,
             frames: Vec::with_capacity(8),
             enabled: true,
             log_words: Vec::new(),
@@ -455,8 +460,11 @@ impl Inspector<Ctx> for CoverageInspector {
         self.frames.pop();
     }
 
-    fn create(&mut self, _context: &mut Ctx, _inputs: &mut CreateInputs) -> Option<CreateOutcome> {
+    fn create(&mut self, _context: &mut Ctx, inputs: &mut CreateInputs) -> Option<CreateOutcome> {
         self.wrote = true;
+        if let Some(address) = self.next_create_at.take() {
+            inputs.set_scheme(revm::context_interface::CreateScheme::Custom { address });
+        }
         let code = self.next_creation.take();
         self.frames.push(code);
         None
