@@ -370,6 +370,39 @@ impl CallBudget {
     }
 }
 
+/// Why a campaign stopped generating calls (`status.endReason`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[repr(u8)]
+pub enum EndReason {
+    /// `testLimit` calls were made.
+    TestLimit,
+    /// `timeout` seconds passed.
+    Timeout,
+    /// A test was falsified and `stopOnFail` is set.
+    StopOnFail,
+    /// Every test was falsified (or solved) and nothing was left to hunt.
+    AllTestsDecided,
+    /// SIGINT or SIGTERM.
+    Signal,
+    /// The MCP client of `rudder mcp` disconnected.
+    ClientLeft,
+    /// Stopped by its owner (the library's `stop`).
+    Stopped,
+}
+
+impl EndReason {
+    const ALL: [EndReason; 7] = [
+        EndReason::TestLimit,
+        EndReason::Timeout,
+        EndReason::StopOnFail,
+        EndReason::AllTestsDecided,
+        EndReason::Signal,
+        EndReason::ClientLeft,
+        EndReason::Stopped,
+    ];
+}
+
 /// What the campaign's tools and embedders read: the target, the event log,
 /// the corpus, the priority set, the tests, coverage and the counters. The
 /// campaign's private working state (the dictionary, the disk writer, the
@@ -409,6 +442,8 @@ pub struct Stores {
     writer: Writer,
     workers: usize,
     finished: AtomicBool,
+    /// Why fuzzing ended ([`EndReason`] as `u8 + 1`; 0: still fuzzing).
+    ended: std::sync::atomic::AtomicU8,
     /// Fault injection for tests: a worker whose bit is set panics at its
     /// next sequence (see [`Stores::inject_worker_panic`]).
     panic_requests: AtomicU64,
@@ -431,6 +466,28 @@ impl Stores {
     /// The id events of the campaign itself carry (one past the last worker).
     pub fn campaign_worker_id(&self) -> WorkerId {
         WorkerId(self.workers as u32)
+    }
+
+    /// Records why fuzzing ended (the first reason given wins) and, unless
+    /// the reason is the call budget (workers of a kept-alive campaign stay
+    /// to run injections), asks the workers to stop.
+    pub fn end(&self, reason: EndReason) {
+        let _ = self.ended.compare_exchange(
+            0,
+            reason as u8 + 1,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+        if reason != EndReason::TestLimit {
+            self.stop.store(true, Ordering::Release);
+        }
+    }
+
+    /// Why fuzzing ended; `None` while workers still generate calls.
+    pub fn end_reason(&self) -> Option<EndReason> {
+        EndReason::ALL
+            .get((self.ended.load(Ordering::Acquire) as usize).checked_sub(1)?)
+            .copied()
     }
 
     /// Whether the campaign has ended (every worker stopped).
@@ -622,6 +679,7 @@ impl Stores {
         if let Some(t) = self.config.timeout
             && self.started.elapsed().as_secs() >= t
         {
+            self.end(EndReason::Timeout);
             return Some(StopReason::Timeout);
         }
         None
@@ -650,6 +708,11 @@ impl Stores {
     /// The printed calls of a sequence (sender shown when not the default).
     pub fn print_sequence(&self, txs: &[Tx]) -> Vec<String> {
         self.render.sequence(txs)
+    }
+
+    /// Calls with `?` wildcards, printed.
+    pub fn print_templates(&self, calls: &[(Tx, crate::tx::Holes)]) -> Vec<String> {
+        calls.iter().map(|(t, h)| self.render.template(t, h)).collect()
     }
 
     /// One call, printed.
@@ -1129,6 +1192,7 @@ impl Campaign {
             ops,
             stats,
             stop: AtomicBool::new(false),
+            ended: std::sync::atomic::AtomicU8::new(0),
             started: Instant::now(),
             started_ms,
             seed,
@@ -1391,7 +1455,7 @@ impl Campaign {
             oracle.reset();
         }
         if s.tests.all_decided() && !s.config.keep_alive {
-            s.stop.store(true, Ordering::Release);
+            s.end(EndReason::AllTestsDecided);
         }
     }
 
@@ -1445,7 +1509,12 @@ impl Campaign {
 
     /// Asks every worker to stop after its current call.
     pub fn stop(&self) {
-        self.stores.stop.store(true, Ordering::Release);
+        self.stores.end(EndReason::Stopped);
+    }
+
+    /// Asks every worker to stop, saying why (`status.endReason`).
+    pub fn stop_because(&self, reason: EndReason) {
+        self.stores.end(reason);
     }
 
     pub fn is_finished(&self) -> bool {

@@ -132,8 +132,12 @@ fn constructor_args(key: &str, v: &Value) -> Result<Vec<(String, ConstructorArgs
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     pub test_mode: TestMode,
-    /// Total calls over all workers before the campaign ends.
+    /// Total calls over all workers before the campaign ends
+    /// ([`UNLIMITED`]: until it is stopped).
     pub test_limit: u64,
+    /// Whether the file set `testLimit` or `timeout` (an agent-driven run
+    /// with neither fuzzes until it is stopped).
+    pub limit_given: bool,
     pub seq_len: usize,
     pub shrink_limit: u64,
     /// Worker threads; `None`: the machine's available parallelism.
@@ -174,8 +178,8 @@ pub struct Config {
     pub prop_max_gas: u64,
     /// Gas limit of each fuzzed call (`testMaxGas`).
     pub test_max_gas: u64,
-    /// Largest deployable runtime code (`codeSize`, EIP-170's 24576 by
-    /// default; init code may be twice that, EIP-3860).
+    /// Largest deployable runtime code (`codeSize`; initcode may be twice
+    /// that). Echidna's default, [`DEFAULT_CODE_SIZE`]: no limit.
     pub code_size: u64,
     /// Leave `view` and `pure` functions out of the fuzzed calls (`excludeViewPure`).
     pub exclude_view_pure: bool,
@@ -259,6 +263,7 @@ impl Default for Config {
             max_block_delay: 60_480,
             max_gas_price: 0,
             max_value: U256::from(100u64) * U256::from(10u64).pow(U256::from(18)),
+            limit_given: false,
             timeout: None,
             stop_on_fail: false,
             keep_alive: false,
@@ -268,7 +273,7 @@ impl Default for Config {
             balance_contract: U256::ZERO,
             prop_max_gas: 12_500_000,
             test_max_gas: 12_500_000,
-            code_size: 0x6000,
+            code_size: DEFAULT_CODE_SIZE,
             exclude_view_pure: false,
             all_contracts: false,
             deploy_contracts: Vec::new(),
@@ -286,6 +291,14 @@ impl Default for Config {
         }
     }
 }
+
+/// `testLimit` of a campaign that fuzzes until it is stopped (an agent's
+/// session with no limit given).
+pub const UNLIMITED: u64 = u64::MAX;
+
+/// `codeSize` by default: Echidna's `0xffffffff`, no practical limit (a
+/// harness may be larger than EIP-170 allows on chain).
+pub const DEFAULT_CODE_SIZE: u64 = 0xffff_ffff;
 
 /// Keys rudder reads; other Echidna keys are accepted with a warning.
 const KNOWN: &[&str] = &[
@@ -548,7 +561,10 @@ impl Config {
                         )
                     })?;
                 }
-                "testLimit" => c.test_limit = as_u64(key, v)?,
+                "testLimit" => {
+                    c.test_limit = as_u64(key, v)?;
+                    c.limit_given = true;
+                }
                 "seqLen" => c.seq_len = as_u64(key, v)?.min(usize::MAX as u64) as usize,
                 "shrinkLimit" => c.shrink_limit = as_u64(key, v)?,
                 "workers" => c.workers = Some(as_u64(key, v)?.min(usize::MAX as u64) as usize),
@@ -642,6 +658,7 @@ impl Config {
                         .collect::<Result<_, ConfigError>>()?;
                 }
                 "timeout" => {
+                    c.limit_given = true;
                     c.timeout = match v {
                         Value::Null => None,
                         v => Some(as_u64(key, v)?),

@@ -50,7 +50,8 @@ struct FuzzArgs {
     workers: Option<usize>,
     #[arg(long)]
     seed: Option<u64>,
-    /// Total calls before the campaign ends.
+    /// Total calls before the campaign ends (default 50000; under `rudder
+    /// mcp` and --keep-alive with no limit given: until stopped).
     #[arg(long)]
     test_limit: Option<u64>,
     /// Calls per sequence.
@@ -152,6 +153,12 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
         config.corpus_dir = Some(d.clone());
     }
     config.keep_alive = a.keep_alive;
+    // An agent's campaign (`rudder mcp`, `--keep-alive`) given no limit
+    // fuzzes until its client leaves or it is signalled: the agent steers a
+    // running campaign, not one that ended before it connected.
+    if a.keep_alive && a.test_limit.is_none() && a.timeout.is_none() && !config.limit_given {
+        config.test_limit = rudder::config::UNLIMITED;
+    }
     if a.no_journal {
         config.journal = false;
     }
@@ -219,8 +226,8 @@ fn launch(a: &FuzzArgs) -> Result<Option<(Campaign, tokio::runtime::Runtime)>> {
         .context("starting the MCP runtime")?;
     let stop = campaign.control();
     runtime.spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            stop.stop();
+        if signalled().await {
+            stop.stop_because(rudder::campaign::EndReason::Signal);
         }
     });
     if let Some(log) = &a.replay_commands {
@@ -233,6 +240,26 @@ fn launch(a: &FuzzArgs) -> Result<Option<(Campaign, tokio::runtime::Runtime)>> {
         }
     }
     Ok(Some((campaign, runtime)))
+}
+
+/// Resolves at the first SIGINT or SIGTERM (false if neither can be
+/// listened for).
+async fn signalled() -> bool {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut term) = signal(SignalKind::terminate()) else {
+            return tokio::signal::ctrl_c().await.is_ok();
+        };
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => r.is_ok(),
+            _ = term.recv() => true,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await.is_ok()
+    }
 }
 
 fn fuzz(a: FuzzArgs) -> Result<i32> {
@@ -302,7 +329,7 @@ fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
     };
     let server = rudder::mcp::RudderServer::with_families(campaign.control(), &a.tools.0);
     let served = runtime.block_on(rudder::mcp::transport::serve_stdio(server));
-    campaign.stop();
+    campaign.stop_because(rudder::campaign::EndReason::ClientLeft);
     let report = campaign.wait();
     eprint!("{}", report.text());
     served.context("serving MCP over stdio")?;

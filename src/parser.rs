@@ -11,10 +11,10 @@
 pub mod resolve;
 pub mod syntax;
 
-pub use resolve::{CallDefaults, ResolveError, parse_address, resolve};
+pub use resolve::{CallDefaults, ResolveError, parse_address, resolve, resolve_template, zero_of};
 pub use syntax::{CallExpr, Expr, ExprKind, ParseError, parse_call, parse_sequence};
 
-use crate::tx::{Abis, Tx, TxDisplay, write_value};
+use crate::tx::{Abis, Holes, Tx, TxDisplay, write_value};
 use alloy_dyn_abi::{DynSolType, DynSolValue};
 use alloy_json_abi::Function;
 use alloy_primitives::Address;
@@ -50,6 +50,120 @@ pub fn parse_txs(
         .iter()
         .map(|c| resolve(c, functions, defaults).map_err(CallError::from))
         .collect()
+}
+
+/// Parses `src` (one call or a sequence) whose calls may hold `?`
+/// wildcards, and resolves every call: each with where its `?`s are.
+pub fn parse_templates(
+    src: &str,
+    functions: &[Arc<Function>],
+    defaults: &CallDefaults,
+) -> Result<Vec<(Tx, Holes)>, CallError> {
+    let calls = parse_sequence(src)?;
+    calls
+        .iter()
+        .map(|c| resolve_template(c, functions, defaults).map_err(CallError::from))
+        .collect()
+}
+
+/// Prints a call with wildcards: [`format_call`] with `?` where `holes`
+/// are, such that parsing the text gives the same call and holes back.
+pub fn format_template(
+    tx: &Tx,
+    holes: &Holes,
+    abis: Abis<'_>,
+    default_sender: Option<Address>,
+) -> String {
+    if holes.is_empty() {
+        return format_call(tx, abis, default_sender);
+    }
+    let functions = abis.at(tx.to).unwrap_or(abis.target);
+    let overloaded = functions
+        .iter()
+        .filter(|f| f.name == tx.function.name && f.inputs.len() == tx.args.len())
+        .count()
+        > 1;
+    let mut opts = Vec::new();
+    if holes.value {
+        opts.push("value: ?".to_string());
+    } else if !tx.value.is_zero() {
+        opts.push(format!("value: {}", tx.value));
+    }
+    if holes.sender {
+        opts.push("from: ?".to_string());
+    } else if default_sender != Some(tx.sender) {
+        opts.push(format!("from: {}", tx.sender.to_checksum(None)));
+    }
+    if tx.delay.seconds != 0 {
+        opts.push(format!("delay: {}", tx.delay.seconds));
+    }
+    if tx.delay.blocks != 0 {
+        opts.push(format!("blocks: {}", tx.delay.blocks));
+    }
+    if tx.gas_price != 0 {
+        opts.push(format!("gasprice: {}", tx.gas_price));
+    }
+    if let Some(to) = tx.to {
+        opts.push(format!("to: {}", to.to_checksum(None)));
+    }
+    let mut s = tx.function.name.clone();
+    if !opts.is_empty() {
+        s.push('{');
+        s.push_str(&opts.join(", "));
+        s.push('}');
+    }
+    s.push('(');
+    for (i, a) in tx.args.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        use alloy_dyn_abi::Specifier;
+        // An overloaded function's arguments carry their types, so that
+        // `?` picks the same overload back.
+        let ty = overloaded
+            .then(|| tx.function.inputs.get(i).and_then(|p| p.resolve().ok()))
+            .flatten();
+        match ty {
+            Some(t) if holes.at(&[i]) => {
+                s.push_str(&t.sol_type_name());
+                s.push_str("(?)");
+            }
+            Some(t) if !holes.under(&[i]) => write_cast(&mut s, a, Some(t)),
+            _ => write_holes(&mut s, a, &mut vec![i], holes),
+        }
+    }
+    s.push(')');
+    s
+}
+
+/// Appends `v` with `?` wherever `holes` has a path.
+fn write_holes(s: &mut String, v: &DynSolValue, path: &mut Vec<usize>, holes: &Holes) {
+    if holes.at(path) {
+        s.push('?');
+        return;
+    }
+    if !holes.under(path) {
+        write_value(s, v);
+        return;
+    }
+    let (open, close, items) = match v {
+        DynSolValue::Array(items) | DynSolValue::FixedArray(items) => ('[', ']', items),
+        DynSolValue::Tuple(items) => ('(', ')', items),
+        _ => {
+            write_value(s, v);
+            return;
+        }
+    };
+    s.push(open);
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        path.push(i);
+        write_holes(s, item, path, holes);
+        path.pop();
+    }
+    s.push(close);
 }
 
 /// `v` cast to `ty` (the parameter's type; else the value's own).

@@ -93,6 +93,35 @@ impl<'a> Abis<'a> {
     }
 }
 
+/// Where a call's `?` wildcards are: each worker draws these anew every
+/// time it runs the call (`transfer(?, 7)`, `deposit{value: ?}()`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Holes {
+    /// Paths of the `?` arguments: the argument's index, then indices into
+    /// nested arrays and tuples.
+    pub args: Vec<Vec<usize>>,
+    /// `{value: ?}`.
+    pub value: bool,
+    /// `{from: ?}`.
+    pub sender: bool,
+}
+
+impl Holes {
+    pub fn is_empty(&self) -> bool {
+        self.args.is_empty() && !self.value && !self.sender
+    }
+
+    /// Whether the value at `path` is a `?`.
+    pub fn at(&self, path: &[usize]) -> bool {
+        self.args.iter().any(|p| p == path)
+    }
+
+    /// Whether some `?` lies at or under `path`.
+    pub fn under(&self, path: &[usize]) -> bool {
+        self.args.iter().any(|p| p.starts_with(path))
+    }
+}
+
 /// One call against the target (or, with `to`, another deployed contract).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tx {

@@ -166,3 +166,62 @@ fn a_prioritized_function_gets_ninety_percent_of_generated_calls() {
     );
     c2.stop();
 }
+
+/// `transfer(?, 7)` repeated 6 times: one worker runs it 6 times, every
+/// run with 7 as the amount and a recipient drawn anew.
+#[test]
+fn a_wildcard_injection_runs_repeat_times_with_fresh_values_where_the_holes_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign("Token", 1, dir.path());
+    let receipt = c
+        .control()
+        .inject_calls_repeated(&["transfer(?, 7)".to_string()], None, Default::default(), 6)
+        .unwrap();
+    assert_eq!((receipt.calls, receipt.workers), (1, 1));
+    let stores = c.stores().clone();
+    let journal = stores.journal().expect("journal on");
+    let calls = |j: &rudder::journal::Journal| -> Vec<String> {
+        j.flush();
+        let r = j.reader().unwrap();
+        let mut stmt = r
+            .conn()
+            .prepare(
+                "SELECT json_extract(properties, '$.call') FROM events
+                 WHERE injection = ?1 AND kind = 'CallExecuted' ORDER BY id",
+            )
+            .unwrap();
+        stmt.query_map([receipt.id.0 as i64], |row| row.get::<_, String>(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = calls(journal);
+    while seen.len() < 6 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        seen = calls(journal);
+    }
+    c.stop();
+    assert_eq!(seen.len(), 6, "six runs of the one call: {seen:?}");
+    let mut recipients = std::collections::BTreeSet::new();
+    for call in &seen {
+        let args = call
+            .split_once('(')
+            .and_then(|(_, a)| a.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("a printed call: {call}"));
+        let (to, amount) = args.split_once(", ").expect("two arguments");
+        assert_eq!(amount, "7", "the concrete argument stays: {call}");
+        recipients.insert(to.to_string());
+    }
+    assert!(
+        recipients.len() > 1,
+        "the wildcard is drawn anew each run: {seen:?}"
+    );
+    // The command log keeps the wildcard and the repeat count.
+    stores.flush();
+    let log = std::fs::read_to_string(stores.layout().command_log()).unwrap();
+    assert!(
+        log.contains("\"transfer(?, 7)\"") && log.contains("\"repeat\":6"),
+        "{log}"
+    );
+}

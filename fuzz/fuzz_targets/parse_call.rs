@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rudder::parser::{CallDefaults, parse_sequence, parse_txs};
+use rudder::parser::{CallDefaults, format_template, parse_sequence, parse_templates, parse_txs};
 use std::sync::{Arc, OnceLock};
 
 fn abi() -> &'static Vec<Arc<alloy_json_abi::Function>> {
@@ -44,5 +44,27 @@ fuzz_target!(|data: &[u8]| {
     if let Err(e) = parse_txs(src, abi(), &defaults) {
         let s = e.span();
         assert!(s.start <= s.end && s.end <= src.len(), "{e:?} in {src:?}");
+    }
+    // Calls with `?` wildcards: errors point into the text; what parses
+    // prints back to text that parses to the same calls and holes.
+    match parse_templates(src, abi(), &defaults) {
+        Err(e) => {
+            let s = e.span();
+            assert!(s.start <= s.end && s.end <= src.len(), "{e:?} in {src:?}");
+        }
+        Ok(calls) => {
+            for (tx, holes) in calls {
+                let text = format_template(
+                    &tx,
+                    &holes,
+                    rudder::tx::Abis::target_only(abi()),
+                    Some(defaults.sender),
+                );
+                let mut back = parse_templates(&text, abi(), &defaults)
+                    .unwrap_or_else(|e| panic!("{src:?} printed as {text:?}: {e}"));
+                assert_eq!(back.len(), 1, "{text}");
+                assert_eq!(back.remove(0), (tx, holes), "{src:?} printed as {text:?}");
+            }
+        }
     }
 });

@@ -7,7 +7,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use rand::SeedableRng;
 use rudder::campaign::generate::{Dictionary, random_value};
-use rudder::parser::{CallDefaults, format_call, parse_txs};
+use rudder::parser::{CallDefaults, format_call, format_template, parse_templates, parse_txs, zero_of};
 use rudder::tx::{Delay, Tx};
 use std::sync::Arc;
 
@@ -100,4 +100,26 @@ fuzz_target!(|input: Input| {
     let back = parse_txs(&text, &functions, &defaults).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(back.len(), 1);
     assert_eq!(back[0], tx, "{text}");
+    // The same call with wildcards where the seed's bits say: top-level
+    // arguments, the value and the sender.
+    let mut holes = rudder::tx::Holes::default();
+    let mut template = tx.clone();
+    for (i, t) in types.iter().enumerate() {
+        if input.seed >> (8 + i) & 1 == 1 {
+            holes.args.push(vec![i]);
+            template.args[i] = zero_of(t);
+        }
+    }
+    if input.seed >> 20 & 1 == 1 {
+        holes.value = true;
+        template.value = alloy_primitives::U256::ZERO;
+    }
+    if input.seed >> 21 & 1 == 1 {
+        holes.sender = true;
+        template.sender = defaults.sender;
+    }
+    let text = format_template(&template, &holes, rudder::tx::Abis::target_only(&functions), Some(defaults.sender));
+    let mut back = parse_templates(&text, &functions, &defaults).unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert_eq!(back.len(), 1);
+    assert_eq!(back.remove(0), (template, holes), "{text}");
 });

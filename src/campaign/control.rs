@@ -12,7 +12,7 @@ use crate::eventlog::now_ms;
 use crate::ids::InjectionId;
 use crate::parser::{CallDefaults, parse_txs};
 use crate::priority::Priorities;
-use crate::tx::Tx;
+use crate::tx::{Holes, Tx};
 use alloy_primitives::{Address, U256};
 use crossbeam::channel::Sender;
 use serde_json::{Value, json};
@@ -52,8 +52,15 @@ impl ControlError {
 pub struct Injection {
     pub id: InjectionId,
     pub txs: Vec<Tx>,
+    /// Where each call's `?`s are (parallel to `txs`; empty: all concrete).
+    pub holes: Vec<Holes>,
+    /// How many times each worker runs it (wildcards drawn anew each time).
+    pub repeat: u32,
     pub requested_ms: u64,
 }
+
+/// How many times one injection may ask to be run (`repeat`).
+pub const MAX_REPEAT: u32 = 1000;
 
 /// What an injection was handed to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,22 +108,50 @@ impl Control {
         sender: Option<Address>,
         value: U256,
     ) -> Result<InjectReceipt, ControlError> {
-        let txs = self.parse_calls(calls, sender, value).inspect_err(|e| {
-            if let ControlError::InvalidInput { field, .. } = e {
-                self.stores
-                    .journal_rejection("inject_transaction", field, &e.to_string());
-            }
-        })?;
-        self.inject(txs)
+        self.inject_calls_repeated(calls, sender, value, 1)
     }
 
-    /// Parses and resolves calls without injecting them.
-    pub fn parse_calls(
+    /// [`Control::inject_calls`] with `?` wildcards, run `repeat` times by
+    /// every worker (each drawing the wildcards anew).
+    pub fn inject_calls_repeated(
         &self,
         calls: &[String],
         sender: Option<Address>,
         value: U256,
-    ) -> Result<Vec<Tx>, ControlError> {
+        repeat: u32,
+    ) -> Result<InjectReceipt, ControlError> {
+        let templates = self
+            .parse_templates(calls, sender, value)
+            .inspect_err(|e| {
+                if let ControlError::InvalidInput { field, .. } = e {
+                    self.stores
+                        .journal_rejection("inject_transaction", field, &e.to_string());
+                }
+            })?;
+        self.inject_templates(templates, repeat)
+    }
+
+    /// Parses and resolves calls that may hold `?` wildcards.
+    pub fn parse_templates(
+        &self,
+        calls: &[String],
+        sender: Option<Address>,
+        value: U256,
+    ) -> Result<Vec<(Tx, Holes)>, ControlError> {
+        self.check_count(calls)?;
+        let defaults = self.defaults(sender, value);
+        let mut out = Vec::with_capacity(calls.len());
+        for (i, text) in calls.iter().enumerate() {
+            let parsed = crate::parser::parse_templates(text, &self.stores.target.functions, &defaults)
+                .map_err(|e| {
+                    ControlError::invalid(format!("sequence[{i}]"), format!("{text:?}: {e}"))
+                })?;
+            out.extend(parsed);
+        }
+        Ok(out)
+    }
+
+    fn check_count(&self, calls: &[String]) -> Result<(), ControlError> {
         if calls.is_empty() {
             return Err(ControlError::invalid("sequence", "needs at least one call"));
         }
@@ -126,11 +161,26 @@ impl Control {
                 format!("has {} calls; at most {MAX_INJECTED_CALLS}", calls.len()),
             ));
         }
-        let defaults = CallDefaults {
+        Ok(())
+    }
+
+    fn defaults(&self, sender: Option<Address>, value: U256) -> CallDefaults {
+        CallDefaults {
             sender: sender.unwrap_or(self.stores.config.senders[0]),
             value,
             others: self.stores.target.others.clone(),
-        };
+        }
+    }
+
+    /// Parses and resolves calls without injecting them.
+    pub fn parse_calls(
+        &self,
+        calls: &[String],
+        sender: Option<Address>,
+        value: U256,
+    ) -> Result<Vec<Tx>, ControlError> {
+        self.check_count(calls)?;
+        let defaults = self.defaults(sender, value);
         let mut txs = Vec::with_capacity(calls.len());
         for (i, text) in calls.iter().enumerate() {
             let parsed =
@@ -145,8 +195,25 @@ impl Control {
     /// Sends `txs` to every worker; each runs it from the deployed state at
     /// its next call boundary. Logged to the command log.
     pub fn inject(&self, txs: Vec<Tx>) -> Result<InjectReceipt, ControlError> {
-        let printed = self.stores.print_sequence(&txs);
-        let r = self.inject_unlogged(txs, &printed);
+        self.inject_templates(txs.into_iter().map(|t| (t, Holes::default())).collect(), 1)
+    }
+
+    /// Sends calls with `?` wildcards to every worker, to run `repeat`
+    /// times (1 to [`MAX_REPEAT`]), each run drawing the wildcards anew.
+    pub fn inject_templates(
+        &self,
+        calls: Vec<(Tx, Holes)>,
+        repeat: u32,
+    ) -> Result<InjectReceipt, ControlError> {
+        let printed = self.stores.print_templates(&calls);
+        let r = if (1..=MAX_REPEAT).contains(&repeat) {
+            self.inject_unlogged(calls, repeat, &printed)
+        } else {
+            Err(ControlError::invalid(
+                "repeat",
+                format!("{repeat}: between 1 and {MAX_REPEAT}"),
+            ))
+        };
         let result = match &r {
             Ok(rc) => {
                 json!({ "injection": rc.id.0, "injectedCount": rc.calls, "workers": rc.workers })
@@ -163,19 +230,21 @@ impl Control {
         }
         // The journal has the command already (before any worker could
         // report running it); the command log gets it now, durably.
-        self.log_command_only(
-            "inject_transaction",
-            &json!({ "sequence": printed }),
-            &result,
-        );
+        let mut arguments = json!({ "sequence": printed });
+        if repeat != 1 {
+            arguments["repeat"] = repeat.into();
+        }
+        self.log_command_only("inject_transaction", &arguments, &result);
         r
     }
 
     fn inject_unlogged(
         &self,
-        txs: Vec<Tx>,
+        calls: Vec<(Tx, Holes)>,
+        repeat: u32,
         printed: &[String],
     ) -> Result<InjectReceipt, ControlError> {
+        let (txs, holes): (Vec<Tx>, Vec<Holes>) = calls.into_iter().unzip();
         if txs.is_empty() {
             return Err(ControlError::invalid("sequence", "needs at least one call"));
         }
@@ -205,13 +274,24 @@ impl Control {
         self.stores.journal_send(|| crate::journal::Record::Command {
             ts_ms: now_ms(),
             command: "inject_transaction".into(),
-            arguments: json!({ "sequence": printed }),
+            arguments: if repeat == 1 {
+                json!({ "sequence": printed })
+            } else {
+                json!({ "sequence": printed, "repeat": repeat })
+            },
             result: json!({ "injection": id.0, "injectedCount": calls, "workers": self.workers.len() }),
             injection: Some(id.0),
         });
+        let holes = if holes.iter().all(Holes::is_empty) {
+            Vec::new()
+        } else {
+            holes
+        };
         let inj = Arc::new(Injection {
             id,
             txs,
+            holes,
+            repeat,
             requested_ms: now_ms(),
         });
         let mut delivered = 0;
@@ -328,7 +408,8 @@ impl Control {
                         .flatten()
                         .filter_map(|c| c.as_str().map(str::to_string))
                         .collect();
-                    self.inject_calls(&calls, None, U256::ZERO)
+                    let repeat = args["repeat"].as_u64().unwrap_or(1).min(u32::MAX as u64) as u32;
+                    self.inject_calls_repeated(&calls, None, U256::ZERO, repeat)
                         .map_err(|e| at(n, &e))?;
                 }
                 Some("prioritize_function") => {
@@ -348,7 +429,12 @@ impl Control {
 
     /// Asks the workers to stop.
     pub fn stop(&self) {
-        self.stores.stop.store(true, Ordering::Release);
+        self.stores.end(super::EndReason::Stopped);
+    }
+
+    /// Asks the workers to stop, saying why (`status.endReason`).
+    pub fn stop_because(&self, reason: super::EndReason) {
+        self.stores.end(reason);
     }
 
     /// Appends one command to `{corpusDir}/mcp-commands.jsonl` (fsynced).

@@ -10,7 +10,7 @@
 //! kept per function and parameter, and drawn for that parameter first.
 
 use crate::executor::{CmpKind, Comparison};
-use crate::tx::{Delay, Tx};
+use crate::tx::{Delay, Holes, Tx};
 use alloy_dyn_abi::{DynSolType, DynSolValue};
 use alloy_json_abi::{Function, StateMutability};
 use alloy_primitives::{Address, B256, I256, Selector, U256};
@@ -861,14 +861,7 @@ pub fn random_tx(
         })
         .collect();
     let value = if callable.payable && rng.random_bool(0.5) && !ctx.max_value.is_zero() {
-        // The contract's own constants first (thresholds, prices), then any.
-        match dict.pick_at_most(rng, ctx.max_value) {
-            Some(v) if rng.random_bool(0.3) => v,
-            _ => {
-                let limbs: [u64; 4] = rng.random();
-                U256::from_limbs(limbs) % (ctx.max_value + U256::from(1))
-            }
-        }
+        random_call_value(rng, dict, ctx.max_value)
     } else {
         U256::ZERO
     };
@@ -901,6 +894,91 @@ pub fn random_tx(
         gas_price,
         to: callable.to,
     }
+}
+
+/// A value `value` of the payable `function` may send: the contract's own
+/// constants first (thresholds, prices), then any up to `maxValue`.
+fn random_call_value(rng: &mut SmallRng, dict: &Dictionary, max: U256) -> U256 {
+    if max.is_zero() {
+        return U256::ZERO;
+    }
+    match dict.pick_at_most(rng, max) {
+        Some(v) if rng.random_bool(0.3) => v,
+        _ => {
+            let limbs: [u64; 4] = rng.random();
+            U256::from_limbs(limbs) % (max + U256::from(1))
+        }
+    }
+}
+
+/// The value at `path` under `v` (of type `ty`), with its type.
+fn slot_at<'a>(
+    v: &'a mut DynSolValue,
+    ty: DynSolType,
+    path: &[usize],
+) -> Option<(&'a mut DynSolValue, DynSolType)> {
+    let Some((&j, rest)) = path.split_first() else {
+        return Some((v, ty));
+    };
+    let inner = match ty {
+        DynSolType::Array(t) | DynSolType::FixedArray(t, _) => *t,
+        DynSolType::Tuple(mut ts) if j < ts.len() => ts.swap_remove(j),
+        _ => return None,
+    };
+    match v {
+        DynSolValue::Array(items) | DynSolValue::FixedArray(items) | DynSolValue::Tuple(items) => {
+            slot_at(items.get_mut(j)?, inner, rest)
+        }
+        _ => None,
+    }
+}
+
+/// `tx` with each `?` of `holes` drawn anew from this worker's generator
+/// (the dictionary, values comparisons asked for, the ABI type): an
+/// injected call with wildcards, as one run of it.
+pub fn fill_holes(
+    rng: &mut SmallRng,
+    dict: &Dictionary,
+    ctx: &GenContext<'_>,
+    tx: &Tx,
+    holes: &Holes,
+) -> Tx {
+    use alloy_dyn_abi::Specifier;
+    let mut out = tx.clone();
+    for path in &holes.args {
+        let Some((&i, rest)) = path.split_first() else {
+            continue;
+        };
+        let Some(ty) = tx.function.inputs.get(i).and_then(|p| p.resolve().ok()) else {
+            continue;
+        };
+        let Some((slot, ty)) = out.args.get_mut(i).and_then(|v| slot_at(v, ty, rest)) else {
+            continue;
+        };
+        let top = rest.is_empty();
+        // A whole argument may be what a comparison asked for.
+        if top
+            && rng.random_bool(ASKED_SHARE)
+            && let Some(v) = dict.asked(rng, tx.selector(), i)
+        {
+            *slot = v.clone();
+            continue;
+        }
+        *slot = random_value(rng, dict, &ty);
+    }
+    if holes.value {
+        out.value = if tx.function.state_mutability == StateMutability::Payable {
+            random_call_value(rng, dict, ctx.max_value)
+        } else {
+            U256::ZERO
+        };
+    }
+    if holes.sender
+        && let Some(s) = ctx.senders.choose(rng)
+    {
+        out.sender = *s;
+    }
+    out
 }
 
 /// A simpler version of `v` (toward zero, shorter), or `None` if it is as

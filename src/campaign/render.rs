@@ -72,6 +72,19 @@ impl Renderer {
         )
     }
 
+    /// One call with `?` wildcards, printed.
+    pub fn template(&self, tx: &Tx, holes: &crate::tx::Holes) -> String {
+        crate::parser::format_template(
+            tx,
+            holes,
+            crate::tx::Abis {
+                target: &self.target.functions,
+                others: &self.target.others,
+            },
+            Some(self.default_sender),
+        )
+    }
+
     /// The printed calls of a sequence.
     pub fn sequence(&self, txs: &[Tx]) -> Vec<String> {
         txs.iter().map(|t| self.call(t)).collect()

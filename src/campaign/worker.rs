@@ -224,9 +224,11 @@ impl Worker {
     /// out, or the call budget is spent.
     fn should_stop(&self) -> Option<StopReason> {
         self.shared.stop_reason().or_else(|| {
-            self.budget
-                .exhausted(&self.shared)
-                .then_some(StopReason::TestLimit)
+            let spent = self.budget.exhausted(&self.shared);
+            if spent {
+                self.shared.end(super::EndReason::TestLimit);
+            }
+            spent.then_some(StopReason::TestLimit)
         })
     }
 
@@ -336,18 +338,34 @@ impl Worker {
         reason
     }
 
+    /// Runs an injection `repeat` times, its `?`s drawn anew each time.
     fn run_injection(&mut self, inj: &Injection) {
-        let r = self.run_sequence(Source::Injected(inj.id.0), inj.txs.clone(), inj.txs.len());
-        self.shared.stats.workers[self.id.0 as usize]
-            .injections
-            .fetch_add(1, Ordering::Relaxed);
-        self.emit(Payload::InjectionExecuted {
-            injection: inj.id,
-            executed: r.executed,
-            reverted: r.reverted,
-            new_points: r.new_points,
-            falsified: r.falsified,
-        });
+        for _ in 0..inj.repeat.max(1) {
+            let txs = if inj.holes.is_empty() {
+                inj.txs.clone()
+            } else {
+                let shared = self.shared.clone();
+                let ctx = GenContext::of(&shared.config);
+                inj.txs
+                    .iter()
+                    .zip(&inj.holes)
+                    .map(|(tx, holes)| {
+                        generate::fill_holes(&mut self.rng, &self.dict, &ctx, tx, holes)
+                    })
+                    .collect()
+            };
+            let r = self.run_sequence(Source::Injected(inj.id.0), txs, inj.txs.len());
+            self.shared.stats.workers[self.id.0 as usize]
+                .injections
+                .fetch_add(1, Ordering::Relaxed);
+            self.emit(Payload::InjectionExecuted {
+                injection: inj.id,
+                executed: r.executed,
+                reverted: r.reverted,
+                new_points: r.new_points,
+                falsified: r.falsified,
+            });
+        }
     }
 
     fn flush_batch(&mut self) {
@@ -1018,8 +1036,10 @@ impl Worker {
             done: true,
         });
         shared.persist_reproducer(case.id);
-        if shared.config.stop_on_fail || (shared.tests.all_decided() && !shared.config.keep_alive) {
-            shared.stop.store(true, Ordering::Release);
+        if shared.config.stop_on_fail {
+            shared.end(super::EndReason::StopOnFail);
+        } else if shared.tests.all_decided() && !shared.config.keep_alive {
+            shared.end(super::EndReason::AllTestsDecided);
         }
         true
     }

@@ -277,6 +277,15 @@ pub struct InjectTransactionInput {
     #[serde(default = "zero")]
     #[schemars(regex(pattern = "^[0-9]+$"))]
     pub value: String,
+    /// How many times each worker runs the sequence; every `?` in it is
+    /// drawn anew each time.
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = crate::campaign::control::MAX_REPEAT))]
+    pub repeat: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn zero() -> String {
@@ -356,7 +365,8 @@ pub struct StatusTest {
 #[serde(rename_all = "camelCase")]
 pub struct StatusConfig {
     pub test_mode: crate::config::TestMode,
-    /// `testLimit` as a decimal string (it can exceed 2^53).
+    /// `testLimit` as a decimal string (it can exceed 2^53), or
+    /// `unlimited` for a campaign that fuzzes until it is stopped.
     pub test_limit: String,
     pub seq_len: usize,
     /// `shrinkLimit` as a decimal string.
@@ -377,6 +387,13 @@ pub struct StatusOutput {
     pub contract: String,
     pub mode: crate::config::TestMode,
     pub running: bool,
+    /// Whether workers still generate calls (false once `endReason` is
+    /// set; a kept-alive campaign then still runs injections).
+    pub fuzzing: bool,
+    /// Why fuzzing ended: testLimit, timeout, stopOnFail, allTestsDecided,
+    /// signal, clientLeft or stopped; absent while it goes on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_reason: Option<crate::campaign::EndReason>,
     pub workers: usize,
     pub calls: u64,
     #[schemars(range(min = 0))]
@@ -707,10 +724,10 @@ impl CampaignTools {
                 .with_details(serde_json::json!({ "field": "value" }))
         })?;
         let calls: Vec<String> = a.sequence.into_iter().map(|c| c.0).collect();
-        let txs = self.control.parse_calls(&calls, sender, value)?;
+        let templates = self.control.parse_templates(&calls, sender, value)?;
         gate.commit("inject_transaction")?;
-        let n = txs.len();
-        let receipt = self.control.inject(txs)?;
+        let n = templates.len();
+        let receipt = self.control.inject_templates(templates, a.repeat)?;
         ToolAnswer::json(&InjectTransactionOutput {
             success: true,
             message: format!(
@@ -757,6 +774,8 @@ impl CampaignTools {
             contract: report.contract.clone(),
             mode: report.mode,
             running: !s.finished(),
+            fuzzing: s.end_reason().is_none(),
+            end_reason: s.end_reason(),
             workers: report.workers,
             calls: report.calls,
             calls_per_second: report.calls_per_sec,
@@ -768,7 +787,11 @@ impl CampaignTools {
             prioritized_functions: s.priorities.snapshot().signatures(),
             config: StatusConfig {
                 test_mode: s.config.test_mode,
-                test_limit: s.config.test_limit.to_string(),
+                test_limit: if s.config.test_limit == crate::config::UNLIMITED {
+                    "unlimited".into()
+                } else {
+                    s.config.test_limit.to_string()
+                },
                 seq_len: s.config.seq_len,
                 shrink_limit: s.config.shrink_limit.to_string(),
                 seed: s.seed.to_string(),

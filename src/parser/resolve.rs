@@ -9,7 +9,7 @@
 //! always comes from the chosen ABI signature.
 
 use super::syntax::{CallExpr, Expr, ExprKind};
-use crate::tx::{Delay, Tx};
+use crate::tx::{Delay, Holes, Tx};
 use alloy_dyn_abi::{DynSolType, DynSolValue, Specifier};
 use alloy_json_abi::Function;
 use alloy_primitives::{Address, B256, I256, U256};
@@ -99,6 +99,9 @@ pub fn parse_address(s: &str) -> Result<Address, String> {
 fn fit(e: &Expr, ty: &DynSolType) -> Result<(DynSolValue, u32), Misfit> {
     let want = type_name(ty);
     match (&e.kind, ty) {
+        // Any value: a placeholder of the type (workers draw the real one);
+        // it decides no overload.
+        (ExprKind::Hole, _) => Ok((zero_of(ty), 0)),
         (ExprKind::Cast(name, inner), _) => {
             let cast: DynSolType = name.parse().map_err(|_| Misfit {
                 span: e.span.clone(),
@@ -293,6 +296,7 @@ fn fit(e: &Expr, ty: &DynSolType) -> Result<(DynSolValue, u32), Misfit> {
                 ExprKind::Array(_) => "an array",
                 ExprKind::Tuple(_) => "a tuple",
                 ExprKind::Cast(..) => "a cast",
+                ExprKind::Hole => "?",
             };
             misfit(&e.span, format!("{what} where {want} is expected"))
         }
@@ -347,13 +351,103 @@ fn address_option(e: &Expr, field: &str) -> Result<Address, ResolveError> {
     }
 }
 
-/// Resolves `call` against `functions` into a transaction.
+/// The zero value of `ty` (a wildcard's placeholder).
+pub fn zero_of(ty: &DynSolType) -> DynSolValue {
+    match ty {
+        DynSolType::Bool => DynSolValue::Bool(false),
+        DynSolType::Int(b) => DynSolValue::Int(alloy_primitives::I256::ZERO, *b),
+        DynSolType::Uint(b) => DynSolValue::Uint(U256::ZERO, *b),
+        DynSolType::FixedBytes(n) => DynSolValue::FixedBytes(Default::default(), *n),
+        DynSolType::Address => DynSolValue::Address(Address::ZERO),
+        DynSolType::Function => DynSolValue::Function(Default::default()),
+        DynSolType::Bytes => DynSolValue::Bytes(Vec::new()),
+        DynSolType::String => DynSolValue::String(String::new()),
+        DynSolType::Array(_) => DynSolValue::Array(Vec::new()),
+        DynSolType::FixedArray(t, n) => DynSolValue::FixedArray(vec![zero_of(t); *n]),
+        DynSolType::Tuple(ts) => DynSolValue::Tuple(ts.iter().map(zero_of).collect()),
+        #[allow(unreachable_patterns)]
+        _ => DynSolValue::Uint(U256::ZERO, 256),
+    }
+}
+
+/// The paths of the `?`s in `e` (at `path`).
+fn hole_paths(e: &Expr, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    match &e.kind {
+        ExprKind::Hole => out.push(path.clone()),
+        ExprKind::Array(items) | ExprKind::Tuple(items) => {
+            for (i, item) in items.iter().enumerate() {
+                path.push(i);
+                hole_paths(item, path, out);
+                path.pop();
+            }
+        }
+        ExprKind::Cast(_, inner) => hole_paths(inner, path, out),
+        _ => {}
+    }
+}
+
+fn is_hole(e: Option<&Expr>) -> bool {
+    e.is_some_and(|e| e.kind == ExprKind::Hole)
+}
+
+/// Resolves `call` against `functions` into a transaction. A `?` is
+/// refused here (only injections take wildcards: [`resolve_template`]).
 pub fn resolve(
     call: &CallExpr,
     functions: &[Arc<Function>],
     defaults: &CallDefaults,
 ) -> Result<Tx, ResolveError> {
     let o = &call.options;
+    let hole = call.args.iter().find(|a| a.has_hole()).or_else(|| {
+        [o.value.as_ref(), o.from.as_ref(), o.to.as_ref(), o.delay.as_ref(), o.blocks.as_ref(), o.gas_price.as_ref()]
+            .into_iter()
+            .flatten()
+            .find(|e| e.has_hole())
+    });
+    if let Some(e) = hole {
+        return Err(ResolveError {
+            span: e.span.clone(),
+            message: "`?` (any value) is taken by inject_transaction only; give a value here"
+                .into(),
+            candidates: vec![],
+        });
+    }
+    resolve_template(call, functions, defaults).map(|(tx, _)| tx)
+}
+
+/// Resolves `call`, which may hold `?` wildcards (in arguments, at any
+/// depth, and as `value` or `from`), into a transaction with placeholder
+/// values where the `?`s are, and where they are.
+pub fn resolve_template(
+    call: &CallExpr,
+    functions: &[Arc<Function>],
+    defaults: &CallDefaults,
+) -> Result<(Tx, Holes), ResolveError> {
+    let o = &call.options;
+    for (name, e) in [
+        ("to", &o.to),
+        ("delay", &o.delay),
+        ("blocks", &o.blocks),
+        ("gasprice", &o.gas_price),
+    ] {
+        if let Some(e) = e
+            && e.has_hole()
+        {
+            return Err(ResolveError {
+                span: e.span.clone(),
+                message: format!("{name}: `?` is taken in arguments, `value` and `from` only"),
+                candidates: vec![],
+            });
+        }
+    }
+    let mut holes = Holes {
+        value: is_hole(o.value.as_ref()),
+        sender: is_hole(o.from.as_ref()),
+        ..Holes::default()
+    };
+    for (i, a) in call.args.iter().enumerate() {
+        hole_paths(a, &mut vec![i], &mut holes.args);
+    }
     let to = match &o.to {
         None => None,
         Some(e) => {
@@ -470,6 +564,7 @@ pub fn resolve(
         }
     };
     let sender = match &o.from {
+        Some(_) if holes.sender => defaults.sender,
         Some(e) => address_option(e, "from")?,
         None => defaults.sender,
     };
@@ -519,13 +614,16 @@ pub fn resolve(
             })?
         }
     };
-    Ok(Tx {
-        function,
-        args,
-        sender,
-        value,
-        delay,
-        gas_price,
-        to: to.map(|c| c.address),
-    })
+    Ok((
+        Tx {
+            function,
+            args,
+            sender,
+            value,
+            delay,
+            gas_price,
+            to: to.map(|c| c.address),
+        },
+        holes,
+    ))
 }

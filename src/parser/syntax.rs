@@ -78,7 +78,7 @@ fn lex(src: &str) -> Result<Vec<(Tok, Range<usize>)>, ParseError> {
                     i += 1;
                 }
             }
-            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b';' | b':' | b'-' => {
+            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b';' | b':' | b'-' | b'?' => {
                 out.push((Tok::Punct(c as char), i..i + 1));
                 i += 1;
             }
@@ -254,6 +254,20 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `uint8(5)`, `address(0x…)`: pins the argument's type.
     Cast(String, Box<Expr>),
+    /// `?`: any value, drawn anew by each worker each time the call runs.
+    Hole,
+}
+
+impl Expr {
+    /// Whether this expression is or contains a `?`.
+    pub fn has_hole(&self) -> bool {
+        match &self.kind {
+            ExprKind::Hole => true,
+            ExprKind::Array(items) | ExprKind::Tuple(items) => items.iter().any(Expr::has_hole),
+            ExprKind::Cast(_, inner) => inner.has_hole(),
+            _ => false,
+        }
+    }
 }
 
 /// Per-call options: `f{value: 1 ether, from: 0x…, delay: 1 days, blocks: 10, gasprice: 5 gwei}(…)`;
@@ -588,6 +602,13 @@ impl P {
                     span: span.start..end,
                 })
             }
+            Tok::Punct('?') => {
+                self.next();
+                Ok(Expr {
+                    kind: ExprKind::Hole,
+                    span,
+                })
+            }
             Tok::Ident(w) if w == "true" || w == "false" => {
                 self.next();
                 Ok(Expr {
@@ -607,7 +628,7 @@ impl P {
             }
             other => err(
                 span,
-                "a value (number, address, true/false, string, hex\"…\", [..] or (..))",
+                "a value (number, address, true/false, string, hex\"…\", [..], (..) or ? for any)",
                 describe(&other),
             ),
         }

@@ -351,3 +351,51 @@ fn an_exponent_that_overflows_is_an_error_not_zero() {
         DynSolValue::Uint(U256::from(1_500_000_000_000_000_000u64), 256)
     });
 }
+
+/// Every wildcard form parses, keeps its holes, and prints back to text that
+/// parses to the same call and holes.
+#[test]
+fn wildcards_parse_keep_their_holes_and_round_trip() {
+    let f = abi(&[
+        "transfer(address,uint256)",
+        "deposit(uint256) payable",
+        "nested(uint8[],(uint16,bool[2]))",
+        "over(uint8)",
+        "over(address)",
+    ]);
+    let abis = crate::tx::Abis {
+        target: &f,
+        others: &[],
+    };
+    let sender = Some(defaults().sender);
+    let cases: &[(&str, &[&[usize]], bool, bool)] = &[
+        ("transfer(?, 7)", &[&[0]], false, false),
+        ("transfer(?, ?)", &[&[0], &[1]], false, false),
+        ("deposit{value: ?}(3)", &[], true, false),
+        ("deposit{value: ?, from: ?}(?)", &[&[0]], true, true),
+        ("nested([1, ?, 3], (?, [true, ?]))", &[&[0, 1], &[1, 0], &[1, 1, 1]], false, false),
+        ("nested(?, ?)", &[&[0], &[1]], false, false),
+        ("over(uint8(?))", &[&[0]], false, false),
+        ("over(address(?))", &[&[0]], false, false),
+    ];
+    for (src, paths, value, sender_hole) in cases {
+        let mut got = parse_templates(src, &f, &defaults()).unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert_eq!(got.len(), 1);
+        let (tx, holes) = got.remove(0);
+        let want: Vec<Vec<usize>> = paths.iter().map(|p| p.to_vec()).collect();
+        assert_eq!(holes.args, want, "{src}");
+        assert_eq!((holes.value, holes.sender), (*value, *sender_hole), "{src}");
+        let printed = format_template(&tx, &holes, abis, sender);
+        let mut again = parse_templates(&printed, &f, &defaults())
+            .unwrap_or_else(|e| panic!("{src} printed as {printed}: {e}"));
+        let (tx2, holes2) = again.remove(0);
+        assert_eq!((tx2, holes2), (tx.clone(), holes.clone()), "{src} -> {printed}");
+    }
+    // Concrete calls refuse `?`; so do options a worker does not draw.
+    assert!(parse_txs("transfer(?, 7)", &f, &defaults()).is_err());
+    let e = parse_templates("transfer{delay: ?}(?, 7)", &f, &defaults()).unwrap_err();
+    assert!(e.to_string().contains("delay"), "{e}");
+    // A bare `?` decides no overload: ambiguous, with the way out named.
+    let e = parse_templates("over(?)", &f, &defaults()).unwrap_err();
+    assert!(e.to_string().contains("cast"), "{e}");
+}
