@@ -17,6 +17,7 @@ pub mod render;
 pub mod report;
 mod shrink;
 pub mod spec;
+pub mod target_info;
 mod worker;
 
 pub use control::{Control, ControlError, Injection};
@@ -472,12 +473,9 @@ impl Stores {
     /// the reason is the call budget (workers of a kept-alive campaign stay
     /// to run injections), asks the workers to stop.
     pub fn end(&self, reason: EndReason) {
-        let _ = self.ended.compare_exchange(
-            0,
-            reason as u8 + 1,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        );
+        let _ =
+            self.ended
+                .compare_exchange(0, reason as u8 + 1, Ordering::AcqRel, Ordering::Acquire);
         if reason != EndReason::TestLimit {
             self.stop.store(true, Ordering::Release);
         }
@@ -712,7 +710,10 @@ impl Stores {
 
     /// Calls with `?` wildcards, printed.
     pub fn print_templates(&self, calls: &[(Tx, crate::tx::Holes)]) -> Vec<String> {
-        calls.iter().map(|(t, h)| self.render.template(t, h)).collect()
+        calls
+            .iter()
+            .map(|(t, h)| self.render.template(t, h))
+            .collect()
     }
 
     /// One call, printed.

@@ -135,8 +135,8 @@ pub struct Config {
     /// Total calls over all workers before the campaign ends
     /// ([`UNLIMITED`]: until it is stopped).
     pub test_limit: u64,
-    /// Whether the file set `testLimit` or `timeout` (an agent-driven run
-    /// with neither fuzzes until it is stopped).
+    /// Whether the file set `testLimit` (an agent-driven run without one
+    /// fuzzes until it is stopped or its `timeout`).
     pub limit_given: bool,
     pub seq_len: usize,
     pub shrink_limit: u64,
@@ -658,7 +658,6 @@ impl Config {
                         .collect::<Result<_, ConfigError>>()?;
                 }
                 "timeout" => {
-                    c.limit_given = true;
                     c.timeout = match v {
                         Value::Null => None,
                         v => Some(as_u64(key, v)?),

@@ -51,7 +51,7 @@ struct FuzzArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Total calls before the campaign ends (default 50000; under `rudder
-    /// mcp` and --keep-alive with no limit given: until stopped).
+    /// mcp` and --keep-alive with none given: until stopped or --timeout).
     #[arg(long)]
     test_limit: Option<u64>,
     /// Calls per sequence.
@@ -105,6 +105,11 @@ struct FuzzArgs {
     /// family then has nothing to answer from.
     #[arg(long)]
     no_traces: bool,
+    /// Advertise each tool's output schema in tools/list (for clients that
+    /// validate answers or generate types; it more than doubles the list an
+    /// agent loads).
+    #[arg(long)]
+    output_schemas: bool,
     /// The MCP tool families to serve, comma-separated: campaign, events,
     /// traces, graph, ops, or all.
     #[arg(long, default_value = "all", value_parser = parse_families)]
@@ -156,7 +161,7 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     // An agent's campaign (`rudder mcp`, `--keep-alive`) given no limit
     // fuzzes until its client leaves or it is signalled: the agent steers a
     // running campaign, not one that ended before it connected.
-    if a.keep_alive && a.test_limit.is_none() && a.timeout.is_none() && !config.limit_given {
+    if a.keep_alive && a.test_limit.is_none() && !config.limit_given {
         config.test_limit = rudder::config::UNLIMITED;
     }
     if a.no_journal {
@@ -278,7 +283,8 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
         return Ok(2);
     };
     if let Some(opts) = http {
-        let server = rudder::mcp::RudderServer::with_families(campaign.control(), &a.tools.0);
+        let server = rudder::mcp::RudderServer::with_families(campaign.control(), &a.tools.0)
+            .with_output_schemas(a.output_schemas);
         match runtime.block_on(rudder::mcp::transport::serve_http(server, opts)) {
             Ok((bound, _task)) => eprintln!("MCP (streamable HTTP) at http://{bound}/mcp"),
             Err(e) => {
@@ -327,7 +333,8 @@ fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
     let Some((campaign, runtime)) = launch(&a)? else {
         return Ok(2);
     };
-    let server = rudder::mcp::RudderServer::with_families(campaign.control(), &a.tools.0);
+    let server = rudder::mcp::RudderServer::with_families(campaign.control(), &a.tools.0)
+        .with_output_schemas(a.output_schemas);
     let served = runtime.block_on(rudder::mcp::transport::serve_stdio(server));
     campaign.stop_because(rudder::campaign::EndReason::ClientLeft);
     let report = campaign.wait();

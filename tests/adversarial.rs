@@ -185,7 +185,10 @@ async fn random_and_adversarial_tool_calls_never_break_anything() {
         let before = digest(&c, &log);
         let r = server.run_tool(&tool, Some(args.clone())).await;
         let v = rudder::mcp::answer_json(&r);
-        assert!(!v.is_null(), "call {i}: {tool} {args:?} gave no JSON answer");
+        assert!(
+            !v.is_null(),
+            "call {i}: {tool} {args:?} gave no JSON answer"
+        );
         if r.is_error == Some(true) {
             rejected += 1;
             let code = v["error"]["code"].as_str().unwrap_or("");

@@ -49,6 +49,34 @@ fn official_python_client_over_stdio_and_http() {
     assert!(stdout.contains("e2e: all checks passed"), "{stdout}");
 }
 
+/// tests/e2e/agent_session.py: `rudder mcp` with no limit fuzzes while the
+/// client holds the session (calls rise, `fuzzing` true, `testLimit`
+/// "unlimited", a `?` injection with `repeat` runs) and exits soon after the
+/// client leaves; with `--test-limit` fuzzing ends at the limit
+/// (`endReason` "testLimit") and the server goes on answering and injecting.
+#[test]
+fn an_agents_campaign_fuzzes_until_the_client_leaves() {
+    let python = python();
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new(python)
+        .arg("tests/e2e/agent_session.py")
+        .arg(env!("CARGO_BIN_EXE_rudder"))
+        .arg(work.path())
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "agent session failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    println!("{stdout}");
+    assert!(
+        stdout.contains("agent_session: all checks passed"),
+        "{stdout}"
+    );
+}
+
 /// The short version of the load test (20 clients for 5 s over loopback
 /// HTTP): every call answered, none failed. The long mode, 100 clients for
 /// 60 s, is `.venv/bin/python tests/e2e/load.py target/release/rudder /tmp/load 100 60`

@@ -973,7 +973,10 @@ fn the_target_is_created_at_its_final_address_with_its_balance_as_value() {
 /// a limit set in the config is named when a deployment exceeds it.
 #[test]
 fn code_size_defaults_to_no_limit_and_its_errors_name_the_key() {
-    assert_eq!(Config::default().code_size, rudder::config::DEFAULT_CODE_SIZE);
+    assert_eq!(
+        Config::default().code_size,
+        rudder::config::DEFAULT_CODE_SIZE
+    );
     let project = std::sync::Arc::new(
         rudder::artifacts::Project::load(Path::new("contracts/out/Token.json")).unwrap(),
     );

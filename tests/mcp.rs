@@ -50,7 +50,12 @@ impl Session {
     /// against the tool's advertised output schema.
     async fn ok(&self, name: &str, args: Value) -> Value {
         let r = self.call(name, args).await;
-        assert_ne!(r.is_error, Some(true), "{name}: {}", rudder::mcp::answer_json(&r));
+        assert_ne!(
+            r.is_error,
+            Some(true),
+            "{name}: {}",
+            rudder::mcp::answer_json(&r)
+        );
         let v = r.structured_content.clone().expect("structured content");
         let tool = self.tools.iter().find(|t| t.name == name).unwrap();
         let schema = Value::Object((*tool.output_schema.clone().unwrap()).clone());
@@ -69,7 +74,10 @@ impl Session {
     async fn err(&self, name: &str, args: Value, code: &str) -> Value {
         let r = self.call(name, args.clone()).await;
         assert_eq!(r.is_error, Some(true), "{name} {args} should fail");
-        assert!(r.structured_content.is_none(), "errors carry no structured content");
+        assert!(
+            r.structured_content.is_none(),
+            "errors carry no structured content"
+        );
         let v = rudder::mcp::answer_json(&r);
         assert_eq!(v["success"], json!(false));
         assert_eq!(v["error"]["code"], json!(code), "{v}");
@@ -108,6 +116,7 @@ async fn tools_list_matches_the_seed() {
             "inject_transaction",
             "prioritize_function",
             "clear_priorities",
+            "target",
             "status",
             "get_events_by_type",
             "get_events_by_entity",
@@ -430,4 +439,28 @@ async fn bad_input_is_invalid_input_and_changes_nothing() {
     );
     assert!(!dir.path().join("escape.info").exists());
     c.stop();
+}
+
+/// What an agent loads: `tools/list` with every family and no output
+/// schemas (what `rudder mcp` advertises unless `--output-schemas`) stays
+/// within 40 KB, and no description points at the project's specs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tool_list_an_agent_loads_is_small_and_plain() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign(dir.path());
+    let lean = RudderServer::new(c.control()).with_output_schemas(false);
+    let tools = lean.tool_list();
+    let bytes = serde_json::to_string(&json!({ "tools": tools }))
+        .unwrap()
+        .len();
+    assert!(bytes <= 40_000, "tools/list is {bytes} bytes");
+    for t in &tools {
+        assert!(t.output_schema.is_none(), "{}", t.name);
+        let text = serde_json::to_string(t).unwrap();
+        for word in ["Clarification", "seed 00", "Seed 00"] {
+            assert!(!text.contains(word), "{}: {word} in {text}", t.name);
+        }
+    }
+    let full = RudderServer::new(c.control()).tool_list();
+    assert!(full.iter().all(|t| t.output_schema.is_some()));
 }

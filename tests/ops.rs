@@ -17,7 +17,10 @@ async fn err001(server: &RudderServer, name: &str, args: Value) -> Value {
     };
     let r = server.run_tool(name, Some(m)).await;
     assert_eq!(r.is_error, Some(true), "{name} {args} should fail");
-    assert!(r.structured_content.is_none(), "errors carry no structured content");
+    assert!(
+        r.structured_content.is_none(),
+        "errors carry no structured content"
+    );
     let body = rudder::mcp::answer_json(&r);
     assert!(body["_metadata"]["latency_ms"].is_number(), "{body}");
     assert!(body.get("success").is_none(), "seed 001's shape: {body}");

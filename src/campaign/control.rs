@@ -142,10 +142,11 @@ impl Control {
         let defaults = self.defaults(sender, value);
         let mut out = Vec::with_capacity(calls.len());
         for (i, text) in calls.iter().enumerate() {
-            let parsed = crate::parser::parse_templates(text, &self.stores.target.functions, &defaults)
-                .map_err(|e| {
-                    ControlError::invalid(format!("sequence[{i}]"), format!("{text:?}: {e}"))
-                })?;
+            let parsed =
+                crate::parser::parse_templates(text, &self.stores.target.functions, &defaults)
+                    .map_err(|e| {
+                        ControlError::invalid(format!("sequence[{i}]"), format!("{text:?}: {e}"))
+                    })?;
             out.extend(parsed);
         }
         Ok(out)
@@ -245,6 +246,16 @@ impl Control {
         printed: &[String],
     ) -> Result<InjectReceipt, ControlError> {
         let (txs, holes): (Vec<Tx>, Vec<Holes>) = calls.into_iter().unzip();
+        if self.stores.stop.load(Ordering::Acquire) {
+            let why = self
+                .stores
+                .end_reason()
+                .map_or("stopped".to_string(), |r| format!("{r:?}"));
+            return Err(ControlError::invalid(
+                "sequence",
+                format!("the campaign has stopped ({why}); no worker would run it"),
+            ));
+        }
         if txs.is_empty() {
             return Err(ControlError::invalid("sequence", "needs at least one call"));
         }
@@ -318,6 +329,15 @@ impl Control {
             return Ok(i);
         }
         let name = signature.split('(').next().unwrap_or("");
+        let bare = !signature.contains('(');
+        if bare {
+            let named: Vec<usize> = (0..s.callable.len())
+                .filter(|&i| s.callable[i].function.name == name)
+                .collect();
+            if let [one] = named.as_slice() {
+                return Ok(*one);
+            }
+        }
         let same_name: Vec<String> = s
             .callable
             .iter()
@@ -330,6 +350,12 @@ impl Control {
                 "{signature:?} is not a callable function of {}; callable: {}",
                 s.target.contract.name,
                 all.join(", ")
+            )
+        } else if bare {
+            format!(
+                "{name:?} names {} functions; give one signature: {}",
+                same_name.len(),
+                same_name.join(", ")
             )
         } else {
             format!(
@@ -350,8 +376,10 @@ impl Control {
         let r = if weight == 0 {
             Err(ControlError::invalid("weight", "must be at least 1"))
         } else {
-            self.resolve_signature(signature)
-                .map(|i| self.stores.priorities.add(i, signature, weight))
+            self.resolve_signature(signature).map(|i| {
+                let canonical = self.stores.callable[i].function.signature();
+                self.stores.priorities.add(i, &canonical, weight)
+            })
         };
         self.log_command(
             "prioritize_function",

@@ -29,24 +29,13 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// Canonical ABI signature: a name, then types without spaces, tuples allowed.
-pub const SIGNATURE_PATTERN: &str = r"^[a-zA-Z_$][a-zA-Z0-9_$]*\([a-zA-Z0-9_,()\[\]]*\)$";
+pub const SIGNATURE_PATTERN: &str = r"^[a-zA-Z_$][a-zA-Z0-9_$]*(\([a-zA-Z0-9_,()\[\]]*\))?$";
 /// A call: a name, optional `{options}`, then parenthesised arguments.
 pub const CALL_PATTERN: &str = r"^\s*[a-zA-Z_$][a-zA-Z0-9_$]*\s*(\{[^}]*\})?\s*\(.*\)\s*$";
 /// An address as seed 002 writes it (EIP-55 is checked on top).
 pub const ADDRESS_PATTERN: &str = "^0x[0-9a-fA-F]{40}$";
 /// Matches listed by `find_transaction_in_corpus` (its `count` is exact).
 pub const MAX_FIND_MATCHES: usize = 1000;
-/// Seed 002's `eventType` filter: the first five kinds.
-const SEED_EVENT_KINDS: usize = 5;
-
-fn seed_event_types(_: &mut SchemaGenerator) -> Schema {
-    let names: Vec<&str> = EventKind::ALL[..SEED_EVENT_KINDS]
-        .iter()
-        .map(|k| k.as_str())
-        .collect();
-    json_schema!({ "type": "string", "enum": names })
-}
-
 fn all_event_types(_: &mut SchemaGenerator) -> Schema {
     let names: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
     json_schema!({ "type": "string", "enum": names })
@@ -62,9 +51,9 @@ pub struct ReadLogsInput {
     #[serde(default = "default_count")]
     #[schemars(range(min = 1, max = DEFAULT_CAPACITY))]
     pub count: usize,
-    /// Filter by event type (optional)
+    /// Filter by event type (optional): every type read_logs returns
     #[serde(default)]
-    #[schemars(schema_with = "seed_event_types")]
+    #[schemars(schema_with = "all_event_types")]
     pub event_type: Option<String>,
     /// Filter by worker ID (optional)
     pub worker_id: Option<u32>,
@@ -186,7 +175,7 @@ pub struct GetCorpusSizeOutput {
 pub struct TxItem {
     #[schemars(with = "i64")]
     pub index: u64,
-    /// Solidity-like syntax (Clarification #1)
+    /// Solidity-like syntax
     pub call: String,
     pub sender: String,
     pub value: String,
@@ -253,7 +242,7 @@ pub struct FindTransactionOutput {
 
 // ---- inject_transaction ----
 
-/// Solidity-like function call (Clarification #1)
+/// Solidity-like function call
 #[derive(Deserialize, JsonSchema)]
 #[serde(transparent)]
 #[schemars(extend("examples" = [
@@ -263,7 +252,7 @@ pub struct FindTransactionOutput {
 ]))]
 pub struct CallText(#[schemars(regex(pattern = CALL_PATTERN))] pub String);
 
-/// Inject transaction sequence to all workers (Clarification #5)
+/// Inject transaction sequence to all workers
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InjectTransactionInput {
@@ -307,11 +296,12 @@ pub struct InjectTransactionOutput {
 
 // ---- prioritize_function / clear_priorities ----
 
-/// Add function to prioritization set (90% weighting, Clarification #2)
+/// Add function to prioritization set (90% weighting)
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PrioritizeFunctionInput {
-    /// Canonical ABI function signature (no spaces)
+    /// Canonical ABI function signature (no spaces), or a bare name when
+    /// it names one function
     #[schemars(regex(pattern = SIGNATURE_PATTERN))]
     #[schemars(extend("examples" = ["transfer(address,uint256)", "approve(address,uint256)", "depositETH()"]))]
     pub function_signature: String,
@@ -417,6 +407,13 @@ pub struct StatusOutput {
     pub journal_dropped: u64,
 }
 
+// ---- target ----
+
+/// What the campaign fuzzes (no parameters)
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetInput {}
+
 // ---- the family ----
 
 fn address(field: &str, s: &str) -> Result<Address, ToolError> {
@@ -451,7 +448,7 @@ impl Family for CampaignTools {
         vec![
             ToolDef::method::<ReadLogsInput, ReadLogsOutput, _>(
                 "read_logs",
-                "Retrieve campaign event logs from EventLog ring buffer (newest first; at most the 2500 most recent). TransactionExecuted events are aggregated per worker every 250 ms. eventType values beyond the filter's five: TestShrunk, InjectionExecuted, OptimizationImproved, WorkerPanicked.",
+                "Read the campaign's recent events (newest first; the 2500 most recent at most): falsifications, coverage gains, injections run, shrinking, workers starting and stopping. TransactionExecuted events are aggregated per worker every 250 ms.",
                 Access::Inline,
                 self,
                 Self::read_logs,
@@ -493,7 +490,7 @@ impl Family for CampaignTools {
             ),
             ToolDef::method::<InjectTransactionInput, InjectTransactionOutput, _>(
                 "inject_transaction",
-                "Inject transaction sequence to all workers: every worker runs it from the deployed state at its next call boundary. Calls are Solidity-like: transfer(0x…, 100), deposit{value: 1 ether}(), set((1, true)); per-call {from: …, value: …, delay: …, blocks: …} override sender and value.",
+                "Inject a call sequence into every worker: each runs it from the deployed state at its next call boundary (`repeat` times). Calls are Solidity-like: transfer(0x…, 100), deposit{value: 1 ether}(), set((1, true)); per-call {from, value, delay, blocks} options; `?` is any value, drawn anew by each worker each run: transfer(?, 7), f([1, ?]), g{value: ?, from: ?}(), uint8(?) for an overload.",
                 Access::Blocking,
                 self,
                 Self::inject,
@@ -502,7 +499,7 @@ impl Family for CampaignTools {
             .with_default("sender", Value::String(sender)),
             ToolDef::method::<PrioritizeFunctionInput, PrioritizeFunctionOutput, _>(
                 "prioritize_function",
-                "Add function to prioritization set (90% weighting, Clarification #2): when the set is non-empty, 90% of generated calls pick from it (weighted), 10% from the whole ABI. Prioritizing a function again adds 1 to its weight. Canonical signatures with tuples are accepted, e.g. set((int16,uint8,address,bool)).",
+                "Add function to prioritization set (90% weighting): when the set is non-empty, 90% of generated calls pick from it (weighted), 10% from the whole ABI. Prioritizing a function again adds 1 to its weight. Canonical signatures with tuples are accepted, e.g. set((int16,uint8,address,bool)).",
                 Access::Blocking,
                 self,
                 Self::prioritize,
@@ -513,6 +510,13 @@ impl Family for CampaignTools {
                 Access::Blocking,
                 self,
                 Self::clear_priorities,
+            ),
+            ToolDef::method::<TargetInput, crate::campaign::target_info::TargetInfo, _>(
+                "target",
+                "What the campaign fuzzes: the deployed contracts with their addresses, each function with its canonical signature, selector, mutability and whether workers call it, each test with its kind and status, the deployer and the senders.",
+                Access::Inline,
+                self,
+                Self::target,
             ),
             ToolDef::method::<StatusInput, StatusOutput, _>(
                 "status",
@@ -742,12 +746,14 @@ impl CampaignTools {
     }
 
     fn prioritize(&self, a: PrioritizeFunctionInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
-        self.control.resolve_signature(&a.function_signature)?;
+        // A bare name stands for its one function (or lists the overloads).
+        let i = self.control.resolve_signature(&a.function_signature)?;
+        let signature = self.stores.callable[i].function.signature();
         gate.commit("prioritize_function")?;
-        let set = self.control.prioritize(&a.function_signature, 1)?;
+        let set = self.control.prioritize(&signature, 1)?;
         ToolAnswer::json(&PrioritizeFunctionOutput {
             success: true,
-            message: format!("Prioritized function '{}'", a.function_signature),
+            message: format!("Prioritized function '{signature}'"),
             prioritized_functions: set.signatures(),
         })
     }
@@ -764,6 +770,10 @@ impl CampaignTools {
             message: format!("Cleared {n} prioritized function{}", plural(n)),
             cleared_count: n,
         })
+    }
+
+    fn target(&self, _: TargetInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
+        ToolAnswer::json(&crate::campaign::target_info::TargetInfo::of(&self.stores))
     }
 
     fn status(&self, _: StatusInput, _: &Gate) -> Result<ToolAnswer, ToolError> {

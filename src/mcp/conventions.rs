@@ -102,7 +102,7 @@ pub fn add_metadata(answer: &mut Value, latency: Duration, source: &str) {
 pub fn metadata_schema() -> Value {
     json!({
         "type": "object",
-        "description": "How the answer was made (seed 001's response metadata)",
+        "description": "How the answer was made: cache, latency, source",
         "properties": {
             "latency_ms": {"type": "number"},
             "cached": {"type": "boolean"},

@@ -564,7 +564,7 @@ impl Family for EventsTools {
         let tools = vec![
             ToolDef::method::<GetEventsByTypeInput, EventQueryResult, _>(
                 "get_events_by_type",
-                "Retrieve a run's journal events of one type within an optional time window, paginated (at most 1000 a page), in journal order. Types: the campaign's kinds (RunStarted, WorkerStarted, WorkerStopped, WorkerPanicked, TransactionExecuted, SequenceStarted, CallExecuted, CoverageIncreased, PropertyFalsified, TestShrunk, OptimizationImproved, InjectionExecuted, ControlCommand, InputRejected) or the seed's: TradeExecution = CallExecuted, OrderRejection = InputRejected, IndicatorCalculation = TestShrunk + OptimizationImproved, PositionUpdate = CoverageIncreased, StateChange = run/worker lifecycle + ControlCommand + InjectionExecuted, MarketDataEvent = TransactionExecuted, RiskEvent = PropertyFalsified + WorkerPanicked. runId: see status.runs.",
+                "A run's journal events of one type (eventType lists them: calls executed, coverage gains, falsifications, shrinking, injections, commands, rejected input, worker lifecycle), optionally within a time window, paginated (1000 a page at most), in journal order. runId: see status.runs.",
                 Access::Blocking,
                 self,
                 Self::by_type,

@@ -244,7 +244,7 @@ impl Family for GraphTools {
         vec![
             ToolDef::method::<IndexProjectInput, IndexProjectOutput, _>(
                 "graph_index_project",
-                "Index the target's Solidity into the Code Graph (from the compiler's AST): files, contracts and inheritance, functions (canonical signatures, selectors, visibility, mutability, modifiers), state variables, call edges, reads and writes. files: sources of the campaign's compilation (the campaign's own are indexed from the start) or compiled artifacts (solc standard-JSON, build-info, a Foundry out/ directory) whose sources join the graph. Files already indexed stay.",
+                "Index Solidity into the code graph from the compiler's AST (contracts, functions, state variables, calls, reads and writes). files: sources of the campaign's compilation (its own are indexed from the start) or other compiled artifacts (solc standard-JSON, build-info, a Foundry out/ directory).",
                 Access::Blocking,
                 self,
                 Self::index,
@@ -265,7 +265,7 @@ impl Family for GraphTools {
             ),
             ToolDef::method::<LogEventInput, LogEventOutput, _>(
                 "etg_log_event",
-                "Append an event to the ETG for an attempt; the attempt becomes this session's current one (rudder logs every tool call of the session as tool_start/tool_end under it). Payload per kind: tool_start {tool, arguments}; tool_end {tool, status, duration_ms, output_ref?}; checkpoint {message, files?, graph_version? (the current graph's by default), branch?/function? (rudder)}; context_retrieved {files, snippets?: [{file, summary, symbols?}]}; answer_rendered {content, citations?, token_count?}. A missing or mistyped field is INVALID_INPUT naming it.",
+                "Record a step of your steering attempt (what you tried and why) in the execution trace graph; the attempt becomes this session's current one and every later tool call is logged under it. Payload per kind: checkpoint {message, files?, branch?, function?}; context_retrieved {files, snippets?}; answer_rendered {content, citations?}; tool_start {tool, arguments}; tool_end {tool, status, duration_ms}.",
                 Access::Blocking,
                 self,
                 Self::log_event,

@@ -37,6 +37,9 @@ pub struct RudderServer {
     /// Each call's budget: [`TOOL_BUDGET`](super::TOOL_BUDGET) unless an
     /// embedder chose another ([`RudderServer::with_budget`]).
     budget: std::time::Duration,
+    /// Whether `tools/list` carries each tool's output schema (and the
+    /// schemas' `$schema` and `title`); see [`RudderServer::with_output_schemas`].
+    output_schemas: bool,
     control: Control,
     /// This session's current ETG attempt.
     session: Arc<crate::graph::etg::Session>,
@@ -118,6 +121,7 @@ impl RudderServer {
             families: Arc::new(families.iter().map(|f| f.name()).collect()),
             inline_reads: true,
             budget: super::TOOL_BUDGET,
+            output_schemas: true,
             session: control.stores().etg.session(),
             control,
         }
@@ -149,6 +153,15 @@ impl RudderServer {
         self
     }
 
+    /// Whether `tools/list` advertises output schemas (on by default). Off,
+    /// the list an agent loads into its context is less than half the size
+    /// (`rudder mcp` without `--output-schemas`): answers are the same, and
+    /// clients then take structured content as it comes.
+    pub fn with_output_schemas(mut self, on: bool) -> Self {
+        self.output_schemas = on;
+        self
+    }
+
     /// The families this server serves.
     pub fn families(&self) -> &[FamilyName] {
         &self.families
@@ -158,7 +171,17 @@ impl RudderServer {
     pub fn tool_list(&self) -> Vec<Tool> {
         self.order
             .iter()
-            .map(|n| self.tools[n].tool.clone())
+            .map(|n| {
+                let mut tool = self.tools[n].tool.clone();
+                if !self.output_schemas {
+                    tool.output_schema = None;
+                    let mut input = (*tool.input_schema).clone();
+                    input.remove("$schema");
+                    input.remove("title");
+                    tool.input_schema = Arc::new(input);
+                }
+                tool
+            })
             .collect()
     }
 
@@ -306,6 +329,9 @@ impl RudderServer {
             .get(name)
             .ok_or_else(|| ToolError::not_found(name))?;
         let args = Value::Object(args.unwrap_or_default());
+        if let Some(e) = unknown_parameter(&args, &served.tool) {
+            return Err(e);
+        }
         if let Some(first) = served.validator.iter_errors(&args).next() {
             let (field, message) = describe_violation(&first, &served.tool);
             return Err(ToolError::invalid(message).with_details(
@@ -329,6 +355,55 @@ impl RudderServer {
         joined
             .unwrap_or_else(|join| Err(ToolError::internal(format!("tool {name} failed: {join}"))))
     }
+}
+
+/// A parameter the tool does not take (its schema closes its properties),
+/// named with the ones it does.
+fn unknown_parameter(args: &Value, tool: &Tool) -> Option<ToolError> {
+    let schema = &tool.input_schema;
+    if schema.get("additionalProperties") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let known: Vec<&String> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().collect())
+        .unwrap_or_default();
+    let unknown: Vec<&String> = args
+        .as_object()?
+        .keys()
+        .filter(|k| !known.contains(k))
+        .collect();
+    if unknown.is_empty() {
+        return None;
+    }
+    let names = unknown
+        .iter()
+        .map(|n| {
+            if n.is_empty() {
+                "\"\"".to_string()
+            } else {
+                n.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let params = if known.is_empty() {
+        "none".to_string()
+    } else {
+        known
+            .iter()
+            .map(|k| k.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Some(
+        ToolError::invalid(format!(
+            "{names}: not a parameter of {} (parameters: {params})",
+            tool.name
+        ))
+        .with_details(serde_json::json!({ "field": names })),
+    )
 }
 
 /// The field a schema violation concerns and a message that names it. An

@@ -235,7 +235,7 @@ impl Family for TracesTools {
             ),
             ToolDef::method::<SearchTracesInput, SearchTracesOutput, _>(
                 "search_traces",
-                "Search traces by any attribute, filters combined with AND: id, name, status (error: falsified a test), kind, origin, latency (ms), totalTokens/totalCost/gas, calls, reverts, coverageGained, createdAt, updatedAt (RFC 3339 or Unix ms), sessionId, datasetRunId, worker, property, corpusEntry, injectionId, sourceTraceId, shrinkOf, shrinkStep, replays, value. Numbers take eq/ne/gt/gte/lt/lte, strings also contains, booleans eq/ne. Opaque cursors stay valid while the campaign appends; total is omitted past 10,000.",
+                "Search executed sequences (traces), filters ANDed over their attributes (status error = falsified a test, kind, origin, calls, reverts, gas, coverageGained, times, worker, property, corpusEntry, injectionId, shrink steps, …): numbers eq/ne/gt/gte/lt/lte, strings also contains. Cursors stay valid while the campaign appends.",
                 Access::Blocking,
                 self,
                 Self::search_traces,
@@ -249,7 +249,7 @@ impl Family for TracesTools {
             ),
             ToolDef::method::<SearchSpansInput, SearchSpansOutput, _>(
                 "search_spans",
-                "Search spans (calls) across traces or within one (traceId), filters combined with AND: id, traceId, name (signature), startTime, endTime (Unix ms), status (error: reverted, panicked or halted), data.function, data.call, data.args (all, as text), data.args.N (argument N: numbers compare as 256-bit numbers, text and addresses as text), data.sender, data.value (256-bit), data.delaySeconds, data.delayBlocks, data.gasUsed, data.outcome (success/revert/panic/halt), data.reason, data.panicCode, data.coverageGained, data.durationUs, data.position, data.falsified, data.properties.NAME (true: the test held after the call).",
+                "Search executed calls (spans) across traces or within one (traceId), filters ANDed: name (signature), status (error: reverted/panicked/halted), times, and data.* fields: function, call, args, args.N (256-bit compare), sender, value, delays, gasUsed, outcome, reason, panicCode, coverageGained, durationUs, position, falsified, properties.NAME (the test held after the call).",
                 Access::Blocking,
                 self,
                 Self::search_spans,

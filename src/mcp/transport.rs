@@ -286,7 +286,15 @@ pub async fn serve_http(
                                     ),
                                 );
                             }
-                            next.run(req).await
+                            // A session closed by DELETE: 200, the answer
+                            // both official clients read as success (the
+                            // Python SDK takes 202 for a failure).
+                            let delete = req.method() == Method::DELETE;
+                            let mut response = next.run(req).await;
+                            if delete && response.status() == StatusCode::ACCEPTED {
+                                *response.status_mut() = StatusCode::OK;
+                            }
+                            response
                         }
                     }
                 }

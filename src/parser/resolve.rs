@@ -399,10 +399,17 @@ pub fn resolve(
 ) -> Result<Tx, ResolveError> {
     let o = &call.options;
     let hole = call.args.iter().find(|a| a.has_hole()).or_else(|| {
-        [o.value.as_ref(), o.from.as_ref(), o.to.as_ref(), o.delay.as_ref(), o.blocks.as_ref(), o.gas_price.as_ref()]
-            .into_iter()
-            .flatten()
-            .find(|e| e.has_hole())
+        [
+            o.value.as_ref(),
+            o.from.as_ref(),
+            o.to.as_ref(),
+            o.delay.as_ref(),
+            o.blocks.as_ref(),
+            o.gas_price.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|e| e.has_hole())
     });
     if let Some(e) = hole {
         return Err(ResolveError {

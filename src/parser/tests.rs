@@ -373,13 +373,19 @@ fn wildcards_parse_keep_their_holes_and_round_trip() {
         ("transfer(?, ?)", &[&[0], &[1]], false, false),
         ("deposit{value: ?}(3)", &[], true, false),
         ("deposit{value: ?, from: ?}(?)", &[&[0]], true, true),
-        ("nested([1, ?, 3], (?, [true, ?]))", &[&[0, 1], &[1, 0], &[1, 1, 1]], false, false),
+        (
+            "nested([1, ?, 3], (?, [true, ?]))",
+            &[&[0, 1], &[1, 0], &[1, 1, 1]],
+            false,
+            false,
+        ),
         ("nested(?, ?)", &[&[0], &[1]], false, false),
         ("over(uint8(?))", &[&[0]], false, false),
         ("over(address(?))", &[&[0]], false, false),
     ];
     for (src, paths, value, sender_hole) in cases {
-        let mut got = parse_templates(src, &f, &defaults()).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let mut got =
+            parse_templates(src, &f, &defaults()).unwrap_or_else(|e| panic!("{src}: {e}"));
         assert_eq!(got.len(), 1);
         let (tx, holes) = got.remove(0);
         let want: Vec<Vec<usize>> = paths.iter().map(|p| p.to_vec()).collect();
@@ -389,7 +395,11 @@ fn wildcards_parse_keep_their_holes_and_round_trip() {
         let mut again = parse_templates(&printed, &f, &defaults())
             .unwrap_or_else(|e| panic!("{src} printed as {printed}: {e}"));
         let (tx2, holes2) = again.remove(0);
-        assert_eq!((tx2, holes2), (tx.clone(), holes.clone()), "{src} -> {printed}");
+        assert_eq!(
+            (tx2, holes2),
+            (tx.clone(), holes.clone()),
+            "{src} -> {printed}"
+        );
     }
     // Concrete calls refuse `?`; so do options a worker does not draw.
     assert!(parse_txs("transfer(?, 7)", &f, &defaults()).is_err());

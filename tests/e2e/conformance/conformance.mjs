@@ -41,7 +41,8 @@ const REPO = path.resolve(HERE, "../../..");
 const TARGET = "contracts/out/Token.json";
 // One worker and a bounded campaign: the machine stays responsive, so the
 // 100 ms tool budget holds; --keep-alive keeps the server up afterwards.
-const RUDDER_ARGS = ["--tools", "all", "--workers", "1", "--seed", "7", "--test-limit", "5000"];
+// --output-schemas: every answer is checked against its advertised schema.
+const RUDDER_ARGS = ["--tools", "all", "--output-schemas", "--workers", "1", "--seed", "7", "--test-limit", "5000"];
 const CALL_TIMEOUT_MS = 30_000;
 const TIMEOUT_CODES = new Set(["EXECUTION_TIMEOUT", "TIMEOUT"]);
 const SDK = "typescript";

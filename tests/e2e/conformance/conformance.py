@@ -46,7 +46,8 @@ from common import free_port, stop  # noqa: E402  (tests/e2e/common.py)
 TARGET = "contracts/out/Token.json"
 # One worker and a bounded campaign: the machine stays responsive, so the
 # 100 ms tool budget holds; --keep-alive keeps the server up afterwards.
-RUDDER_ARGS = ["--tools", "all", "--workers", "1", "--seed", "7", "--test-limit", "5000"]
+# --output-schemas: every answer is checked against its advertised schema.
+RUDDER_ARGS = ["--tools", "all", "--output-schemas", "--workers", "1", "--seed", "7", "--test-limit", "5000"]
 CALL_TIMEOUT = timedelta(seconds=30)
 TIMEOUT_CODES = {"EXECUTION_TIMEOUT", "TIMEOUT"}
 SDK = "python"

@@ -1,0 +1,152 @@
+//! What the campaign fuzzes, described for an agent: the deployed contracts
+//! with their addresses, each function with its signature, mutability and
+//! whether workers call it, and each test with its kind and status.
+
+use super::Stores;
+use crate::campaign::properties::TestKind;
+use crate::campaign::report::TestStatus;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// One deployed contract.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeployedContract {
+    pub name: String,
+    /// Lowercase hex.
+    pub address: String,
+    /// `target` (the fuzzed contract), `callable` (another contract calls
+    /// may go to, `allContracts`) or `deployed` (a library or a
+    /// `deployContracts` entry).
+    pub role: String,
+}
+
+/// One function of a deployed contract.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetFunction {
+    pub contract: String,
+    /// Canonical signature (what prioritize_function and find_transaction_in_corpus take).
+    pub signature: String,
+    /// 0x-prefixed 4-byte selector.
+    pub selector: String,
+    /// pure, view, nonpayable or payable.
+    pub mutability: String,
+    /// Whether workers generate calls to it.
+    pub fuzzed: bool,
+}
+
+/// One test of the campaign.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetTest {
+    pub name: String,
+    pub kind: TestKind,
+    pub status: TestStatus,
+}
+
+/// The whole description.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetInfo {
+    pub contract: String,
+    /// The target's address (lowercase hex).
+    pub address: String,
+    /// Sender of the deployment (lowercase hex).
+    pub deployer: String,
+    /// Senders of fuzzed calls (lowercase hex).
+    pub senders: Vec<String>,
+    pub contracts: Vec<DeployedContract>,
+    pub functions: Vec<TargetFunction>,
+    pub tests: Vec<TargetTest>,
+}
+
+fn mutability(f: &alloy_json_abi::Function) -> String {
+    use alloy_json_abi::StateMutability as M;
+    match f.state_mutability {
+        M::Pure => "pure",
+        M::View => "view",
+        M::NonPayable => "nonpayable",
+        M::Payable => "payable",
+    }
+    .into()
+}
+
+fn hex(a: &alloy_primitives::Address) -> String {
+    format!("{a:#x}")
+}
+
+impl TargetInfo {
+    /// The campaign's target as of now.
+    pub fn of(s: &Stores) -> TargetInfo {
+        let t = &s.target;
+        let fuzzed = |to: Option<alloy_primitives::Address>, sig: &str| {
+            s.callable
+                .iter()
+                .any(|c| c.to == to && c.function.signature() == sig)
+        };
+        let mut contracts = vec![DeployedContract {
+            name: t.contract.name.clone(),
+            address: hex(&t.address),
+            role: "target".into(),
+        }];
+        let mut functions: Vec<TargetFunction> = t
+            .functions
+            .iter()
+            .map(|f| {
+                let signature = f.signature();
+                TargetFunction {
+                    contract: t.contract.name.clone(),
+                    fuzzed: fuzzed(None, &signature),
+                    selector: format!("{}", f.selector()),
+                    mutability: mutability(f),
+                    signature,
+                }
+            })
+            .collect();
+        for c in t.others.iter() {
+            contracts.push(DeployedContract {
+                name: c.name.clone(),
+                address: hex(&c.address),
+                role: "callable".into(),
+            });
+            for f in &c.functions {
+                let signature = f.signature();
+                functions.push(TargetFunction {
+                    contract: c.name.clone(),
+                    fuzzed: fuzzed(Some(c.address), &signature),
+                    selector: format!("{}", f.selector()),
+                    mutability: mutability(f),
+                    signature,
+                });
+            }
+        }
+        for (name, address) in &t.predeployed {
+            if !contracts.iter().any(|c| c.address == hex(address)) {
+                contracts.push(DeployedContract {
+                    name: name.clone(),
+                    address: hex(address),
+                    role: "deployed".into(),
+                });
+            }
+        }
+        let report = super::Report::build(s);
+        TargetInfo {
+            contract: t.contract.name.clone(),
+            address: hex(&t.address),
+            deployer: hex(&s.config.deployer),
+            senders: s.config.senders.iter().map(hex).collect(),
+            contracts,
+            functions,
+            tests: report
+                .tests
+                .into_iter()
+                .map(|r| TargetTest {
+                    name: r.name,
+                    kind: r.kind,
+                    status: r.status,
+                })
+                .collect(),
+        }
+    }
+}
