@@ -481,9 +481,16 @@ impl Project {
             }
         });
         let output = run_compiler(path, &input.to_string())?;
-        let json: Value = serde_json::from_str(&output).map_err(|source| ArtifactError::Json {
-            path: path.to_path_buf(),
-            source,
+        let json = compiler_json(&output).map_err(|e| match e {
+            Some(source) => ArtifactError::Json {
+                path: path.to_path_buf(),
+                source,
+            },
+            // No JSON at all: what the compiler printed is its error.
+            None => ArtifactError::Compile {
+                path: path.to_path_buf(),
+                errors: output.trim().to_string(),
+            },
         })?;
         let errors: Vec<String> = json["errors"]
             .as_array()
@@ -738,6 +745,23 @@ fn collect_contract_positions(
     }
 }
 
+/// The standard-JSON object in a compiler's output, past any banner lines
+/// (solcjs prints `>>> Cannot retry compilation with SMT…` before it).
+/// `Err(None)`: there is no JSON object at all.
+fn compiler_json(output: &str) -> Result<Value, Option<serde_json::Error>> {
+    let start = if output.trim_start().starts_with('{') {
+        output.len() - output.trim_start().len()
+    } else {
+        output.find("\n{").map(|i| i + 1).ok_or(None)?
+    };
+    let mut values = serde_json::Deserializer::from_str(&output[start..]).into_iter::<Value>();
+    match values.next() {
+        Some(Ok(v)) if v.is_object() => Ok(v),
+        Some(Err(e)) => Err(Some(e)),
+        _ => Err(None),
+    }
+}
+
 /// Runs `solc --standard-json`, or solcjs through node, on `input`.
 fn run_compiler(path: &Path, input: &str) -> Result<String, ArtifactError> {
     let mut candidates: Vec<Command> = Vec::new();
@@ -794,6 +818,21 @@ fn run_compiler(path: &Path, input: &str) -> Result<String, ArtifactError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compiler_output_is_read_past_banner_lines() {
+        let banner = ">>> Cannot retry compilation with SMT because there are no SMT solvers available.\n{\"sources\": {}}\n";
+        assert_eq!(
+            compiler_json(banner).unwrap(),
+            serde_json::json!({"sources": {}})
+        );
+        assert_eq!(
+            compiler_json("  {\"a\": 1}").unwrap(),
+            serde_json::json!({"a": 1})
+        );
+        assert!(matches!(compiler_json("Error: no input"), Err(None)));
+        assert!(matches!(compiler_json("x\n{\"a\": "), Err(Some(_))));
+    }
 
     #[test]
     fn loads_the_bundled_standard_json() {

@@ -36,6 +36,17 @@ pub enum TestMode {
 }
 
 impl TestMode {
+    /// The mode's name, as `--test-mode` and `testMode` take it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestMode::Property => "property",
+            TestMode::Assertion => "assertion",
+            TestMode::Optimization => "optimization",
+            TestMode::Exploration => "exploration",
+            TestMode::Overflow => "overflow",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Self> {
         Some(match s {
             "property" => TestMode::Property,
@@ -568,7 +579,15 @@ impl Config {
                 "seqLen" => c.seq_len = as_u64(key, v)?.min(usize::MAX as u64) as usize,
                 "shrinkLimit" => c.shrink_limit = as_u64(key, v)?,
                 "workers" => c.workers = Some(as_u64(key, v)?.min(usize::MAX as u64) as usize),
-                "seed" => c.seed = Some(as_u64(key, v)?),
+                // A seed as a number or as the decimal string reports print.
+                "seed" => {
+                    c.seed = Some(match v {
+                        Value::String(s) => s.trim().parse::<u64>().map_err(|_| {
+                            key_err(key, format!("expected a 64-bit integer, found {s:?}"))
+                        })?,
+                        other => as_u64(key, other)?,
+                    })
+                }
                 "corpusDir" => c.corpus_dir = Some(PathBuf::from(as_string(key, v)?)),
                 "sender" => {
                     let list = v.as_sequence().ok_or_else(|| {

@@ -219,6 +219,21 @@ fn launch(a: &FuzzArgs) -> Result<Option<(Campaign, tokio::runtime::Runtime)>> {
             Ok(c) => c,
             Err(e) => return usage(&e),
         };
+    if campaign.stores().tests.is_empty()
+        && campaign.stores().config.test_mode != rudder::config::TestMode::Exploration
+    {
+        let c = &campaign.stores().config;
+        return usage(&format!(
+            "{} has no tests to check in {} mode: looked for properties ({}* functions returning bool), \
+             assertions (--test-mode assertion: assert failures and AssertionFailed events in any function) \
+             and optimizations ({}opt_* returning int256); choose the mode that matches the harness with \
+             --test-mode, or --test-mode exploration to fuzz for coverage alone",
+            campaign.stores().target.contract.name,
+            c.test_mode.as_str(),
+            c.prefix,
+            c.prefix,
+        ));
+    }
     campaign.start().context("starting workers")?;
     for w in &campaign.warnings {
         tracing::warn!("{w}");
@@ -344,8 +359,13 @@ fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
 }
 
 fn main() {
+    // Colour only on a terminal, and never with NO_COLOR set (logs written
+    // to a file or a pipe stay plain text).
+    let colour = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),

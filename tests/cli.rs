@@ -106,3 +106,63 @@ fn a_bad_config_file_names_the_file_and_the_key() {
         "{err}"
     );
 }
+
+/// A target with nothing to check is a usage error (as in Echidna) that
+/// names what was looked for and how to choose a mode; exploration fuzzes
+/// for coverage alone.
+#[test]
+fn a_target_without_tests_is_exit_2_naming_what_was_looked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let (code, err) = rudder(&["fuzz", "contracts/out/Assertion.json", "--out-dir", out]);
+    assert_eq!(code, 2, "{err}");
+    for word in ["echidna_", "--test-mode", "assertion", "exploration"] {
+        assert!(err.contains(word), "{word}: {err}");
+    }
+    let (code, err) = rudder(&[
+        "fuzz",
+        "contracts/out/Assertion.json",
+        "--test-mode",
+        "exploration",
+        "--test-limit",
+        "500",
+        "--out-dir",
+        out,
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// The seed in `--format json` is a string (64-bit numbers are rounded by
+/// jq and JavaScript), and a config takes it back as a string.
+#[test]
+fn the_json_report_gives_the_seed_as_a_string_a_config_takes_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let seed = "18446744073709551557";
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "fuzz",
+            "contracts/out/SetSeven.json",
+            "--workers",
+            "1",
+            "--test-limit",
+            "300",
+            "--format",
+            "json",
+            "--out-dir",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        let o = Command::new(env!("CARGO_BIN_EXE_rudder"))
+            .args(&args)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let r = run(&["--seed", seed]);
+    assert_eq!(r["seed"], serde_json::json!(seed));
+    let cfg = dir.path().join("c.yaml");
+    std::fs::write(&cfg, format!("seed: \"{seed}\"\n")).unwrap();
+    let r = run(&["--config", cfg.to_str().unwrap()]);
+    assert_eq!(r["seed"], serde_json::json!(seed));
+}

@@ -98,12 +98,19 @@ pub struct CoverageSummary {
     pub points: u64,
 }
 
+fn as_decimal_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&v.to_string())
+}
+
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     pub contract: String,
     pub mode: crate::config::TestMode,
     pub run_id: String,
+    /// Printed in JSON as a decimal string: jq and JavaScript round 64-bit
+    /// numbers, and the run could not be reproduced from them.
+    #[serde(serialize_with = "as_decimal_string")]
     pub seed: u64,
     pub workers: usize,
     pub calls: u64,
