@@ -83,29 +83,7 @@ pub fn format_template(
         .filter(|f| f.name == tx.function.name && f.inputs.len() == tx.args.len())
         .count()
         > 1;
-    let mut opts = Vec::new();
-    if holes.value {
-        opts.push("value: ?".to_string());
-    } else if !tx.value.is_zero() {
-        opts.push(format!("value: {}", tx.value));
-    }
-    if holes.sender {
-        opts.push("from: ?".to_string());
-    } else if default_sender != Some(tx.sender) {
-        opts.push(format!("from: {}", tx.sender.to_checksum(None)));
-    }
-    if tx.delay.seconds != 0 {
-        opts.push(format!("delay: {}", tx.delay.seconds));
-    }
-    if tx.delay.blocks != 0 {
-        opts.push(format!("blocks: {}", tx.delay.blocks));
-    }
-    if tx.gas_price != 0 {
-        opts.push(format!("gasprice: {}", tx.gas_price));
-    }
-    if let Some(to) = tx.to {
-        opts.push(format!("to: {}", to.to_checksum(None)));
-    }
+    let opts = crate::tx::call_options(tx, default_sender, Some(holes));
     let mut s = tx.function.name.clone();
     if !opts.is_empty() {
         s.push('{');

@@ -190,28 +190,44 @@ pub struct TxDisplay<'a> {
     pub default_sender: Option<Address>,
 }
 
+/// The options block's entries of `tx` (`value: …`, `from: …`, …) that
+/// differ from the defaults; `holes` prints `?` for a wildcard value or
+/// sender.
+pub fn call_options(
+    tx: &Tx,
+    default_sender: Option<Address>,
+    holes: Option<&Holes>,
+) -> Vec<String> {
+    let mut opts = Vec::new();
+    if holes.is_some_and(|h| h.value) {
+        opts.push("value: ?".to_string());
+    } else if !tx.value.is_zero() {
+        opts.push(format!("value: {}", tx.value));
+    }
+    if holes.is_some_and(|h| h.sender) {
+        opts.push("from: ?".to_string());
+    } else if default_sender != Some(tx.sender) {
+        opts.push(format!("from: {}", tx.sender.to_checksum(None)));
+    }
+    if tx.delay.seconds != 0 {
+        opts.push(format!("delay: {}", tx.delay.seconds));
+    }
+    if tx.delay.blocks != 0 {
+        opts.push(format!("blocks: {}", tx.delay.blocks));
+    }
+    if tx.gas_price != 0 {
+        opts.push(format!("gasprice: {}", tx.gas_price));
+    }
+    if let Some(to) = tx.to {
+        opts.push(format!("to: {}", to.to_checksum(None)));
+    }
+    opts
+}
+
 impl fmt::Display for TxDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let tx = self.tx;
-        let mut opts = Vec::new();
-        if !tx.value.is_zero() {
-            opts.push(format!("value: {}", tx.value));
-        }
-        if self.default_sender != Some(tx.sender) {
-            opts.push(format!("from: {}", tx.sender.to_checksum(None)));
-        }
-        if tx.delay.seconds != 0 {
-            opts.push(format!("delay: {}", tx.delay.seconds));
-        }
-        if tx.delay.blocks != 0 {
-            opts.push(format!("blocks: {}", tx.delay.blocks));
-        }
-        if tx.gas_price != 0 {
-            opts.push(format!("gasprice: {}", tx.gas_price));
-        }
-        if let Some(to) = tx.to {
-            opts.push(format!("to: {}", to.to_checksum(None)));
-        }
+        let opts = call_options(tx, self.default_sender, None);
         let call = tx.call_string();
         if opts.is_empty() {
             f.write_str(&call)

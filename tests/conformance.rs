@@ -11,63 +11,14 @@
 //! scripts/setup-node.sh installs the TypeScript SDK and ajv into
 //! tests/e2e/conformance/node_modules (npm, pinned by its package-lock.json).
 
-use std::process::Command;
-use std::sync::OnceLock;
+mod common;
 
-/// Runs a setup script once per test binary and returns the last line it
-/// prints (the interpreter's path).
-fn setup(script: &str, what: &str) -> String {
-    let setup = Command::new("bash").arg(script).output().expect("bash");
-    assert!(
-        setup.status.success(),
-        "{script} failed (it installs {what}):\n{}",
-        String::from_utf8_lossy(&setup.stderr)
-    );
-    String::from_utf8_lossy(&setup.stdout)
-        .trim()
-        .lines()
-        .last()
-        .unwrap()
-        .to_string()
-}
-
-/// The Python interpreter of `.venv`, with the official `mcp` client.
-fn python() -> String {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON
-        .get_or_init(|| setup("scripts/setup-python.sh", "the `mcp` package from PyPI"))
-        .clone()
-}
-
-/// Node, once the official `@modelcontextprotocol/sdk` and `ajv` are in
-/// tests/e2e/conformance/node_modules.
-fn node() -> String {
-    static NODE: OnceLock<String> = OnceLock::new();
-    NODE.get_or_init(|| {
-        setup(
-            "scripts/setup-node.sh",
-            "@modelcontextprotocol/sdk and ajv from npm",
-        )
-    })
-    .clone()
-}
+use common::clients::{node, python, run_driver};
 
 /// Runs one driver against this build's rudder; it must pass every check
 /// on both transports.
 fn conformance(interpreter: &str, driver: &str, sdk: &str) {
-    let work = tempfile::tempdir().unwrap();
-    let out = Command::new(interpreter)
-        .arg(driver)
-        .arg(env!("CARGO_BIN_EXE_rudder"))
-        .arg(work.path())
-        .output()
-        .expect("the driver runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "{sdk} conformance failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
+    let stdout = run_driver(interpreter, driver, &[]);
     for transport in ["stdio", "http"] {
         assert!(
             stdout.contains(&format!("{sdk} {transport}: ")),
@@ -79,7 +30,6 @@ fn conformance(interpreter: &str, driver: &str, sdk: &str) {
         Some("conformance: all checks passed"),
         "{stdout}"
     );
-    println!("{stdout}");
 }
 
 #[test]

@@ -421,53 +421,9 @@ fn describe_violation(e: &jsonschema::ValidationError<'_>, tool: &Tool) -> (Stri
             .unwrap_or_default()
     };
     if !field.is_empty() {
-        // A property the schema does not list, reported at its own path by
-        // a `false` subschema: name it and the parameters that exist.
-        if matches!(e.kind(), K::FalseSchema) && !field.contains('.') {
-            let known = known();
-            return (
-                field.clone(),
-                format!(
-                    "{field}: not a parameter of {} (parameters: {})",
-                    tool.name,
-                    if known.is_empty() {
-                        "none".into()
-                    } else {
-                        known.join(", ")
-                    }
-                ),
-            );
-        }
         return (field.clone(), format!("{field}: {e}"));
     }
     match e.kind() {
-        K::AdditionalProperties { unexpected } => {
-            let known = known();
-            // An empty name is shown quoted, so that the answer still names it.
-            let names = unexpected
-                .iter()
-                .map(|n| {
-                    if n.is_empty() {
-                        "\"\"".to_string()
-                    } else {
-                        n.clone()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(", ");
-            (
-                names.clone(),
-                format!(
-                    "{names}: not a parameter of {} (parameters: {})",
-                    tool.name,
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                ),
-            )
-        }
         K::Required { property } => {
             let name = property.as_str().unwrap_or("").to_string();
             (name.clone(), format!("{name}: required"))
@@ -489,9 +445,9 @@ impl ServerHandler for RudderServer {
             .with_server_info(Implementation::new("rudder", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "rudder runs a smart-contract fuzzing campaign in this process. Read its state \
-                 (status, read_logs, show_coverage, corpus tools) and steer its workers \
-                 (inject_transaction with Solidity-style calls, prioritize_function, \
-                 clear_priorities). Every tool answers within 100 ms.",
+                 (status, target, read_logs, show_coverage, corpus tools) and steer its workers \
+                 (inject_transaction with Solidity-style calls and ? wildcards, \
+                 prioritize_function, clear_priorities). Every tool answers within 100 ms.",
             )
     }
 

@@ -2,6 +2,8 @@
 //! and tool calls that must succeed or must fail.
 #![allow(dead_code)]
 
+pub mod clients;
+
 use rudder::campaign::Campaign;
 use rudder::config::Config;
 use rudder::mcp::RudderServer;
