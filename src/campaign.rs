@@ -9,12 +9,14 @@
 //! from [`Campaign::stores`] and [`Campaign::control`].
 
 pub mod control;
+pub mod corpus_dir;
 pub mod generate;
 pub mod oracle;
 pub mod persist;
 pub mod properties;
 pub mod render;
 pub mod report;
+pub mod run_report;
 mod shrink;
 pub mod spec;
 pub mod target_info;
@@ -430,6 +432,8 @@ pub struct Stores {
     pub seed: u64,
     pub run_id: String,
     layout: persist::Layout,
+    /// The corpus files read or written (a reload replays only new ones).
+    corpus_files: corpus_dir::CorpusFiles,
     render: Arc<Renderer>,
     journal: Option<crate::journal::Journal>,
     pub(crate) dictionary: Dictionary,
@@ -739,6 +743,7 @@ impl Stores {
                 .collect(),
         };
         let path = self.layout.corpus_entry(&txs);
+        self.corpus_files.mark(path.clone());
         let entry = self.corpus.add(worker, origin, new_points, txs, gas);
         if origin != Origin::Replayed
             && let Ok(bytes) = serde_json::to_vec_pretty(&stored)
@@ -1199,6 +1204,7 @@ impl Campaign {
             seed,
             run_id,
             layout,
+            corpus_files: corpus_dir::CorpusFiles::default(),
             render,
             journal,
             dictionary,
@@ -1343,39 +1349,14 @@ impl Campaign {
             target: &s.target.functions,
             others: &s.target.others,
         };
-        let row = s.workers;
-        let mut ex = s.target.executor(row);
+        let reload = s.reload_corpus(None);
+        for m in reload.malformed {
+            self.warnings
+                .push(format!("skipped corpus file {}: {}", m.file, m.error));
+        }
+        let mut ex = s.target.executor(s.workers);
         let mut oracle = Oracle::new(&s, &mut ex);
         let mut rng = rand::SeedableRng::seed_from_u64(s.seed ^ 0x5eed_0f7e);
-        let mut files: Vec<PathBuf> = std::fs::read_dir(s.layout.coverage_dir())
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        files.sort();
-        for p in files {
-            let parsed = std::fs::read(&p)
-                .ok()
-                .and_then(|b| serde_json::from_slice::<StoredEntry>(&b).ok());
-            let Some(stored) = parsed else {
-                self.warnings
-                    .push(format!("skipped unreadable corpus file {}", p.display()));
-                continue;
-            };
-            let txs: Result<Vec<Tx>, String> =
-                stored.txs.iter().map(|t| t.to_tx(functions)).collect();
-            match txs {
-                Ok(txs) => {
-                    let new = oracle.replay_for_coverage(&txs);
-                    let gas = stored.txs.iter().map(|t| t.gas_used.unwrap_or(0)).collect();
-                    s.add_corpus(None, Origin::Replayed, new, txs, gas);
-                }
-                Err(e) => self
-                    .warnings
-                    .push(format!("skipped corpus file {}: {e}", p.display())),
-            }
-        }
         for case in s.tests.cases() {
             let p = s.layout.reproducer(&case.name);
             let Some(stored) = std::fs::read(&p)

@@ -288,6 +288,20 @@ impl Outcome {
         }
     }
 
+    /// The outcome in one word: `success`, `revert`, `panic` (a
+    /// `Panic(uint256)` revert) or `halt`. Every answer that classifies a
+    /// call uses this.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Outcome::Success { .. } => "success",
+            Outcome::Revert {
+                reason: RevertReason::Panic(_),
+            } => "panic",
+            Outcome::Revert { .. } => "revert",
+            Outcome::Halt { .. } => "halt",
+        }
+    }
+
     pub fn is_success(&self) -> bool {
         matches!(self, Outcome::Success { .. })
     }

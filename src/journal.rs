@@ -40,7 +40,7 @@ pub mod traces;
 use crate::campaign::Renderer;
 use crate::corpus::Origin;
 use crate::eventlog::{Event, Payload};
-use crate::executor::{Outcome, RevertReason};
+use crate::executor::Outcome;
 use crate::ids::WorkerId;
 use crate::tx::Tx;
 use crossbeam::channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
@@ -1136,11 +1136,8 @@ impl Writer {
 fn describe(o: &Outcome) -> (&'static str, Option<String>, Option<Value>) {
     match o {
         Outcome::Success { .. } => ("success", None, None),
-        Outcome::Revert { reason } => {
-            let word = match reason {
-                RevertReason::Panic(_) => "panic",
-                _ => "revert",
-            };
+        Outcome::Revert { .. } => {
+            let word = o.word();
             let text = o.to_string();
             let errors = json!([{ "Field": "call", "Error": text, "Severity": "Warning" }]);
             (word, Some(text), Some(errors))

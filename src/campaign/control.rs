@@ -131,6 +131,37 @@ impl Control {
         self.inject_templates(templates, repeat)
     }
 
+    /// Runs calls once from the deployed state on an isolated executor and
+    /// describes every call (returns, events, reason, gas, coverage gained,
+    /// tests broken); `?` wildcards are drawn from the campaign's dictionary.
+    /// Nothing of the campaign changes.
+    pub fn run_once(
+        &self,
+        calls: &[String],
+        sender: Option<Address>,
+        value: U256,
+        deadline: std::time::Instant,
+    ) -> Result<super::run_report::SequenceReport, ControlError> {
+        use rand::SeedableRng;
+        let templates = self.parse_templates(calls, sender, value)?;
+        let s = &self.stores;
+        let ctx = super::generate::GenContext::of(&s.config);
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(
+            s.seed ^ self.next_injection.load(Ordering::Relaxed) ^ now_ms(),
+        );
+        let txs: Vec<Tx> = templates
+            .iter()
+            .map(|(t, h)| {
+                if h.is_empty() {
+                    t.clone()
+                } else {
+                    super::generate::fill_holes(&mut rng, &s.dictionary, &ctx, t, h)
+                }
+            })
+            .collect();
+        Ok(super::run_report::run(s, &txs, deadline, None, None))
+    }
+
     /// Parses and resolves calls that may hold `?` wildcards.
     pub fn parse_templates(
         &self,
@@ -138,15 +169,25 @@ impl Control {
         sender: Option<Address>,
         value: U256,
     ) -> Result<Vec<(Tx, Holes)>, ControlError> {
+        self.parse_each(calls, sender, value, crate::parser::parse_templates)
+    }
+
+    /// Parses each call text with `parse` (under the caller's defaults),
+    /// naming the one that fails as `sequence[i]`.
+    fn parse_each<T, E: std::fmt::Display>(
+        &self,
+        calls: &[String],
+        sender: Option<Address>,
+        value: U256,
+        parse: impl Fn(&str, &[Arc<alloy_json_abi::Function>], &CallDefaults) -> Result<Vec<T>, E>,
+    ) -> Result<Vec<T>, ControlError> {
         self.check_count(calls)?;
         let defaults = self.defaults(sender, value);
         let mut out = Vec::with_capacity(calls.len());
         for (i, text) in calls.iter().enumerate() {
-            let parsed =
-                crate::parser::parse_templates(text, &self.stores.target.functions, &defaults)
-                    .map_err(|e| {
-                        ControlError::invalid(format!("sequence[{i}]"), format!("{text:?}: {e}"))
-                    })?;
+            let parsed = parse(text, &self.stores.target.functions, &defaults).map_err(|e| {
+                ControlError::invalid(format!("sequence[{i}]"), format!("{text:?}: {e}"))
+            })?;
             out.extend(parsed);
         }
         Ok(out)
@@ -180,17 +221,7 @@ impl Control {
         sender: Option<Address>,
         value: U256,
     ) -> Result<Vec<Tx>, ControlError> {
-        self.check_count(calls)?;
-        let defaults = self.defaults(sender, value);
-        let mut txs = Vec::with_capacity(calls.len());
-        for (i, text) in calls.iter().enumerate() {
-            let parsed =
-                parse_txs(text, &self.stores.target.functions, &defaults).map_err(|e| {
-                    ControlError::invalid(format!("sequence[{i}]"), format!("{text:?}: {e}"))
-                })?;
-            txs.extend(parsed);
-        }
-        Ok(txs)
+        self.parse_each(calls, sender, value, parse_txs)
     }
 
     /// Sends `txs` to every worker; each runs it from the deployed state at

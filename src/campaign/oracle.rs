@@ -8,7 +8,8 @@
 use super::Stores;
 use super::properties::{TestCase, TestKind};
 use crate::config::TestMode;
-use crate::executor::{Executor, Outcome};
+use crate::executor::{CallResult, Executor, Outcome};
+use crate::ids::TestId;
 use crate::journal::traces::CallObs;
 use crate::tx::Tx;
 use alloy_primitives::{I256, Log, U256};
@@ -29,6 +30,35 @@ impl<'c> Goal<'c> {
             Goal::Fails(c) | Goal::Reaches(c, _) => c,
         }
     }
+}
+
+/// One call of a [`Oracle::dry_run`].
+#[derive(Clone, Debug)]
+pub struct DryStep {
+    pub result: CallResult,
+    /// Points the call reached that the executor's coverage map had not.
+    pub new_points: u32,
+    /// Tests failing after the call (properties in the state it left; the
+    /// assertion test of the function it called).
+    pub failing: Vec<TestId>,
+}
+
+/// Why a dry run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DryStop {
+    /// Every call ran.
+    Complete,
+    /// The deadline came first.
+    Deadline,
+    /// The next call's block time was past the window's end.
+    Window,
+}
+
+/// What a dry run did.
+#[derive(Clone, Debug)]
+pub struct DryRun {
+    pub steps: Vec<DryStep>,
+    pub stop: DryStop,
 }
 
 /// A replay that met its goal.
@@ -195,6 +225,64 @@ impl<'a> Oracle<'a> {
         self.ex.reset();
         self.ex.set_recording(true);
         out
+    }
+
+    /// Runs `seq` once from the deployed state (at block time `start` if
+    /// later), stopping at `deadline` or before a call whose block time
+    /// passes `end`: each call's result, the coverage points it reached that
+    /// the executor's map had not, and the tests failing after it. The one
+    /// "run it and tell me everything" path: `run_sequence`, `run_backtest`
+    /// and `validate_trade` all read it.
+    pub fn dry_run(
+        &mut self,
+        seq: &[Tx],
+        deadline: std::time::Instant,
+        start: Option<u64>,
+        end: Option<u64>,
+    ) -> DryRun {
+        self.ex.reset();
+        if let Some(t) = start {
+            self.ex.advance_time_to(t);
+        }
+        let properties: Vec<TestCase> = self
+            .stores
+            .tests
+            .cases()
+            .filter(|c| c.kind == TestKind::Property)
+            .cloned()
+            .collect();
+        let mut steps = Vec::with_capacity(seq.len());
+        let mut stop = DryStop::Complete;
+        for tx in seq {
+            if std::time::Instant::now() >= deadline {
+                stop = DryStop::Deadline;
+                break;
+            }
+            if let Some(e) = end
+                && self.ex.block().1.saturating_add(tx.delay.seconds) > e
+            {
+                stop = DryStop::Window;
+                break;
+            }
+            let result = self.ex.call(tx);
+            let new_points = self.ex.commit_coverage();
+            let mut failing: Vec<TestId> = properties
+                .iter()
+                .filter(|c| self.property_fails(c).is_some())
+                .map(|c| c.id)
+                .collect();
+            if self.call_fails(&result.outcome, &result.logs).is_some()
+                && let Some(c) = self.stores.tests.cases().find(|c| c.checks_call(tx))
+            {
+                failing.push(c.id);
+            }
+            steps.push(DryStep {
+                result,
+                new_points,
+                failing,
+            });
+        }
+        DryRun { steps, stop }
     }
 
     /// Resets the executor to the deployed state.

@@ -412,16 +412,21 @@ impl TraceWriter {
             let name = t.signature();
             let (outcome, reason, panic) = match &c.failure {
                 None => ("success", None, None),
-                Some(o @ Outcome::Revert { reason }) => match reason {
-                    RevertReason::Panic(code) => (
-                        "panic",
-                        Some(o.to_string()),
-                        Some(code.saturating_to::<i64>()),
-                    ),
-                    RevertReason::Error(m) => ("revert", Some(m.clone()), None),
-                    RevertReason::Raw(_) => ("revert", Some(o.to_string()), None),
-                },
-                Some(o) => ("halt", Some(o.to_string()), None),
+                Some(o) => (
+                    o.word(),
+                    Some(match o {
+                        Outcome::Revert {
+                            reason: RevertReason::Error(m),
+                        } => m.clone(),
+                        o => o.to_string(),
+                    }),
+                    match o {
+                        Outcome::Revert {
+                            reason: RevertReason::Panic(code),
+                        } => Some(code.saturating_to::<i64>()),
+                        _ => None,
+                    },
+                ),
             };
             let mut props = Map::new();
             for bit in 0..64u32 {

@@ -414,7 +414,67 @@ pub struct StatusOutput {
 #[serde(deny_unknown_fields)]
 pub struct TargetInput {}
 
+// ---- run_sequence ----
+
+/// Run a call sequence once on a copy of the deployed state
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSequenceInput {
+    /// Ordered list of function calls (same syntax as inject_transaction; `?` drawn once)
+    #[schemars(length(min = 1, max = MAX_INJECTED_CALLS))]
+    pub sequence: Vec<CallText>,
+    /// Transaction sender address
+    #[schemars(regex(pattern = ADDRESS_PATTERN))]
+    pub sender: Option<String>,
+    /// ETH value in wei (decimal string)
+    #[serde(default = "zero")]
+    #[schemars(regex(pattern = "^[0-9]+$"))]
+    pub value: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSequenceOutput {
+    pub success: bool,
+    #[serde(flatten)]
+    pub report: crate::campaign::run_report::SequenceReport,
+}
+
+// ---- reload_corpus ----
+
+/// Re-read the corpus directory (no parameters)
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReloadCorpusInput {}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReloadCorpusOutput {
+    pub success: bool,
+    /// Human-readable result
+    pub message: String,
+    #[serde(flatten)]
+    pub reload: crate::campaign::corpus_dir::Reload,
+    /// Corpus sequences after the reload.
+    pub corpus_sequences: usize,
+}
+
 // ---- the family ----
+
+fn wei(field: &str, s: &str) -> Result<U256, ToolError> {
+    s.parse::<U256>().map_err(|e| {
+        ToolError::invalid(format!("{field}: {s:?}: {e}"))
+            .with_details(serde_json::json!({ "field": field }))
+    })
+}
+
+/// When a handler doing real work must stop to answer within the budget
+/// (a margin for shaping the answer).
+fn answer_by(gate: &Gate) -> std::time::Instant {
+    gate.deadline()
+        .checked_sub(std::time::Duration::from_millis(10))
+        .unwrap_or_else(std::time::Instant::now)
+}
 
 fn address(field: &str, s: &str) -> Result<Address, ToolError> {
     crate::parser::parse_address(s).map_err(|e| {
@@ -496,7 +556,7 @@ impl Family for CampaignTools {
                 Self::inject,
             )
             // The default sender is the campaign's, which the YAML may set.
-            .with_default("sender", Value::String(sender)),
+            .with_default("sender", Value::String(sender.clone())),
             ToolDef::method::<PrioritizeFunctionInput, PrioritizeFunctionOutput, _>(
                 "prioritize_function",
                 "Add function to prioritization set (90% weighting): when the set is non-empty, 90% of generated calls pick from it (weighted), 10% from the whole ABI. Prioritizing a function again adds 1 to its weight. Canonical signatures with tuples are accepted, e.g. set((int16,uint8,address,bool)).",
@@ -517,6 +577,21 @@ impl Family for CampaignTools {
                 Access::Inline,
                 self,
                 Self::target,
+            ),
+            ToolDef::method::<RunSequenceInput, RunSequenceOutput, _>(
+                "run_sequence",
+                "Run a call sequence once from the deployed state on a copy (the campaign is unchanged) and see everything: per call the decoded return values, decoded events (raw topics where no ABI knows them), revert reason (custom errors decoded) or panic code, gas, coverage points the campaign has not reached, and the tests failing after it. Same call syntax as inject_transaction; each `?` is drawn once.",
+                Access::Blocking,
+                self,
+                Self::run_sequence,
+            )
+            .with_default("sender", Value::String(sender)),
+            ToolDef::method::<ReloadCorpusInput, ReloadCorpusOutput, _>(
+                "reload_corpus",
+                "Re-read the corpus directory: entries another process or a person added since the campaign read it are replayed for coverage and added to the corpus; files that cannot be loaded are listed by name and left in place. Within the time budget; `remaining` says how many are left for the next call.",
+                Access::Blocking,
+                self,
+                Self::reload_corpus,
             ),
             ToolDef::method::<StatusInput, StatusOutput, _>(
                 "status",
@@ -723,10 +798,7 @@ impl CampaignTools {
             .as_deref()
             .map(|s| address("sender", s))
             .transpose()?;
-        let value = a.value.parse::<U256>().map_err(|e| {
-            ToolError::invalid(format!("value: {:?}: {e}", a.value))
-                .with_details(serde_json::json!({ "field": "value" }))
-        })?;
+        let value = wei("value", &a.value)?;
         let calls: Vec<String> = a.sequence.into_iter().map(|c| c.0).collect();
         let templates = self.control.parse_templates(&calls, sender, value)?;
         gate.commit("inject_transaction")?;
@@ -769,6 +841,43 @@ impl CampaignTools {
             success: true,
             message: format!("Cleared {n} prioritized function{}", plural(n)),
             cleared_count: n,
+        })
+    }
+
+    fn run_sequence(&self, a: RunSequenceInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        let sender = a
+            .sender
+            .as_deref()
+            .map(|s| address("sender", s))
+            .transpose()?;
+        let value = wei("value", &a.value)?;
+        let calls: Vec<String> = a.sequence.into_iter().map(|c| c.0).collect();
+        let report = self
+            .control
+            .run_once(&calls, sender, value, answer_by(gate))?;
+        ToolAnswer::json(&RunSequenceOutput {
+            success: true,
+            report,
+        })
+    }
+
+    fn reload_corpus(&self, _: ReloadCorpusInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
+        gate.commit("reload_corpus")?;
+        let reload = self.stores.reload_corpus(Some(answer_by(gate)));
+        let message = format!(
+            "Added {} corpus entr{} ({} new coverage points); {} already known, {} malformed, {} left for the next reload",
+            reload.added,
+            if reload.added == 1 { "y" } else { "ies" },
+            reload.new_coverage_points,
+            reload.already_known,
+            reload.malformed.len(),
+            reload.remaining
+        );
+        ToolAnswer::json(&ReloadCorpusOutput {
+            success: true,
+            message,
+            corpus_sequences: self.stores.corpus.len(),
+            reload,
         })
     }
 

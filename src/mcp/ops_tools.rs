@@ -25,6 +25,8 @@
 use super::conventions::{Pagination, TtlCache, mark, page};
 use super::errors::ToolError;
 use super::family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use crate::campaign::oracle::{DryStop, Oracle};
+use crate::campaign::run_report;
 use crate::campaign::spec::{Spec, SpecSource};
 use crate::campaign::{Control, SpecRefused, Stores, rfc3339};
 use crate::corpus::Origin;
@@ -2001,10 +2003,10 @@ fn dry_run(s: &Stores, txs: &[Tx], gate: &Gate) -> Result<(Vec<DryCall>, Vec<Str
     dry_run_from(s, txs, gate, None, None)
 }
 
-/// Runs `txs` on an isolated executor from the deployed state (at block
-/// time `start` if later), stopping before a call whose block time passes
-/// `end`; each call's outcome, gas, the points it reached that the
-/// campaign has not, and the tests failing after it.
+/// Runs `txs` once on an isolated executor from the deployed state (at
+/// block time `start` if later), stopping before a call whose block time
+/// passes `end` (the campaign's dry run, [`run_report`]); each call's
+/// outcome, gas, new coverage points and failing tests.
 fn dry_run_from(
     s: &Stores,
     txs: &[Tx],
@@ -2013,73 +2015,32 @@ fn dry_run_from(
     end: Option<u64>,
 ) -> Result<(Vec<DryCall>, Vec<String>), ToolError> {
     let mut ex = s.target.isolated_executor();
-    if let Some(t) = start {
-        ex.advance_time_to(t);
-    }
-    let mut out = Vec::with_capacity(txs.len());
-    let mut falsified: Vec<String> = Vec::new();
-    let cases: Vec<_> = s
-        .tests
-        .cases()
-        .filter(|c| c.kind == crate::campaign::properties::TestKind::Property)
-        .cloned()
-        .collect();
-    for tx in txs {
-        if std::time::Instant::now() >= gate.deadline() {
-            return Err(ToolError::seed001(
-                "BACKTEST_TIMEOUT",
-                "calls",
-                format!("ran {} of {} calls within the budget", out.len(), txs.len()),
-            ));
-        }
-        if let Some(e) = end
-            && ex.block().1.saturating_add(tx.delay.seconds) > e
-        {
-            break;
-        }
-        let r = ex.call(tx);
-        let new = ex.commit_coverage();
-        let (outcome, reason) = match &r.outcome {
-            crate::executor::Outcome::Success { .. } => ("success", None),
-            o @ crate::executor::Outcome::Revert { reason } => (
-                if matches!(reason, crate::executor::RevertReason::Panic(_)) {
-                    "panic"
-                } else {
-                    "revert"
-                },
-                Some(o.to_string()),
+    let run = Oracle::new(s, &mut ex).dry_run(txs, gate.deadline(), start, end);
+    if run.stop == DryStop::Deadline {
+        return Err(ToolError::seed001(
+            "BACKTEST_TIMEOUT",
+            "calls",
+            format!(
+                "ran {} of {} calls within the budget",
+                run.steps.len(),
+                txs.len()
             ),
-            o => ("halt", Some(o.to_string())),
-        };
-        let mut failing = Vec::new();
-        {
-            let mut oracle = crate::campaign::oracle::Oracle::new(s, &mut ex);
-            for c in &cases {
-                if oracle.property_fails(c).is_some() {
-                    failing.push(c.name.clone());
-                }
-            }
-            if oracle.call_fails(&r.outcome, &r.logs).is_some()
-                && let Some(c) = s.tests.cases().find(|c| c.checks_call(tx))
-            {
-                failing.push(c.name.clone());
-            }
-        }
-        for f in &failing {
-            if !falsified.contains(f) {
-                falsified.push(f.clone());
-            }
-        }
-        out.push(DryCall {
-            call: s.print_sequence(std::slice::from_ref(tx)).remove(0),
-            outcome: outcome.into(),
-            reason,
-            gas_used: r.gas_used,
-            new_coverage_points: new,
-            failing,
-        });
+        ));
     }
-    Ok((out, falsified))
+    let report = run_report::describe(s, txs, &run);
+    let calls = report
+        .calls
+        .into_iter()
+        .map(|c| DryCall {
+            call: c.call,
+            outcome: c.outcome,
+            reason: c.reason,
+            gas_used: c.gas_used,
+            new_coverage_points: c.new_coverage_points,
+            failing: c.failing,
+        })
+        .collect();
+    Ok((calls, report.falsified))
 }
 
 impl Family for OpsTools {

@@ -38,7 +38,7 @@ pub struct RudderServer {
     /// embedder chose another ([`RudderServer::with_budget`]).
     budget: std::time::Duration,
     /// Whether `tools/list` carries each tool's output schema (and the
-    /// schemas' `$schema` and `title`); see [`RudderServer::with_output_schemas`].
+    /// schemas' `$schema`, `title` and root `description`); see [`RudderServer::with_output_schemas`].
     output_schemas: bool,
     control: Control,
     /// This session's current ETG attempt.
@@ -178,6 +178,9 @@ impl RudderServer {
                     let mut input = (*tool.input_schema).clone();
                     input.remove("$schema");
                     input.remove("title");
+                    // The parameters struct's doc, which the tool's own
+                    // description already says.
+                    input.remove("description");
                     tool.input_schema = Arc::new(input);
                 }
                 tool

@@ -1,0 +1,132 @@
+//! The corpus directory read into the campaign: once at resume, and again
+//! whenever an agent asks (`reload_corpus`) for entries that another process,
+//! another campaign or a person put there. Every file read or written is
+//! remembered, so a reload replays only what is new; a file that cannot be
+//! read is reported by name each time and left where it is.
+
+use super::Stores;
+use super::oracle::Oracle;
+use crate::corpus::Origin;
+use crate::tx::Tx;
+use parking_lot::Mutex;
+use schemars::JsonSchema;
+use serde::Serialize;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The corpus files the campaign has read or written.
+#[derive(Debug, Default)]
+pub struct CorpusFiles {
+    known: Mutex<HashSet<PathBuf>>,
+    /// One reader at a time (it replays on the campaign's executor row).
+    reading: Mutex<()>,
+}
+
+impl CorpusFiles {
+    /// Remembers a file as read (or written by this campaign).
+    pub fn mark(&self, path: PathBuf) {
+        self.known.lock().insert(path);
+    }
+}
+
+/// A corpus file that could not be loaded.
+#[derive(Clone, Debug, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct Malformed {
+    /// Its path.
+    pub file: String,
+    /// Why: not JSON of a corpus entry, or a call the target's ABI does not have.
+    pub error: String,
+}
+
+/// What a read of the corpus directory did.
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Reload {
+    /// New entries replayed and added to the corpus.
+    pub added: usize,
+    /// Files already in the corpus (read or written before).
+    pub already_known: usize,
+    /// Coverage points the new entries reached that the campaign had not.
+    pub new_coverage_points: u64,
+    /// Files that could not be loaded (left in place, reported again on the next reload).
+    pub malformed: Vec<Malformed>,
+    /// New files not replayed before the deadline (a further reload goes on with them).
+    pub remaining: usize,
+}
+
+fn entry_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+impl Stores {
+    /// Reads the corpus directory's entries the campaign does not know yet,
+    /// replays each for its coverage and adds it to the corpus, until
+    /// `deadline`. Nothing on disk changes.
+    pub fn reload_corpus(&self, deadline: Option<Instant>) -> Reload {
+        let _one = self.corpus_files.reading.lock();
+        let files = entry_files(&self.layout.coverage_dir());
+        let total = files.len();
+        let fresh: Vec<PathBuf> = {
+            let known = self.corpus_files.known.lock();
+            files.into_iter().filter(|p| !known.contains(p)).collect()
+        };
+        let mut out = Reload {
+            already_known: total - fresh.len(),
+            ..Reload::default()
+        };
+        if fresh.is_empty() {
+            return out;
+        }
+        let abis = crate::tx::Abis {
+            target: &self.target.functions,
+            others: &self.target.others,
+        };
+        let mut ex = self.target.executor(self.workers);
+        let mut oracle = Oracle::new(self, &mut ex);
+        for (i, path) in fresh.iter().enumerate() {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                out.remaining = fresh.len() - i;
+                break;
+            }
+            let malformed = |error: String| Malformed {
+                file: path.display().to_string(),
+                error,
+            };
+            let stored = match std::fs::read(path)
+                .map_err(|e| e.to_string())
+                .and_then(|b| {
+                    serde_json::from_slice::<super::persist::StoredEntry>(&b)
+                        .map_err(|e| format!("not a corpus entry: {e}"))
+                }) {
+                Ok(s) => s,
+                Err(e) => {
+                    out.malformed.push(malformed(e));
+                    continue;
+                }
+            };
+            let txs: Result<Vec<Tx>, String> = stored.txs.iter().map(|t| t.to_tx(abis)).collect();
+            let txs = match txs {
+                Ok(t) => t,
+                Err(e) => {
+                    out.malformed.push(malformed(e));
+                    continue;
+                }
+            };
+            let new = oracle.replay_for_coverage(&txs);
+            let gas = stored.txs.iter().map(|t| t.gas_used.unwrap_or(0)).collect();
+            self.corpus_files.mark(path.clone());
+            self.add_corpus(None, Origin::Replayed, new, txs, gas);
+            out.added += 1;
+            out.new_coverage_points += u64::from(new);
+        }
+        out
+    }
+}

@@ -1,0 +1,253 @@
+//! Run once and see everything (`run_sequence`), and re-reading the corpus
+//! directory (`reload_corpus`): through the library and through the tools.
+
+mod common;
+
+use common::{call, err, server, start};
+use rudder::config::{Config, TestMode};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn config(test_limit: u64) -> Config {
+    Config {
+        test_mode: TestMode::Property,
+        workers: Some(1),
+        seed: Some(7),
+        test_limit,
+        timeout: Some(120),
+        ..Config::default()
+    }
+}
+
+/// Waits until the campaign's workers have stopped (its one call made).
+async fn idle(s: &rudder::mcp::RudderServer) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while call(s, "status", json!({})).await["running"] != false {
+        assert!(Instant::now() < deadline, "the campaign did not stop");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sequence_run_once_shows_returns_events_reasons_coverage_and_broken_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    // A campaign that does not fuzz on its own (testLimit 1): what the run
+    // reports is what the calls did, not what workers happened to cover.
+    let c = start("contracts/out/Vault.json", config(1), dir.path());
+    let s = server(c.control());
+    idle(&s).await;
+    let calls_before = c.stores().corpus.len();
+    let falsified_before = c.stores().tests.falsified_count();
+    let points_before = c.stores().target.coverage.points();
+
+    let v = call(
+        &s,
+        "run_sequence",
+        json!({"sequence": [
+            "deposit(1000, \"rent\")",
+            "withdraw(5000)",
+            "share(0)",
+            "share(4)"
+        ]}),
+    )
+    .await;
+    assert_eq!(v["success"], true);
+    assert_eq!(v["complete"], true);
+    let calls = v["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 4);
+
+    // deposit: named returns, the decoded event, new coverage, a broken property.
+    let d = &calls[0];
+    assert_eq!(d["outcome"], "success");
+    assert_eq!(
+        d["returns"],
+        json!([
+            {"name": "newTotal", "type": "uint256", "value": "1000"},
+            {"name": "big", "type": "bool", "value": "true"}
+        ])
+    );
+    let ev = &d["events"][0];
+    assert_eq!(ev["name"], "Deposited");
+    assert_eq!(ev["contract"], "Vault");
+    assert_eq!(ev["args"][0]["name"], "who");
+    assert_eq!(ev["args"][0]["type"], "address");
+    assert_eq!(
+        ev["args"][1],
+        json!({"name": "amount", "type": "uint256", "value": "1000"})
+    );
+    assert_eq!(
+        ev["args"][2],
+        json!({"name": "memo", "type": "string", "value": "\"rent\""})
+    );
+    assert_eq!(ev["topics"], json!([]));
+    assert!(d["gasUsed"].as_u64().unwrap() > 21_000);
+    assert_eq!(strings(&d["failing"]), vec!["echidna_total_small"]);
+
+    // withdraw: the custom error with its arguments.
+    let w = &calls[1];
+    assert_eq!(w["outcome"], "revert");
+    assert_eq!(w["reason"], "reverted with TooMuch(5000, 1000)");
+    assert_eq!(w["returns"], json!([]));
+
+    // share(0): a panic with its code and meaning.
+    assert_eq!(calls[2]["outcome"], "panic");
+    let reason = calls[2]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("0x12") && reason.contains("division"),
+        "{reason}"
+    );
+    assert_eq!(calls[3]["returns"][0]["value"], "250");
+    assert_eq!(strings(&v["falsified"]), vec!["echidna_total_small"]);
+    // The revert and panic paths are ones a one-call campaign has not reached.
+    let gained: u64 = calls
+        .iter()
+        .map(|c| c["newCoveragePoints"].as_u64().unwrap())
+        .sum();
+    assert!(gained > 0, "{v}");
+
+    // Nothing of the campaign changed: no test settled, the corpus and the
+    // coverage map are as they were, and the same run reports the same
+    // coverage gain.
+    assert_eq!(c.stores().tests.falsified_count(), falsified_before);
+    assert_eq!(c.stores().corpus.len(), calls_before);
+    assert_eq!(c.stores().target.coverage.points(), points_before);
+    let again = call(
+        &s,
+        "run_sequence",
+        json!({"sequence": ["deposit(1000, \"rent\")", "withdraw(5000)", "share(0)", "share(4)"]}),
+    )
+    .await;
+    assert_eq!(again["calls"], v["calls"]);
+
+    // A wildcard is drawn once, and the call shows what was drawn.
+    let w = call(
+        &s,
+        "run_sequence",
+        json!({"sequence": ["deposit(?, \"x\")"]}),
+    )
+    .await;
+    let text = w["calls"][0]["call"].as_str().unwrap();
+    assert!(
+        text.starts_with("deposit(") && !text.contains('?'),
+        "{text}"
+    );
+
+    // Bad input: refused with the field named, nothing run.
+    let e = err(&s, "run_sequence", json!({"sequence": ["deposit(1)"]})).await;
+    assert_eq!(e["code"], "INVALID_INPUT");
+    assert_eq!(e["details"]["field"], "sequence[0]");
+    let e = err(
+        &s,
+        "run_sequence",
+        json!({"sequence": ["share(1)"], "value": "-1"}),
+    )
+    .await;
+    assert_eq!(e["details"]["field"], "value");
+    let e = err(&s, "run_sequence", json!({"sequence": []})).await;
+    assert_eq!(e["details"]["field"], "sequence");
+
+    // The library answers the same question without MCP.
+    let report = c
+        .control()
+        .run_once(
+            &["withdraw(1)".to_string()],
+            None,
+            alloy_primitives::U256::ZERO,
+            Instant::now() + Duration::from_secs(10),
+        )
+        .unwrap();
+    assert_eq!(
+        report.calls[0].reason.as_deref(),
+        Some("reverted with TooMuch(1, 0)")
+    );
+    c.stop();
+    c.wait();
+}
+
+fn json_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_corpus_adds_what_another_run_wrote_and_names_what_it_cannot_read() {
+    // Another campaign on the same target writes its corpus.
+    let other = tempfile::tempdir().unwrap();
+    let a = start("contracts/out/Token.json", config(5_000), other.path());
+    a.wait();
+    let written = json_files(&other.path().join("corpus/coverage"));
+    assert!(!written.is_empty(), "the first campaign kept no corpus");
+
+    // This campaign idles (testLimit 1) while files arrive in its corpus.
+    let dir = tempfile::tempdir().unwrap();
+    let c = start("contracts/out/Token.json", config(1), dir.path());
+    let s = server(c.control());
+    idle(&s).await;
+    let coverage = dir.path().join("corpus/coverage");
+    std::fs::create_dir_all(&coverage).unwrap();
+    let own = json_files(&coverage).len();
+    let before = c.stores().corpus.len();
+    for f in &written {
+        std::fs::copy(
+            f,
+            coverage.join(format!(
+                "copied-{}",
+                f.file_name().unwrap().to_string_lossy()
+            )),
+        )
+        .unwrap();
+    }
+    std::fs::write(coverage.join("broken.json"), b"{\"txs\": [").unwrap();
+
+    let v = call(&s, "reload_corpus", json!({})).await;
+    assert_eq!(v["success"], true);
+    assert_eq!(v["added"], written.len());
+    assert_eq!(v["alreadyKnown"], own);
+    assert_eq!(v["remaining"], 0);
+    let malformed = v["malformed"].as_array().unwrap();
+    assert_eq!(malformed.len(), 1, "{v}");
+    assert!(
+        malformed[0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("broken.json")
+    );
+    assert!(
+        malformed[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a corpus entry")
+    );
+    assert!(v["newCoveragePoints"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(c.stores().corpus.len(), before + written.len());
+    assert_eq!(v["corpusSequences"], before + written.len());
+
+    // Again: nothing new, the broken file is named again and still there.
+    let v = call(&s, "reload_corpus", json!({})).await;
+    assert_eq!(v["added"], 0);
+    assert_eq!(v["alreadyKnown"], own + written.len());
+    assert_eq!(v["malformed"].as_array().unwrap().len(), 1);
+    assert!(coverage.join("broken.json").exists());
+    assert_eq!(c.stores().corpus.len(), before + written.len());
+
+    // Bad input changes nothing.
+    let e = err(&s, "reload_corpus", json!({"dir": "/tmp"})).await;
+    assert_eq!(e["details"]["field"], "dir");
+    assert_eq!(c.stores().corpus.len(), before + written.len());
+    c.stop();
+    c.wait();
+}
