@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs the official MCP TypeScript SDK and ajv, pinned by
+# Installs the official MCP TypeScript SDK, ajv and the MCP Inspector's CLI
+# (@modelcontextprotocol/inspector-cli), pinned by
 # tests/e2e/conformance/package-lock.json, into
 # tests/e2e/conformance/node_modules, for the conformance suite
-# (tests/conformance.rs). Idempotent; prints the node binary's path last.
+# (tests/conformance.rs). Idempotent (reinstalls when package.json or the
+# lock changes); prints the node binary's path last.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 DIR=tests/e2e/conformance

@@ -17,8 +17,11 @@ fi
 echo "== bundled contract artifacts rebuild byte for byte (pinned solcjs from npm)"
 bash contracts/build.sh >/dev/null
 git diff --exit-code --stat -- contracts/out contracts/matrix || { echo "contract artifacts differ from a fresh build"; exit 1; }
-echo "== unit, integration and end-to-end tests (release)"
-cargo test --release --no-fail-fast
+echo "== formatting and lints (cargo fmt --check, clippy -D warnings)"
+cargo fmt --all --check
+cargo clippy --release --workspace --all-targets -- -D warnings
+echo "== unit, integration and end-to-end tests (release; the workspace: rudder and crates/calls)"
+cargo test --release --workspace --no-fail-fast
 echo "== maze benchmark, short (rudder on maze 1 for 5 s; the full table: BENCHMARKS.md)"
 maze=$(bash scripts/maze_bench.sh -m 1 -t 5 -S 1 -T rudder)
 echo "$maze"

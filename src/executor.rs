@@ -551,14 +551,7 @@ fn tx_env(
     }
 }
 
-/// The name of the pseudo-function that calls the target with empty calldata
-/// (its `receive` or `fallback`); printed and parsed as `fallback()`.
-pub const FALLBACK: &str = "fallback";
-
-/// Whether `f` is the empty-calldata pseudo-function.
-pub fn is_fallback(f: &Function) -> bool {
-    f.name == FALLBACK && f.inputs.is_empty() && f.outputs.is_empty()
-}
+pub use crate::tx::{FALLBACK, is_fallback};
 
 /// The pseudo-function for a contract with a `receive` or `fallback`
 /// (payable if either is).

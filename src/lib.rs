@@ -39,6 +39,8 @@
 //! * [`appendvec`]: the append-only vector under the corpus and tests stores.
 //! * `sync` (private): std or loom atomics for the event log.
 
+pub use rudder_calls::{parser, tx};
+
 pub mod appendvec;
 pub mod artifacts;
 pub mod campaign;
@@ -52,10 +54,8 @@ pub mod ids;
 pub mod journal;
 pub mod mcp;
 pub mod ops;
-pub mod parser;
 pub mod priority;
 mod sync;
-pub mod tx;
 
 pub use campaign::properties::TestStore;
 pub use campaign::{Campaign, Control, Layout, Oracle, Renderer, Report, Stores};

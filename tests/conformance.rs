@@ -7,8 +7,12 @@
 //! family's code and the bad field. A tool served but not listed in
 //! tools.json (or listed but not served) fails the suite.
 //!
+//! The official MCP Inspector, in CLI mode over stdio, must show a refused
+//! call as a tool error carrying rudder's error code (inspector.mjs).
+//!
 //! scripts/setup-python.sh installs the Python SDK into .venv (PyPI);
-//! scripts/setup-node.sh installs the TypeScript SDK and ajv into
+//! scripts/setup-node.sh installs the TypeScript SDK, ajv and the Inspector's
+//! CLI (@modelcontextprotocol/inspector-cli) into
 //! tests/e2e/conformance/node_modules (npm, pinned by its package-lock.json).
 
 mod common;
@@ -43,5 +47,22 @@ fn typescript_sdk_conformance_over_stdio_and_http() {
         &node(),
         "tests/e2e/conformance/conformance.mjs",
         "typescript",
+    );
+}
+
+/// The MCP Inspector's CLI (`mcp-inspector-cli --cli`, launching `rudder
+/// mcp`) lists the tools, shows a refused inject_transaction as a tool error
+/// (isError) whose JSON carries INVALID_INPUT and the field, and shows a
+/// status call as no error.
+#[test]
+fn mcp_inspector_cli_shows_a_refused_call_as_a_tool_error() {
+    let stdout = run_driver(&node(), "tests/e2e/conformance/inspector.mjs", &[]);
+    assert_eq!(
+        stdout.trim().lines().last(),
+        Some(
+            "inspector cli stdio: tools/list ok, refused inject_transaction shown as \
+             tool error INVALID_INPUT (sequence[0]), status ok"
+        ),
+        "{stdout}"
     );
 }

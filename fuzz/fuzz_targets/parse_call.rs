@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rudder::parser::{CallDefaults, format_template, parse_sequence, parse_templates, parse_txs};
+use rudder_calls::parser::{CallDefaults, format_template, parse_sequence, parse_templates, parse_txs};
 use std::sync::{Arc, OnceLock};
 
 fn abi() -> &'static Vec<Arc<alloy_json_abi::Function>> {
@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let defaults = CallDefaults {
-        sender: rudder::executor::DEFAULT_SENDERS[0],
+        sender: alloy_primitives::address!("0000000000000000000000000000000000010000"),
         ..Default::default()
     };
     if let Err(e) = parse_sequence(src) {
@@ -57,7 +57,7 @@ fuzz_target!(|data: &[u8]| {
                 let text = format_template(
                     &tx,
                     &holes,
-                    rudder::tx::Abis::target_only(abi()),
+                    rudder_calls::tx::Abis::target_only(abi()),
                     Some(defaults.sender),
                 );
                 let mut back = parse_templates(&text, abi(), &defaults)

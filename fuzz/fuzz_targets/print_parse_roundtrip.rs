@@ -2,14 +2,68 @@
 //! parsed and resolved: the call must come back identical.
 #![no_main]
 
-use alloy_dyn_abi::DynSolType;
-use arbitrary::Arbitrary;
+use alloy_dyn_abi::{DynSolType, DynSolValue};
+use alloy_primitives::{Address, B256, I256, U256, address};
+use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use rand::SeedableRng;
-use rudder::campaign::generate::{Dictionary, random_value};
-use rudder::parser::{CallDefaults, format_call, format_template, parse_templates, parse_txs, zero_of};
-use rudder::tx::{Delay, Tx};
+use rudder_calls::parser::{CallDefaults, format_call, format_template, parse_templates, parse_txs, zero_of};
+use rudder_calls::tx::{Abis, Delay, Holes, Tx};
 use std::sync::Arc;
+
+/// Echidna's three default senders (the first is the calls' default).
+const SENDERS: [Address; 3] = [
+    address!("0000000000000000000000000000000000010000"),
+    address!("0000000000000000000000000000000000020000"),
+    address!("0000000000000000000000000000000000030000"),
+];
+
+/// A value of `ty` drawn from the fuzzer's bytes, edges (0, 1, the type's
+/// extremes) as likely as anything else.
+fn value(u: &mut Unstructured<'_>, ty: &DynSolType) -> DynSolValue {
+    let word = |u: &mut Unstructured<'_>, bits: usize| -> U256 {
+        let raw = match u.int_in_range(0u8..=3).unwrap_or(0) {
+            0 => U256::ZERO,
+            1 => U256::from(1),
+            2 => U256::MAX,
+            _ => U256::from_be_bytes(u.arbitrary::<[u8; 32]>().unwrap_or_default()),
+        };
+        if bits == 256 { raw } else { raw & ((U256::from(1) << bits) - U256::from(1)) }
+    };
+    match ty {
+        DynSolType::Bool => DynSolValue::Bool(u.arbitrary().unwrap_or_default()),
+        DynSolType::Uint(bits) => DynSolValue::Uint(word(u, *bits), *bits),
+        DynSolType::Int(bits) => {
+            let raw = word(u, *bits);
+            // Sign-extend the low `bits` bits.
+            let negative = raw.bit(*bits - 1);
+            let full = if negative && *bits < 256 { raw | (U256::MAX << *bits) } else { raw };
+            DynSolValue::Int(I256::from_raw(full), *bits)
+        }
+        DynSolType::Address => {
+            DynSolValue::Address(Address::from(u.arbitrary::<[u8; 20]>().unwrap_or_default()))
+        }
+        DynSolType::FixedBytes(n) => {
+            let mut w = [0u8; 32];
+            let _ = u.fill_buffer(&mut w[..*n]);
+            DynSolValue::FixedBytes(B256::from(w), *n)
+        }
+        DynSolType::Bytes => {
+            let n = u.int_in_range(0usize..=40).unwrap_or(0);
+            DynSolValue::Bytes(u.bytes(n).map(|b| b.to_vec()).unwrap_or_default())
+        }
+        DynSolType::String => {
+            let s: String = u.arbitrary().unwrap_or_default();
+            DynSolValue::String(s.chars().take(40).collect())
+        }
+        DynSolType::Array(t) => {
+            let n = u.int_in_range(0usize..=3).unwrap_or(0);
+            DynSolValue::Array((0..n).map(|_| value(u, t)).collect())
+        }
+        DynSolType::FixedArray(t, n) => DynSolValue::FixedArray((0..*n).map(|_| value(u, t)).collect()),
+        DynSolType::Tuple(ts) => DynSolValue::Tuple(ts.iter().map(|t| value(u, t)).collect()),
+        other => panic!("no values of {other} here"),
+    }
+}
 
 #[derive(Arbitrary, Debug)]
 enum Ty {
@@ -50,6 +104,8 @@ fn build(t: &Ty, depth: u8) -> DynSolType {
 #[derive(Arbitrary, Debug)]
 struct Input {
     types: Vec<Ty>,
+    /// The bytes argument values are drawn from.
+    values: Vec<u8>,
     seed: u64,
     value: u64,
     delay: u32,
@@ -68,17 +124,9 @@ fuzz_target!(|input: Input| {
     let mut function = alloy_json_abi::Function::parse(&sig).unwrap();
     function.state_mutability = alloy_json_abi::StateMutability::Payable;
     let function = Arc::new(function);
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(input.seed);
-    let dict = Dictionary::mine(
-        &[],
-        &["7 255 65535"],
-        vec![rudder::executor::DEFAULT_SENDERS[0]],
-    );
-    let args = types
-        .iter()
-        .map(|t| random_value(&mut rng, &dict, t))
-        .collect();
-    let sender = rudder::executor::DEFAULT_SENDERS[(input.seed % 3) as usize];
+    let mut u = Unstructured::new(&input.values);
+    let args = types.iter().map(|t| value(&mut u, t)).collect();
+    let sender = SENDERS[(input.seed % 3) as usize];
     let tx = Tx {
         function: function.clone(),
         args,
@@ -92,9 +140,9 @@ fuzz_target!(|input: Input| {
         to: None,
     };
     let functions = vec![function];
-    let text = format_call(&tx, rudder::tx::Abis::target_only(&functions), Some(rudder::executor::DEFAULT_SENDERS[0]));
+    let text = format_call(&tx, Abis::target_only(&functions), Some(SENDERS[0]));
     let defaults = CallDefaults {
-        sender: rudder::executor::DEFAULT_SENDERS[0],
+        sender: SENDERS[0],
         ..Default::default()
     };
     let back = parse_txs(&text, &functions, &defaults).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -102,7 +150,7 @@ fuzz_target!(|input: Input| {
     assert_eq!(back[0], tx, "{text}");
     // The same call with wildcards where the seed's bits say: top-level
     // arguments, the value and the sender.
-    let mut holes = rudder::tx::Holes::default();
+    let mut holes = Holes::default();
     let mut template = tx.clone();
     for (i, t) in types.iter().enumerate() {
         if input.seed >> (8 + i) & 1 == 1 {
@@ -118,7 +166,7 @@ fuzz_target!(|input: Input| {
         holes.sender = true;
         template.sender = defaults.sender;
     }
-    let text = format_template(&template, &holes, rudder::tx::Abis::target_only(&functions), Some(defaults.sender));
+    let text = format_template(&template, &holes, Abis::target_only(&functions), Some(defaults.sender));
     let mut back = parse_templates(&text, &functions, &defaults).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(back.len(), 1);
     assert_eq!(back.remove(0), (template, holes), "{text}");

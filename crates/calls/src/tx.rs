@@ -29,6 +29,15 @@ impl Delay {
     }
 }
 
+/// The name of the pseudo-function that stands for a call with empty
+/// calldata (a contract's `receive` or `fallback`).
+pub const FALLBACK: &str = "fallback";
+
+/// Whether `f` is the empty-calldata pseudo-function.
+pub fn is_fallback(f: &Function) -> bool {
+    f.name == FALLBACK && f.inputs.is_empty() && f.outputs.is_empty()
+}
+
 /// `function`'s selector, hashed once per function and thread. Computed
 /// per call (encoding, statistics, property checks), the signature's
 /// keccak was 18.6% of a campaign's instructions (callgrind, Token). The
@@ -150,7 +159,7 @@ impl Tx {
 
     /// Selector followed by the ABI-encoded arguments.
     pub fn calldata(&self) -> Vec<u8> {
-        if crate::executor::is_fallback(&self.function) {
+        if is_fallback(&self.function) {
             return Vec::new();
         }
         let mut data = self.selector().to_vec();

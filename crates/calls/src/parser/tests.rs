@@ -1,6 +1,13 @@
 use super::*;
-use alloy_dyn_abi::{DynSolType, DynSolValue};
-use alloy_primitives::{I256, U256};
+use alloy_dyn_abi::DynSolValue;
+use alloy_primitives::{I256, U256, address};
+
+/// The senders calls default to in these tests (Echidna's three).
+const SENDERS: [Address; 3] = [
+    address!("0000000000000000000000000000000000010000"),
+    address!("0000000000000000000000000000000000020000"),
+    address!("0000000000000000000000000000000000030000"),
+];
 
 fn abi(sigs: &[&str]) -> Vec<Arc<Function>> {
     sigs.iter()
@@ -10,7 +17,7 @@ fn abi(sigs: &[&str]) -> Vec<Arc<Function>> {
 
 fn defaults() -> CallDefaults {
     CallDefaults {
-        sender: crate::executor::DEFAULT_SENDERS[0],
+        sender: SENDERS[0],
         value: U256::ZERO,
         others: Default::default(),
     }
@@ -113,9 +120,9 @@ fn sequences_and_options() {
     .unwrap();
     assert_eq!(txs.len(), 3);
     assert_eq!(txs[2].value, U256::from(10u64).pow(U256::from(18)));
-    assert_eq!(txs[2].sender, crate::executor::DEFAULT_SENDERS[1]);
+    assert_eq!(txs[2].sender, SENDERS[1]);
     assert_eq!((txs[2].delay.seconds, txs[2].delay.blocks), (86_400, 5));
-    assert_eq!(txs[0].sender, crate::executor::DEFAULT_SENDERS[0]);
+    assert_eq!(txs[0].sender, SENDERS[0]);
     let e = parse_txs("go{value: 1}()", &f, &defaults()).unwrap_err();
     assert!(e.to_string().contains("not payable"), "{e}");
 }
@@ -199,7 +206,7 @@ fn printing_round_trips_through_parsing() {
         Tx {
             function: f[1].clone(),
             args: vec![DynSolValue::Int(I256::try_from(5).unwrap(), 8)],
-            sender: crate::executor::DEFAULT_SENDERS[1],
+            sender: SENDERS[1],
             value: U256::ZERO,
             delay: crate::tx::Delay {
                 seconds: 10,
@@ -211,7 +218,7 @@ fn printing_round_trips_through_parsing() {
         Tx {
             function: f[0].clone(),
             args: vec![u(5, 8)],
-            sender: crate::executor::DEFAULT_SENDERS[0],
+            sender: SENDERS[0],
             value: U256::ZERO,
             delay: crate::tx::Delay::NONE,
             gas_price: 0,
@@ -220,7 +227,7 @@ fn printing_round_trips_through_parsing() {
         Tx {
             function: f[2].clone(),
             args: vec![DynSolValue::Bytes(vec![1, 2])],
-            sender: crate::executor::DEFAULT_SENDERS[0],
+            sender: SENDERS[0],
             value: U256::ZERO,
             delay: crate::tx::Delay::NONE,
             gas_price: 0,
@@ -232,12 +239,12 @@ fn printing_round_trips_through_parsing() {
                 DynSolValue::Tuple(vec![
                     DynSolValue::Int(I256::try_from(-5).unwrap(), 16),
                     u(3, 8),
-                    DynSolValue::Address(crate::executor::DEFAULT_SENDERS[2]),
+                    DynSolValue::Address(SENDERS[2]),
                     DynSolValue::Bool(true),
                 ]),
                 DynSolValue::Array(vec![DynSolValue::String("q\"\\\u{1}".into())]),
             ],
-            sender: crate::executor::DEFAULT_SENDERS[0],
+            sender: SENDERS[0],
             value: U256::ZERO,
             delay: crate::tx::Delay::NONE,
             gas_price: 0,
@@ -245,60 +252,9 @@ fn printing_round_trips_through_parsing() {
         },
     ];
     for tx in txs {
-        let text = format_call(
-            &tx,
-            crate::tx::Abis::target_only(&f),
-            Some(crate::executor::DEFAULT_SENDERS[0]),
-        );
+        let text = format_call(&tx, crate::tx::Abis::target_only(&f), Some(SENDERS[0]));
         let back = one(&text, &f);
         assert_eq!(back, tx, "{text}");
-    }
-}
-
-mod roundtrip {
-    use super::*;
-    use crate::campaign::generate::{Dictionary, random_value};
-    use proptest::prelude::*;
-    use rand::SeedableRng;
-
-    fn ty_strategy() -> impl Strategy<Value = DynSolType> {
-        let leaf = prop_oneof![
-            (1usize..=32).prop_map(|n| DynSolType::Uint(n * 8)),
-            (1usize..=32).prop_map(|n| DynSolType::Int(n * 8)),
-            Just(DynSolType::Address),
-            Just(DynSolType::Bool),
-            Just(DynSolType::String),
-            Just(DynSolType::Bytes),
-            (1usize..=32).prop_map(DynSolType::FixedBytes),
-        ];
-        leaf.prop_recursive(3, 12, 4, |inner| {
-            prop_oneof![
-                inner.clone().prop_map(|t| DynSolType::Array(Box::new(t))),
-                (inner.clone(), 1usize..4)
-                    .prop_map(|(t, n)| DynSolType::FixedArray(Box::new(t), n)),
-                prop::collection::vec(inner, 1..4).prop_map(DynSolType::Tuple),
-            ]
-        })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
-        /// Random ABI types, random values of them: printing then parsing
-        /// gives the same call.
-        #[test]
-        fn print_then_parse_is_identity(types in prop::collection::vec(ty_strategy(), 0..4), seed: u64) {
-            let sig = format!("f({})", types.iter().map(|t| t.sol_type_name().into_owned()).collect::<Vec<_>>().join(","));
-            let function = Arc::new(Function::parse(&sig).unwrap());
-            let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-            let dict = Dictionary::mine(&[], &["7 255 65535"], vec![crate::executor::DEFAULT_SENDERS[0]]);
-            let args: Vec<_> = types.iter().map(|t| random_value(&mut rng, &dict, t)).collect();
-            let tx = Tx { function: function.clone(), args, sender: crate::executor::DEFAULT_SENDERS[0], value: U256::ZERO, delay: crate::tx::Delay::NONE, gas_price: 0, to: None };
-            let functions = vec![function];
-            let text = format_call(&tx, crate::tx::Abis::target_only(&functions), Some(crate::executor::DEFAULT_SENDERS[0]));
-            let back = parse_txs(&text, &functions, &defaults());
-            prop_assert!(back.is_ok(), "{} -> {:?}", text, back.err());
-            prop_assert_eq!(&back.unwrap()[0], &tx, "{}", text);
-        }
     }
 }
 
