@@ -10,6 +10,7 @@
 
 pub mod control;
 pub mod corpus_dir;
+pub mod foundry_repro;
 pub mod generate;
 pub mod oracle;
 pub mod persist;
@@ -892,6 +893,12 @@ fn discover_tests(
     let returns = |f: &alloy_json_abi::Function, ty: &str| {
         f.inputs.is_empty() && f.outputs.len() == 1 && f.outputs[0].ty == ty
     };
+    // Foundry invariants return nothing: they hold when they do not revert.
+    let invariant = |f: &alloy_json_abi::Function| {
+        config.prefix == crate::executor::foundry::INVARIANT_PREFIX
+            && f.inputs.is_empty()
+            && f.outputs.is_empty()
+    };
     let opt_prefix = format!("{}opt_", config.prefix);
     let mut cases = Vec::new();
     let mut push = |kind, name: String, function: Arc<alloy_json_abi::Function>| {
@@ -908,7 +915,7 @@ fn discover_tests(
             for f in functions {
                 if f.name.starts_with(&config.prefix)
                     && !f.name.starts_with(&opt_prefix)
-                    && returns(f, "bool")
+                    && (returns(f, "bool") || invariant(f))
                 {
                     push(TestKind::Property, f.name.clone(), f.clone());
                 }
@@ -995,6 +1002,32 @@ impl Campaign {
         config
             .validate()
             .map_err(|e| CampaignError::Setup(e.to_string()))?;
+        // A Foundry invariant suite: its setUp() deploys the system, its
+        // target lists say what is called, and its `invariant*` functions
+        // are the properties (unless the suite also has `echidna_` ones).
+        let foundry = crate::executor::foundry::is_suite(&contract.abi);
+        let mut config = config;
+        if foundry
+            && config.prefix == Config::default().prefix
+            && !contract
+                .abi
+                .functions()
+                .any(|f| f.name.starts_with(&config.prefix))
+        {
+            config.prefix = crate::executor::foundry::INVARIANT_PREFIX.into();
+        }
+        if foundry {
+            // Where forge deploys a suite (its default sender creates the test
+            // contract): every contract setUp() creates lands where it does in
+            // forge, so reproducers name the same addresses.
+            let defaults = Config::default();
+            if config.deployer == defaults.deployer {
+                config.deployer = crate::executor::foundry::FORGE_DEPLOYER;
+            }
+            if config.contract_addr == defaults.contract_addr {
+                config.contract_addr = crate::executor::foundry::FORGE_TEST_ADDRESS;
+            }
+        }
         let settings = EvmSettings {
             deployer: config.deployer,
             senders: config.senders.clone(),
@@ -1009,6 +1042,7 @@ impl Campaign {
             constructor_args: config.constructor_args.clone(),
             allow_ffi: config.allow_ffi,
             all_contracts: config.all_contracts,
+            foundry,
             ..EvmSettings::default()
         };
         let target = Arc::new(Target::deploy(
@@ -1017,10 +1051,27 @@ impl Campaign {
             settings,
             workers,
         )?);
+        if foundry {
+            // The suite's targetSenders (less its excludeSenders).
+            config.senders = target.settings.senders.clone();
+            tracing::info!(
+                "{}: a Foundry invariant suite; setUp() ran, calls go to {} contract(s): {}",
+                contract.name,
+                target.others.len(),
+                target
+                    .others
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         let opt_prefix = format!("{}opt_", config.prefix);
-        // The target's functions, then (with `allContracts`) those of every
-        // other contract deployed with it, each call sent to its address.
-        let callees = std::iter::once((None, &target.functions)).chain(
+        // The target's functions (not a Foundry suite's own), then (with
+        // `allContracts`, or a suite's targets) those of every other
+        // contract deployed with it, each call sent to its address.
+        let own = (!foundry).then_some((None, &target.functions));
+        let callees = own.into_iter().chain(
             target
                 .others
                 .iter()
@@ -1470,6 +1521,35 @@ impl Campaign {
         }
     }
 
+    /// Writes each falsified test as a Foundry test into `reproDir`
+    /// (atomically; a test that cannot be written says why in the log).
+    fn write_foundry_reproducers(&self) {
+        let s = &self.stores;
+        let Some(dir) = &s.config.repro_dir else {
+            return;
+        };
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            tracing::error!("reproDir {}: {e}", dir.display());
+            return;
+        }
+        for case in s.tests.cases() {
+            let Some(f) = s.tests.falsified(case.id) else {
+                continue;
+            };
+            if let Some(why) = foundry_repro::unsupported(s, case) {
+                tracing::warn!("no Foundry reproducer for {}: {why}", case.name);
+                continue;
+            }
+            let text = foundry_repro::reproducer(s, case, &f.reason, f.sequence());
+            let name = foundry_repro::contract_name(&s.target.contract.name, &case.name);
+            let path = dir.join(format!("{name}.t.sol"));
+            match persist::write_atomic(&path, text.as_bytes()) {
+                Ok(()) => tracing::info!("Foundry reproducer of {}: {}", case.name, path.display()),
+                Err(e) => tracing::error!("{}: {e}", path.display()),
+            }
+        }
+    }
+
     /// Writes the reports `coverageFormats` asks for (LCOV) into
     /// `coverageDir` (default: the corpus directory), as Echidna does.
     fn write_coverage_reports(&self) {
@@ -1511,6 +1591,7 @@ impl Campaign {
         self.stores.finished.store(true, Ordering::Release);
         self.shrink_optima();
         self.write_coverage_reports();
+        self.write_foundry_reproducers();
         self.stores.flush();
         Report::build(&self.stores)
     }

@@ -216,6 +216,10 @@ pub struct Config {
     pub coverage_formats: Vec<String>,
     /// Where coverage reports go (`coverageDir`, default: the corpus directory).
     pub coverage_dir: Option<PathBuf>,
+    /// Where each falsified test is written at the end of a run as a Foundry
+    /// test that replays its shrunk sequence (`reproDir`, `--repro-dir`;
+    /// off by default).
+    pub repro_dir: Option<PathBuf>,
     /// Keep the SQLite event journal (`{corpusDir}/journal.sqlite`) that the
     /// events family queries (rudder's key `journal`, on by default).
     pub journal: bool,
@@ -294,6 +298,7 @@ impl Default for Config {
             allow_ffi: false,
             coverage_formats: Vec::new(),
             coverage_dir: None,
+            repro_dir: None,
             journal: true,
             traces: true,
             trace_window: crate::journal::traces::DEFAULT_WINDOW,
@@ -658,6 +663,7 @@ impl Config {
                     }
                 }
                 "coverageDir" => c.coverage_dir = Some(PathBuf::from(as_string(key, v)?)),
+                "reproDir" => c.repro_dir = Some(PathBuf::from(as_string(key, v)?)),
                 "deployContracts" => {
                     c.deploy_contracts = pairs(key, v)?
                         .into_iter()

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use thiserror::Error;
 
 pub mod cheatcodes;
+pub mod foundry;
 pub mod inspector;
 
 pub use inspector::{CmpKind, Comparison, CoverageInspector};
@@ -84,6 +85,10 @@ pub struct EvmSettings {
     /// Find the other contracts deployed with the target, cover their
     /// code and let calls go to them (`allContracts`).
     pub all_contracts: bool,
+    /// The target is a Foundry invariant suite: run its `setUp()` after
+    /// deployment and call the contracts (selectors, senders) its target
+    /// lists name, not the suite itself ([`foundry`]).
+    pub foundry: bool,
 }
 
 impl Default for EvmSettings {
@@ -105,6 +110,7 @@ impl Default for EvmSettings {
             constructor_args: Vec::new(),
             allow_ffi: false,
             all_contracts: false,
+            foundry: false,
         }
     }
 }
@@ -744,7 +750,7 @@ impl Target {
         // or `deployContracts`): its code is covered once found there.
         // (Without a readable source map it is still called, not covered.)
         let mut candidates: Vec<(&Contract, Option<CodeId>)> = Vec::new();
-        if settings.all_contracts {
+        if settings.all_contracts || settings.foundry {
             for c in &project.contracts {
                 if c.is_library
                     || c.runtime_code.is_empty()
@@ -891,6 +897,18 @@ impl Target {
             settings.deploy_value.saturating_add(endowment),
             Some(settings.contract_addr),
         )?;
+        // A Foundry suite's setUp() deploys the system under test.
+        let suite = if settings.foundry {
+            foundry::set_up(&mut evm, &settings, &contract.name, &contract.abi, address)?;
+            Some(foundry::targets(
+                &mut evm,
+                &settings,
+                &contract.abi,
+                address,
+            ))
+        } else {
+            None
+        };
         evm.inspector.recorder.commit();
         runtime_codes.insert(0, (address, CodeId(1)));
         // Cheatcodes in constructors move the block: sequences start there.
@@ -942,10 +960,16 @@ impl Target {
             if let Some(id) = id {
                 runtime_codes.push((*a, *id));
             }
+            if suite.as_ref().is_some_and(|t| !t.targets(*a)) {
+                continue;
+            }
             let mut functions: Vec<Arc<Function>> =
                 c.abi.functions().map(|f| Arc::new(f.clone())).collect();
             if let Some(f) = fallback_function(&c.abi) {
                 functions.push(Arc::new(f));
+            }
+            if let Some(t) = &suite {
+                functions.retain(|f| t.calls(*a, f.selector()));
             }
             others.push(crate::tx::Callee {
                 name: c.name.clone(),
@@ -961,6 +985,9 @@ impl Target {
             .collect();
         if let Some(f) = fallback_function(&contract.abi) {
             functions.push(Arc::new(f));
+        }
+        if let Some(t) = &suite {
+            settings.senders = t.senders(&settings.senders);
         }
         Ok(Target {
             project,

@@ -69,6 +69,10 @@ struct FuzzArgs {
     /// Output directory (journal, corpus, LCOV) (default: rudder-out/CONTRACT).
     #[arg(long)]
     out_dir: Option<PathBuf>,
+    /// Write each falsified test here at the end as a Foundry test
+    /// (`forge test` replays it and fails).
+    #[arg(long)]
+    repro_dir: Option<PathBuf>,
     /// Write LCOV here at the end.
     #[arg(long)]
     lcov: Option<PathBuf>,
@@ -157,6 +161,9 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     if let Some(d) = &a.corpus_dir {
         config.corpus_dir = Some(d.clone());
     }
+    if let Some(d) = &a.repro_dir {
+        config.repro_dir = Some(d.clone());
+    }
     config.keep_alive = a.keep_alive;
     // An agent's campaign (`rudder mcp`, `--keep-alive`) given no limit
     // fuzzes until its client leaves or it is signalled: the agent steers a
@@ -225,7 +232,7 @@ fn launch(a: &FuzzArgs) -> Result<Option<(Campaign, tokio::runtime::Runtime)>> {
         let c = &campaign.stores().config;
         return usage(&format!(
             "{} has no tests to check in {} mode: looked for properties ({}* functions returning bool), \
-             assertions (--test-mode assertion: assert failures and AssertionFailed events in any function) \
+             Foundry invariants (invariant* functions of a suite with setUp()), assertions (--test-mode assertion: assert failures and AssertionFailed events in any function) \
              and optimizations ({}opt_* returning int256); choose the mode that matches the harness with \
              --test-mode, or --test-mode exploration to fuzz for coverage alone",
             campaign.stores().target.contract.name,

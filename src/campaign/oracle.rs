@@ -162,6 +162,8 @@ impl<'a> Oracle<'a> {
             };
         }
         match outcome {
+            // A Foundry invariant returns nothing: it holds when it does not revert.
+            Outcome::Success { .. } if case.function.outputs.is_empty() => None,
             Outcome::Success { output } => {
                 if output.len() >= 32 && U256::from_be_slice(&output[..32]) == U256::from(1) {
                     None

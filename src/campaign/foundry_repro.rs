@@ -1,0 +1,166 @@
+//! Falsified tests written as Foundry tests: a contract that inherits the
+//! suite (or harness), replays the shrunk sequence with `vm.prank`,
+//! `vm.warp`, `vm.roll` and `vm.deal`, and then checks the broken test, so
+//! that `forge test` fails on it. Users paste it into their suite as a
+//! regression test.
+//!
+//! Calls are replayed as their exact calldata (a comment above each shows
+//! it in the call syntax), so any ABI type replays without a Solidity
+//! literal for it. Addresses are literal: for a Foundry suite they are
+//! forge's own, since rudder deploys a suite where forge does (deployer
+//! and test contract address, hence every contract `setUp()` creates).
+
+use super::Stores;
+use super::properties::{TestCase, TestKind};
+use crate::tx::Tx;
+use std::fmt::Write;
+
+/// The Solidity identifier of a test's reproducer contract.
+pub fn contract_name(suite: &str, test: &str) -> String {
+    format!("{suite}_{}_Repro", ident(test))
+}
+
+/// Why a reproducer cannot be written for `case` (none when it can).
+pub fn unsupported(stores: &Stores, case: &TestCase) -> Option<String> {
+    if case.kind == TestKind::Optimization {
+        return Some("optimization tests have no failure to reproduce".into());
+    }
+    if case.spec.is_some() {
+        return Some("an invariant added at run time is not Solidity".into());
+    }
+    if stores
+        .target
+        .contract
+        .abi
+        .constructor
+        .as_ref()
+        .is_some_and(|c| !c.inputs.is_empty())
+    {
+        return Some(format!(
+            "{}'s constructor takes arguments: a test contract cannot inherit it as is",
+            stores.target.contract.name
+        ));
+    }
+    None
+}
+
+/// The reproducer of `case` broken by `seq`, as a Solidity source.
+pub fn reproducer(stores: &Stores, case: &TestCase, reason: &str, seq: &[Tx]) -> String {
+    let t = &stores.target;
+    let suite = &t.contract.name;
+    let name = contract_name(suite, &case.name);
+    let printed = stores.print_sequence(seq);
+    let mut s = String::new();
+    let _ = writeln!(s, "// SPDX-License-Identifier: UNLICENSED");
+    let _ = writeln!(
+        s,
+        "// Written by rudder: {} of {suite} fails ({}) after the {}-call sequence below.",
+        case.name,
+        reason.replace('\n', " "),
+        seq.len()
+    );
+    let _ = writeln!(
+        s,
+        "// Run it: forge test --match-contract {name} --match-test test_"
+    );
+    let _ = writeln!(s, "pragma solidity >=0.6.2;\n");
+    let _ = writeln!(s, "import \"{}\";\n", t.contract.source);
+    let _ = writeln!(s, "interface RudderVm {{");
+    for f in [
+        "prank(address)",
+        "deal(address, uint256)",
+        "warp(uint256)",
+        "roll(uint256)",
+    ] {
+        let _ = writeln!(s, "    function {f} external;");
+    }
+    let _ = writeln!(s, "}}\n");
+    let _ = writeln!(s, "contract {name} is {suite} {{");
+    let _ = writeln!(s, "    function test_{}() public {{", ident(&case.name));
+    let _ = writeln!(
+        s,
+        "        RudderVm vm_ = RudderVm(0x7109709ECfa91a80626fF3989D68f67F5b1DD12D);"
+    );
+    let _ = writeln!(
+        s,
+        "        vm_.warp({});\n        vm_.roll({});",
+        t.settings.timestamp, t.settings.block_number
+    );
+    let last = seq.len().saturating_sub(1);
+    for (i, (tx, text)) in seq.iter().zip(&printed).enumerate() {
+        let _ = writeln!(s, "        // {}. {text}", i + 1);
+        if tx.delay.seconds > 0 {
+            let _ = writeln!(
+                s,
+                "        vm_.warp(block.timestamp + {});",
+                tx.delay.seconds
+            );
+        }
+        if tx.delay.blocks > 0 {
+            let _ = writeln!(s, "        vm_.roll(block.number + {});", tx.delay.blocks);
+        }
+        if !tx.value.is_zero() {
+            let _ = writeln!(
+                s,
+                "        vm_.deal({0}, {0}.balance + {1});",
+                tx.sender.to_checksum(None),
+                tx.value
+            );
+        }
+        let _ = writeln!(s, "        vm_.prank({});", tx.sender.to_checksum(None));
+        let to = match tx.to {
+            None => "address(this)".to_string(),
+            // Solidity takes address literals checksummed.
+            Some(a) => a.to_checksum(None),
+        };
+        let data = alloy_primitives::hex::encode(tx.calldata());
+        // An assertion test fails on its call: that call's revert is the failure.
+        let must_pass = i == last && case.kind != TestKind::Property;
+        let helper = if must_pass { "_callOrRevert" } else { "_call" };
+        let _ = writeln!(s, "        {helper}({to}, {}, hex\"{data}\");", tx.value);
+    }
+    if case.kind == TestKind::Property {
+        if case.function.outputs.is_empty() {
+            let _ = writeln!(s, "        {}();", case.name);
+        } else {
+            let _ = writeln!(
+                s,
+                "        require({0}(), \"{0} returned false\");",
+                case.name
+            );
+        }
+    }
+    let _ = writeln!(s, "    }}\n");
+    let _ = writeln!(
+        s,
+        "    function _call(address to, uint256 value, bytes memory data) private {{"
+    );
+    let _ = writeln!(
+        s,
+        "        (bool ok, ) = to.call{{value: value}}(data);\n        ok; // a reverted call changes nothing, as in the campaign"
+    );
+    let _ = writeln!(s, "    }}\n");
+    let _ = writeln!(
+        s,
+        "    function _callOrRevert(address to, uint256 value, bytes memory data) private {{"
+    );
+    let _ = writeln!(
+        s,
+        "        (bool ok, bytes memory out) = to.call{{value: value}}(data);"
+    );
+    let _ = writeln!(s, "        if (!ok) {{");
+    let _ = writeln!(
+        s,
+        "            assembly {{ revert(add(out, 32), mload(out)) }}"
+    );
+    let _ = writeln!(s, "        }}");
+    let _ = writeln!(s, "    }}");
+    let _ = writeln!(s, "}}");
+    s
+}
+
+fn ident(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}

@@ -1,0 +1,158 @@
+//! Foundry invariant suites: a forge project's test contract with setUp(),
+//! target lists and a handler is fuzzed as forge fuzzes it, and each
+//! falsified invariant is written as a Foundry test that `forge test` runs
+//! and that fails on the same invariant.
+
+use rudder::campaign::{Campaign, TestStatus};
+use rudder::config::Config;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const PROJECT: &str = "contracts/matrix/forge-project";
+/// Where forge puts the suite's handler (forge's deployer creates the test
+/// contract, whose setUp() creates the bank, then the handler).
+const HANDLER: &str = "0x2e234DAe75C793f67A35089C9d99245E1C58470b";
+
+fn fuzz(project: &Path, repro_dir: Option<PathBuf>, out: &Path) -> rudder::campaign::Report {
+    let config = Config {
+        workers: Some(1),
+        seed: Some(1),
+        test_limit: 100_000,
+        repro_dir,
+        ..Config::default()
+    };
+    let mut c = Campaign::new(
+        project,
+        Some("BankInvariantTest"),
+        config,
+        Some(out.to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    c.wait()
+}
+
+#[test]
+fn a_foundry_invariant_suite_is_fuzzed_through_its_handler_and_breaks_like_forge() {
+    let out = tempfile::tempdir().unwrap();
+    let repro = out.path().join("repro");
+    let report = fuzz(Path::new(PROJECT), Some(repro.clone()), out.path());
+    let test = |name: &str| {
+        report
+            .tests
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("{name} is not a test: {:?}", report.tests))
+    };
+    // The invariants are the tests (they return nothing: a revert breaks them).
+    assert_eq!(report.tests.len(), 2, "{:?}", report.tests);
+    let broken = test("invariant_books_balance");
+    assert_eq!(broken.status, TestStatus::Falsified, "{broken:?}");
+    assert!(broken.reason.as_deref().unwrap().contains("books drifted"));
+    assert_eq!(
+        test("invariant_withdrawals_bounded").status,
+        TestStatus::Passing
+    );
+    // Calls went to the handler setUp() created, at forge's address; none to
+    // the suite itself or to the bank (targetContract names the handler only).
+    let seq = &broken.sequence;
+    assert!(!seq.is_empty() && seq.len() <= 3, "{seq:?}");
+    for call in seq {
+        assert!(call.contains(&format!("to: {HANDLER}")), "{call}");
+    }
+    // The reproducer inherits the suite and replays the sequence.
+    let file = repro.join("BankInvariantTest_invariant_books_balance_Repro.t.sol");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains("import \"test/BankInvariant.t.sol\";"),
+        "{text}"
+    );
+    assert!(text.contains("is BankInvariantTest"), "{text}");
+    assert!(
+        text.contains("function test_invariant_books_balance()"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("_call({HANDLER}, 0, hex\"")),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with('}'));
+    // Only falsified tests get one.
+    assert_eq!(std::fs::read_dir(&repro).unwrap().count(), 1);
+}
+
+/// forge from `../shared/peers/install.sh forge` (scripts/test.sh installs it).
+fn forge() -> Option<(PathBuf, PathBuf)> {
+    let peers = Path::new("../shared/peers").canonicalize().ok()?;
+    let forge = peers.join(".tools/node_modules/.bin/forge");
+    let solc = peers.join("lib/solc");
+    (forge.exists() && solc.exists()).then_some((forge, solc))
+}
+
+#[test]
+fn the_reproducer_fails_under_forge_test_on_the_broken_invariant() {
+    let Some((forge, solc)) = forge() else {
+        assert!(
+            !Path::new("../shared/peers").exists(),
+            "../shared/peers is here but forge is not installed: run ../shared/peers/install.sh forge"
+        );
+        eprintln!("SKIPPED: no ../shared/peers to install forge from");
+        return;
+    };
+    // A copy of the project (forge writes cache/ and out/), with the solc
+    // path made absolute.
+    let work = tempfile::tempdir().unwrap();
+    let project = work.path().join("project");
+    let status = Command::new("cp")
+        .args(["-r", PROJECT])
+        .arg(&project)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let toml = project.join("foundry.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let text: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("solc =") {
+                format!("solc = \"{}\"", solc.display())
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&toml, text + "\n").unwrap();
+    let repro = project.join("test/rudder");
+    fuzz(&project, Some(repro.clone()), &work.path().join("out"));
+    assert!(
+        repro
+            .join("BankInvariantTest_invariant_books_balance_Repro.t.sol")
+            .exists()
+    );
+
+    let out = Command::new(&forge)
+        .args([
+            "test",
+            "--offline",
+            "--match-contract",
+            "Repro",
+            "--match-test",
+            "test_",
+        ])
+        .current_dir(&project)
+        .env("FOUNDRY_DISABLE_NIGHTLY_WARNING", "1")
+        .env("HOME", work.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "forge test passed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("[FAIL: books drifted] test_invariant_books_balance()"),
+        "forge did not fail on the invariant:\n{stdout}\n{stderr}"
+    );
+}
