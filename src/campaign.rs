@@ -1016,6 +1016,17 @@ impl Campaign {
         {
             config.prefix = crate::executor::foundry::INVARIANT_PREFIX.into();
         }
+        let mut suite_notes = Vec::new();
+        if foundry {
+            use crate::config::foundry::{InvariantSettings, project_toml, read};
+            let settings = match project_toml(&project.origin) {
+                Some(path) => read(&path).map_err(|e| CampaignError::Setup(e.to_string()))?,
+                None => InvariantSettings::default(),
+            };
+            suite_notes = config
+                .apply_invariant_settings(&settings)
+                .map_err(|e| CampaignError::Setup(e.to_string()))?;
+        }
         if foundry {
             // Where forge deploys a suite (its default sender creates the test
             // contract): every contract setUp() creates lands where it does in
@@ -1096,6 +1107,7 @@ impl Campaign {
         }
         let tests = discover_tests(&config, &target.functions, &callable);
         let mut project_warnings = project.warnings.clone();
+        project_warnings.extend(suite_notes);
         if project.optimized {
             project_warnings.push(
                 "the target was compiled with the optimizer: line and branch coverage are approximate (merged blocks keep one source location)"
@@ -1533,17 +1545,19 @@ impl Campaign {
             return;
         }
         for case in s.tests.cases() {
-            let Some(f) = s.tests.falsified(case.id) else {
-                continue;
-            };
-            if let Some(why) = foundry_repro::unsupported(s, case) {
-                tracing::warn!("no Foundry reproducer for {}: {why}", case.name);
+            if s.tests.falsified(case.id).is_none() {
                 continue;
             }
-            let text = foundry_repro::reproducer(s, case, &f.reason, f.sequence());
-            let name = foundry_repro::contract_name(&s.target.contract.name, &case.name);
-            let path = dir.join(format!("{name}.t.sol"));
-            match persist::write_atomic(&path, text.as_bytes()) {
+            let (contract, solidity) = match foundry_repro::for_test(s, &case.name) {
+                Ok(foundry_repro::Repro::Written { contract, solidity }) => (contract, solidity),
+                Ok(foundry_repro::Repro::NotYet { .. }) => continue,
+                Err(why) => {
+                    tracing::warn!("{why}");
+                    continue;
+                }
+            };
+            let path = dir.join(format!("{contract}.t.sol"));
+            match persist::write_atomic(&path, solidity.as_bytes()) {
                 Ok(()) => tracing::info!("Foundry reproducer of {}: {}", case.name, path.display()),
                 Err(e) => tracing::error!("{}: {e}", path.display()),
             }

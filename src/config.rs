@@ -2,6 +2,8 @@
 //! and CLI overrides on top. A wrong type fails with the key's name; an
 //! unknown key is reported back as a warning, never silently ignored.
 
+pub mod foundry;
+
 use alloy_primitives::{Address, U256};
 use serde_yaml_ng::Value;
 use std::path::{Path, PathBuf};

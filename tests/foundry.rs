@@ -81,6 +81,63 @@ fn a_foundry_invariant_suite_is_fuzzed_through_its_handler_and_breaks_like_forge
     assert_eq!(std::fs::read_dir(&repro).unwrap().count(), 1);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_gets_the_reproducer_from_the_tool() {
+    let out = tempfile::tempdir().unwrap();
+    let config = Config {
+        workers: Some(1),
+        seed: Some(1),
+        test_limit: 100_000,
+        ..Config::default()
+    };
+    let mut c = Campaign::new(
+        Path::new(PROJECT),
+        Some("BankInvariantTest"),
+        config,
+        Some(out.path().to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    let server =
+        rudder::mcp::RudderServer::new(c.control()).with_budget(std::time::Duration::from_secs(10));
+    let call = |test: &str| {
+        let args = serde_json::json!({ "test": test });
+        let serde_json::Value::Object(m) = args else {
+            unreachable!()
+        };
+        server.run_tool("foundry_reproducer", Some(m))
+    };
+    // Wait for the campaign to end (it falsifies one invariant).
+    let started = std::time::Instant::now();
+    while !c.is_finished() {
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "the campaign did not end"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let r = call("invariant_books_balance").await;
+    let v = rudder::mcp::answer_json(&r);
+    assert_eq!(v["falsified"], true, "{v}");
+    assert_eq!(
+        v["fileName"],
+        "BankInvariantTest_invariant_books_balance_Repro.t.sol"
+    );
+    let sol = v["solidity"].as_str().unwrap();
+    assert!(
+        sol.contains(
+            "contract BankInvariantTest_invariant_books_balance_Repro is BankInvariantTest"
+        )
+    );
+    let v = rudder::mcp::answer_json(&call("invariant_withdrawals_bounded").await);
+    assert_eq!(v["falsified"], false, "{v}");
+    assert!(v["solidity"].is_null());
+    let r = call("nope").await;
+    assert_eq!(r.is_error, Some(true));
+    let v = rudder::mcp::answer_json(&r);
+    assert_eq!(v["error"]["details"]["field"], "test", "{v}");
+}
+
 /// forge from `../shared/peers/install.sh forge` (scripts/test.sh installs it).
 fn forge() -> Option<(PathBuf, PathBuf)> {
     let peers = Path::new("../shared/peers").canonicalize().ok()?;

@@ -119,6 +119,7 @@ async fn tools_list_matches_the_seed() {
             "target",
             "run_sequence",
             "reload_corpus",
+            "foundry_reproducer",
             "status",
             "get_events_by_type",
             "get_events_by_entity",

@@ -71,7 +71,7 @@ async fn the_server_serves_the_selected_families_only() {
     );
     let campaign_only = RudderServer::with_families(c.control(), &[FamilyName::Campaign]);
     assert_eq!(campaign_only.families(), [FamilyName::Campaign]);
-    assert_eq!(campaign_only.tool_list().len(), 13);
+    assert_eq!(campaign_only.tool_list().len(), 14);
     let none = RudderServer::with_families(c.control(), &[FamilyName::Events]);
     assert!(none.tool_list().iter().all(|t| t.name != "read_logs"));
     let v = call(&none, "read_logs", json!({})).await;

@@ -20,6 +20,42 @@ pub fn contract_name(suite: &str, test: &str) -> String {
     format!("{suite}_{}_Repro", ident(test))
 }
 
+/// A test's reproducer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Repro {
+    /// The test is falsified: the reproducer's contract name and source.
+    Written { contract: String, solidity: String },
+    /// Not falsified (yet); the contract name it will have.
+    NotYet { contract: String },
+}
+
+/// The reproducer of the test named `test`, or why there can be none (no
+/// such test, or one no reproducer can be written for).
+pub fn for_test(stores: &Stores, test: &str) -> Result<Repro, String> {
+    let case = stores
+        .tests
+        .cases()
+        .find(|c| c.name == test)
+        .ok_or_else(|| {
+            let names: Vec<&str> = stores.tests.cases().map(|c| c.name.as_str()).collect();
+            format!(
+                "test: {test:?} is not a test of this campaign; its tests: {}",
+                names.join(", ")
+            )
+        })?;
+    if let Some(why) = unsupported(stores, case) {
+        return Err(format!("test: no Foundry reproducer for {test:?}: {why}"));
+    }
+    let contract = contract_name(&stores.target.contract.name, &case.name);
+    Ok(match stores.tests.falsified(case.id) {
+        Some(f) => Repro::Written {
+            solidity: reproducer(stores, case, &f.reason, f.sequence()),
+            contract,
+        },
+        None => Repro::NotYet { contract },
+    })
+}
+
 /// Why a reproducer cannot be written for `case` (none when it can).
 pub fn unsupported(stores: &Stores, case: &TestCase) -> Option<String> {
     if case.kind == TestKind::Optimization {

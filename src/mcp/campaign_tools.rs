@@ -459,6 +459,33 @@ pub struct ReloadCorpusOutput {
     pub corpus_sequences: usize,
 }
 
+// ---- foundry_reproducer ----
+
+/// A falsified test as a Foundry test
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FoundryReproducerInput {
+    /// The falsified test's name (as `status` lists it)
+    #[schemars(length(min = 1, max = 200))]
+    pub test: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FoundryReproducerOutput {
+    pub success: bool,
+    pub test: String,
+    /// Whether the test is falsified (no reproducer until it is).
+    pub falsified: bool,
+    /// The reproducer's contract name.
+    pub contract: String,
+    /// A file name for it (`{contract}.t.sol`), to put in the project's test folder.
+    pub file_name: String,
+    /// The Solidity source (null until the test is falsified): `forge test
+    /// --match-contract {contract} --match-test test_` fails on it.
+    pub solidity: Option<String>,
+}
+
 // ---- the family ----
 
 fn wei(field: &str, s: &str) -> Result<U256, ToolError> {
@@ -592,6 +619,13 @@ impl Family for CampaignTools {
                 Access::Blocking,
                 self,
                 Self::reload_corpus,
+            ),
+            ToolDef::method::<FoundryReproducerInput, FoundryReproducerOutput, _>(
+                "foundry_reproducer",
+                "A falsified test as a Foundry test: a contract inheriting the suite (or harness) that replays the shrunk sequence under vm.prank/warp/roll/deal and checks the test, so forge test fails on it; paste it into the project's tests as a regression test.",
+                Access::Inline,
+                self,
+                Self::foundry_reproducer,
             ),
             ToolDef::method::<StatusInput, StatusOutput, _>(
                 "status",
@@ -878,6 +912,29 @@ impl CampaignTools {
             message,
             corpus_sequences: self.stores.corpus.len(),
             reload,
+        })
+    }
+
+    fn foundry_reproducer(
+        &self,
+        a: FoundryReproducerInput,
+        _: &Gate,
+    ) -> Result<ToolAnswer, ToolError> {
+        use crate::campaign::foundry_repro::{Repro, for_test};
+        let r = for_test(&self.stores, &a.test).map_err(|m| {
+            ToolError::invalid(m).with_details(serde_json::json!({ "field": "test" }))
+        })?;
+        let (falsified, contract, solidity) = match r {
+            Repro::Written { contract, solidity } => (true, contract, Some(solidity)),
+            Repro::NotYet { contract } => (false, contract, None),
+        };
+        ToolAnswer::json(&FoundryReproducerOutput {
+            success: true,
+            test: a.test,
+            falsified,
+            file_name: format!("{contract}.t.sol"),
+            contract,
+            solidity,
         })
     }
 
