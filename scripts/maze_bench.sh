@@ -53,7 +53,10 @@ if has forge && [ ! -x "$PEERS/.tools/node_modules/.bin/forge" ]; then
   exit 2
 fi
 cd "$ROOT"
-cargo build --release --quiet
+# RUDDER_PREBUILT=1: target/release/rudder is current (scripts/test.sh runs
+# this right after `cargo test --release`, which built it; a plain `cargo
+# build` would rebuild the crate for the dev-dependencies' feature set).
+[ -n "${RUDDER_PREBUILT:-}" ] || cargo build --release --quiet
 SOLC="$ROOT/contracts/.tools/node_modules/solc"
 [ -f "$SOLC/package.json" ] || bash contracts/build.sh >/dev/null
 WORK=$(mktemp -d -t maze_bench.XXXXXX)

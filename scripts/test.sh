@@ -28,10 +28,10 @@ cargo clippy --release --workspace --all-targets -- -D warnings
 echo "== unit, integration and end-to-end tests (release; the workspace: rudder and crates/calls)"
 cargo test --release --workspace --no-fail-fast
 echo "== maze benchmark, short (rudder on maze 1 for 5 s; the full table: BENCHMARKS.md)"
-maze=$(bash scripts/maze_bench.sh -m 1 -t 5 -S 1 -T rudder)
+maze=$(RUDDER_PREBUILT=1 bash scripts/maze_bench.sh -m 1 -t 5 -S 1 -T rudder)
 echo "$maze"
 echo "$maze" | grep -qE "^1 +1 +11 +[0-9]+ " || { echo "maze benchmark printed no rudder count"; exit 1; }
-maze=$(bash scripts/maze_bench.sh -A -m 1 -t 5 -S 1 -T rudder)
+maze=$(RUDDER_PREBUILT=1 bash scripts/maze_bench.sh -A -m 1 -t 5 -S 1 -T rudder)
 echo "$maze"
 echo "$maze" | grep -qE "^1 +1 +11 +[1-9][0-9]* " || { echo "assertion-form maze: no probe falsified"; exit 1; }
 # The benches are type-checked by the clippy gate above (--all-targets);

@@ -45,7 +45,7 @@ fn a_foundry_invariant_suite_is_fuzzed_through_its_handler_and_breaks_like_forge
             .unwrap_or_else(|| panic!("{name} is not a test: {:?}", report.tests))
     };
     // The invariants are the tests (they return nothing: a revert breaks them).
-    assert_eq!(report.tests.len(), 2, "{:?}", report.tests);
+    assert_eq!(report.tests.len(), 3, "{:?}", report.tests);
     let broken = test("invariant_books_balance");
     assert_eq!(broken.status, TestStatus::Falsified, "{broken:?}");
     assert!(broken.reason.as_deref().unwrap().contains("books drifted"));
@@ -53,6 +53,10 @@ fn a_foundry_invariant_suite_is_fuzzed_through_its_handler_and_breaks_like_forge
         test("invariant_withdrawals_bounded").status,
         TestStatus::Passing
     );
+    // forge-std's assertions are cheatcodes (vm.assertGe, vm.assertTrue):
+    // answered, they hold; unanswered, every call would "break" the invariant.
+    let solvent = test("invariant_solvent");
+    assert_eq!(solvent.status, TestStatus::Passing, "{solvent:?}");
     // Calls went to the handler setUp() created, at forge's address; none to
     // the suite itself or to the bank (targetContract names the handler only).
     let seq = &broken.sequence;

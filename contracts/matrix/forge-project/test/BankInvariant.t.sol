@@ -69,8 +69,16 @@ abstract contract InvariantTargets {
     }
 }
 
+/// The assertion cheatcodes forge-std's assertions call (forge-std >= 1.8).
+interface AssertionCheats {
+    function assertGe(uint256 left, uint256 right, string calldata err) external pure;
+    function assertTrue(bool condition) external pure;
+}
+
 /// A Foundry invariant suite in the handler pattern.
 contract BankInvariantTest is InvariantTargets {
+    AssertionCheats private constant VM = AssertionCheats(address(uint160(uint256(keccak256("hevm cheat code")))));
+
     Bank bank;
     BankHandler handler;
 
@@ -83,6 +91,13 @@ contract BankInvariantTest is InvariantTargets {
     /// The bank's books equal what went in minus what came out.
     function invariant_books_balance() public view {
         require(bank.total() == handler.ghostDeposits() - handler.ghostWithdrawals(), "books drifted");
+    }
+
+    /// The bank holds at least what the handler's ghosts say is left
+    /// (through forge's assertion cheatcodes, as forge-std's assertGe does).
+    function invariant_solvent() public view {
+        VM.assertGe(bank.total(), handler.ghostDeposits() - handler.ghostWithdrawals(), "insolvent");
+        VM.assertTrue(address(handler.bank()) == address(bank));
     }
 
     /// Nothing is ever withdrawn that was not deposited.
