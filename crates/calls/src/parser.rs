@@ -45,11 +45,7 @@ pub fn parse_txs(
     functions: &[Arc<Function>],
     defaults: &CallDefaults,
 ) -> Result<Vec<Tx>, CallError> {
-    let calls = parse_sequence(src)?;
-    calls
-        .iter()
-        .map(|c| resolve(c, functions, defaults).map_err(CallError::from))
-        .collect()
+    parse_with(src, functions, defaults, resolve)
 }
 
 /// Parses `src` (one call or a sequence) whose calls may hold `?`
@@ -59,10 +55,22 @@ pub fn parse_templates(
     functions: &[Arc<Function>],
     defaults: &CallDefaults,
 ) -> Result<Vec<(Tx, Holes)>, CallError> {
-    let calls = parse_sequence(src)?;
-    calls
+    parse_with(src, functions, defaults, resolve_template)
+}
+
+/// How one parsed call is fitted to the ABI ([`resolve`] or [`resolve_template`]).
+type Resolver<T> = fn(&CallExpr, &[Arc<Function>], &CallDefaults) -> Result<T, ResolveError>;
+
+/// Parses `src` and resolves each call with `resolve_one`.
+fn parse_with<T>(
+    src: &str,
+    functions: &[Arc<Function>],
+    defaults: &CallDefaults,
+    resolve_one: Resolver<T>,
+) -> Result<Vec<T>, CallError> {
+    parse_sequence(src)?
         .iter()
-        .map(|c| resolve_template(c, functions, defaults).map_err(CallError::from))
+        .map(|c| resolve_one(c, functions, defaults).map_err(CallError::from))
         .collect()
 }
 
