@@ -1,0 +1,1373 @@
+#!/usr/bin/env python3
+"""A deterministic steering policy for rudder, over MCP only (issue 32, part 1).
+
+No LLM, no network: this script starts `rudder mcp TARGET` itself, talks to it
+with the official Python `mcp` client over stdio, and at call-count
+checkpoints does what an agent would do with the tools:
+
+1. Watches `status`; a *plateau* is no new coverage (line or branch coverage,
+   corpus size) for max(10,000 calls, 2x the previous gap between gains).
+2. On a plateau reads the coverage gaps from the graph family
+   (`graph_context_for_files` over every function `target` lists), ranked in a
+   fixed order: never true, then never reached, then never false; then file
+   and line.
+3. Turns each gap's condition (its source text, parameters, state variables,
+   named constants and environment) into candidate call sequences with a small
+   solver over the condition's expression: a parameter compared with a
+   constant or an expression of known values (c, and c±1 at an ordering's
+   boundary), inverted through `+ - * / ^ << >> %` and casts; a state variable
+   compared with a value (call each function that writes it with the value as
+   an argument, or as msg.value when it is payable, then the function holding
+   the branch); a product of two unknowns split into balanced factors;
+   msg.sender, msg.value and block.timestamp as the per-call `{from, value,
+   delay}` options; a state variable that records block.timestamp (found by
+   calling its writer and getter with two delays through `run_sequence`) as a
+   delay on its writer. Arguments the condition does not constrain keep the
+   values of a corpus call that reached the branch, and that corpus entry's
+   earlier calls are the prefix (`find_transaction_in_corpus`,
+   `inspect_corpus_transactions`). The nested gaps of one function are solved
+   together, rung by rung, in line order.
+4. Screens every candidate once with `run_sequence` (new coverage points,
+   tests falsified), injects the best few with `inject_transaction`, records
+   each attempt in the ETG (`etg_log_event`) and asks
+   `etg_query_similar_attempts` before working on a branch again (a branch
+   that earlier attempts, in this run or an earlier run of the same corpus
+   directory, tried three times without gain is skipped). Functions holding
+   gaps that nothing solved are prioritized (`prioritize_function`); after
+   three fruitless plateaus the priorities are cleared.
+
+usage: python3 examples/steer.py [--seed S] [--timeout SECS] [--test-limit N]
+           TARGET [--contract C] [--config YAML] [--workers N] [--out-dir D]
+           [--checkpoint CALLS] [--verbose]
+
+The binary is $RUDDER (default target/release/rudder, relative to the
+repository this script is in). The final report (the JSON `rudder fuzz
+--format json` prints) goes to stdout, with one more field, `steering`: what
+the policy did (tool calls, run-once and injected calls, each injection, the
+call counts at which tests were first seen falsified, and the gaps it could
+not turn into candidates, with why). Progress goes to stderr. With neither a
+test limit nor a timeout (and none in the config), the campaign stops at
+50,000 calls, `rudder fuzz`'s default.
+"""
+import argparse
+import ast
+import asyncio
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+import time
+from fractions import Fraction
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+PLATEAU_MIN = 10_000      # calls without new coverage before the first plateau
+CHECKPOINT = 2_000        # calls between two looks at the plateau test
+DEFAULT_LIMIT = 50_000    # when nothing bounds the campaign
+MAX_CANDIDATES = 48       # screened per gap per plateau
+INJECT_BEST = 3           # injected per plateau
+FRUITLESS_CLEAR = 3       # fruitless plateaus before priorities are cleared
+ETG_GIVE_UP = 3           # earlier fruitless attempts on a branch before it is skipped
+CORPUS_PREFIXES = 40      # corpus entries a stuck call is appended to
+
+
+def log(*parts):
+    print("[steer]", *parts, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- call syntax
+
+def split_top(s, sep=","):
+    """Splits `s` at `sep` outside brackets and quotes."""
+    out, depth, cur, quote = [], 0, [], None
+    for ch in s:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    tail = "".join(cur).strip()
+    if tail or out:
+        out.append(tail)
+    return out
+
+
+def parse_call(text):
+    """`f{from: 0x…, delay: 5}(1, 2)` -> (name, {option: text}, [argument text])."""
+    m = re.match(r"\s*([A-Za-z_$][\w$]*)\s*(\{[^}]*\})?\s*\((.*)\)\s*$", text, re.S)
+    if not m:
+        return None
+    opts = {}
+    if m.group(2):
+        for kv in split_top(m.group(2)[1:-1]):
+            if ":" in kv:
+                k, v = kv.split(":", 1)
+                opts[k.strip()] = v.strip()
+    return m.group(1), opts, split_top(m.group(3))
+
+
+def render_call(name, opts, args):
+    o = ""
+    if opts:
+        o = "{" + ", ".join(f"{k}: {v}" for k, v in opts.items()) + "}"
+    return f"{name}{o}({', '.join(args)})"
+
+
+def sig_name(sig):
+    return sig.split("(", 1)[0].split(".")[-1]
+
+
+def sig_types(sig):
+    inner = sig[sig.index("(") + 1:sig.rindex(")")]
+    return split_top(inner) if inner else []
+
+
+def parse_int(text):
+    t = text.strip()
+    if t in ("true", "false"):
+        return 1 if t == "true" else 0
+    try:
+        if re.fullmatch(r"-?0x[0-9a-fA-F]+", t):
+            return int(t, 16)
+        if re.fullmatch(r"-?\d+", t):
+            return int(t)
+    except ValueError:
+        pass
+    return None
+
+
+def type_bits(ty):
+    m = re.fullmatch(r"(u?int)(\d*)", ty)
+    if m:
+        return m.group(1), int(m.group(2) or 256)
+    if ty == "address":
+        return "uint", 160
+    if ty == "bool":
+        return "bool", 1
+    m = re.fullmatch(r"bytes(\d+)", ty)
+    if m:
+        return "bytes", 8 * int(m.group(1))
+    return None, None
+
+
+def fit(value, ty):
+    """`value` as an argument of type `ty` (in range), or None."""
+    kind, bits = type_bits(ty)
+    if kind is None or not isinstance(value, int):
+        return None
+    if kind == "bool":
+        return value if value in (0, 1) else None
+    if kind == "int":
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        return value if lo <= value <= hi else None
+    return value if 0 <= value < (1 << bits) else None
+
+
+def render_value(value, ty):
+    kind, bits = type_bits(ty)
+    if kind == "bool":
+        return "true" if value else "false"
+    if ty == "address":
+        return "0x%040x" % value
+    if kind == "bytes":
+        return "0x%0*x" % (bits // 4, value)
+    return str(value)
+
+
+def zero_of(ty):
+    kind, _ = type_bits(ty)
+    if kind == "bool":
+        return "false"
+    if ty == "address":
+        return "0x%040x" % 0
+    if kind is not None:
+        return "0"
+    return "?"
+
+
+# ---------------------------------------------------------------- expressions
+
+UNITS = {"wei": 1, "gwei": 10**9, "ether": 10**18, "seconds": 1, "minutes": 60,
+         "hours": 3600, "days": 86400, "weeks": 604800}
+CAST = re.compile(r"(u?int\d*|address|bytes\d+|bool|payable)$")
+
+
+class Unknown(Exception):
+    """The expression needs a value the policy does not have."""
+
+
+class Opaque(Exception):
+    """The expression has something the policy cannot evaluate or control."""
+
+
+class Congruence:
+    """A value known modulo m (from `x % m == r`)."""
+
+    def __init__(self, r, m):
+        self.r, self.m = r, m
+
+
+def number_text(text):
+    """A Solidity number literal (with `_`, `e`, a unit) as an int."""
+    t = text.replace("_", "").strip()
+    m = re.fullmatch(r"(0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?:e\d+)?)\s*(\w+)?", t)
+    if not m:
+        return None
+    lit, unit = m.group(1), m.group(2)
+    if unit and unit not in UNITS:
+        return None
+    v = Fraction(int(lit, 16)) if lit.startswith("0x") else Fraction(lit)
+    v *= UNITS.get(unit, 1)
+    return int(v) if v.denominator == 1 else None
+
+
+def translate(src):
+    """Solidity expression text -> Python expression text (same precedence
+    for everything a condition usually holds)."""
+    s = src
+
+    def tymax(m):
+        kind, bits = m.group(1), int(m.group(2) or 256)
+        if kind == "uint":
+            return str((1 << bits) - 1) if m.group(3) == "max" else "0"
+        return str((1 << (bits - 1)) - 1) if m.group(3) == "max" else "(-%d)" % (1 << (bits - 1))
+
+    s = re.sub(r"type\(\s*(u?int)(\d*)\s*\)\.(max|min)", tymax, s)
+
+    def unit(m):
+        v = number_text(m.group(0))
+        return "(%d)" % v if v is not None else m.group(0)
+
+    s = re.sub(r"\b(0x[0-9a-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:e\d+)?)(\s*(?:wei|gwei|ether|seconds|minutes|hours|days|weeks)\b)?",
+               unit, s)
+    s = s.replace("&&", " and ").replace("||", " or ")
+    s = re.sub(r"!(?!=)", " not ", s)
+    s = re.sub(r"\btrue\b", "True", s)
+    s = re.sub(r"\bfalse\b", "False", s)
+    for a, b in (("msg.sender", "msg_sender"), ("msg.value", "msg_value"),
+                 ("block.timestamp", "block_timestamp"), ("block.number", "block_number"),
+                 ("tx.origin", "msg_sender")):
+        s = s.replace(a, b)
+    s = re.sub(r"\bnow\b", "block_timestamp", s)
+    s = re.sub(r"\bthis\b", "__this", s)
+    return s
+
+
+def parse_expr(src):
+    try:
+        return ast.parse(translate(src), mode="eval").body
+    except SyntaxError:
+        return None
+
+
+def wrap(value, name):
+    m = re.fullmatch(r"(u?int)(\d*)", name)
+    if m:
+        bits = int(m.group(2) or 256)
+        v = value % (1 << bits)
+        if m.group(1) == "int" and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        return v
+    if name in ("address", "payable"):
+        return value % (1 << 160)
+    if name == "bool":
+        return int(bool(value))
+    return value
+
+
+def tdiv(a, b):
+    if b == 0:
+        raise Opaque("division by zero")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def tmod(a, b):
+    if b == 0:
+        raise Opaque("modulo by zero")
+    return a - b * tdiv(a, b)
+
+
+BINOPS = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.Div: tdiv, ast.FloorDiv: tdiv, ast.Mod: tmod, ast.Pow: lambda a, b: a ** b,
+    ast.BitXor: lambda a, b: a ^ b, ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b,
+    ast.LShift: lambda a, b: (a << b) % (1 << 256), ast.RShift: lambda a, b: a >> b,
+}
+CMPOPS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
+          ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
+NEGATE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,
+          ast.Gt: ast.LtE, ast.LtE: ast.Gt}
+MIRROR = {ast.Eq: ast.Eq, ast.NotEq: ast.NotEq, ast.Lt: ast.Gt, ast.Gt: ast.Lt,
+          ast.LtE: ast.GtE, ast.GtE: ast.LtE}
+
+
+class Model:
+    """What the policy knows while solving one gap: constants, which names it
+    controls, and the values chosen so far."""
+
+    def __init__(self, consts, controls, defaults, bounds):
+        self.consts = consts          # name -> int (also Contract.name)
+        self.controls = controls      # name -> kind: param, state, value, sender, time
+        self.defaults = defaults      # name -> int (a corpus call's argument)
+        self.bounds = bounds          # name -> lower bound (time-derived values)
+
+    def var_of(self, node):
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            return node.value.id
+        if isinstance(node, ast.Attribute):
+            return None
+        return None
+
+    def ev(self, node, env):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, bool):
+                return int(node.value)
+            if isinstance(node.value, int):
+                return node.value
+            raise Opaque(f"literal {node.value!r}")
+        if isinstance(node, (ast.Name, ast.Subscript)):
+            name = self.var_of(node)
+            if name is None:
+                raise Opaque(ast.unparse(node))
+            if name in env:
+                return env[name]
+            if isinstance(node, ast.Name) and name in self.consts:
+                return self.consts[name]
+            if name in self.controls:
+                raise Unknown(name)
+            raise Opaque(name)
+        if isinstance(node, ast.Attribute):
+            full = ast.unparse(node)
+            if full in self.consts:
+                return self.consts[full]
+            if node.attr in self.consts:
+                return self.consts[node.attr]
+            raise Opaque(full)
+        if isinstance(node, ast.BinOp):
+            a, b = self.ev(node.left, env), self.ev(node.right, env)
+            return BINOPS[type(node.op)](a, b)
+        if isinstance(node, ast.UnaryOp):
+            v = self.ev(node.operand, env)
+            if isinstance(node.op, ast.USub):
+                return -v
+            if isinstance(node.op, ast.Not):
+                return int(not v)
+            if isinstance(node.op, ast.Invert):
+                return ~v % (1 << 256)
+            return v
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and CAST.match(node.func.id) \
+                and len(node.args) == 1:
+            return wrap(self.ev(node.args[0], env), node.func.id)
+        if isinstance(node, ast.BoolOp):
+            vals = [self.ev(v, env) for v in node.values]
+            return int(all(vals)) if isinstance(node.op, ast.And) else int(any(vals))
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            return int(CMPOPS[type(node.ops[0])](self.ev(node.left, env), self.ev(node.comparators[0], env)))
+        raise Opaque(ast.unparse(node))
+
+    def unknowns(self, node, env):
+        """Controlled names `node` needs that `env` lacks (Opaque if it needs
+        something nobody controls: a local, an external call, storage no
+        function writes)."""
+        out = []
+
+        def rec(n):
+            if isinstance(n, ast.Constant):
+                return
+            if isinstance(n, ast.Attribute):
+                full = ast.unparse(n)
+                if full in self.consts or n.attr in self.consts:
+                    return
+                raise Opaque(full)
+            if isinstance(n, (ast.Name, ast.Subscript)):
+                name = self.var_of(n)
+                if name in env or (isinstance(n, ast.Name) and name in self.consts):
+                    return
+                if name in self.controls:
+                    if name not in out:
+                        out.append(name)
+                    return
+                raise Opaque(ast.unparse(n))
+            if isinstance(n, ast.Call):
+                if isinstance(n.func, ast.Name) and CAST.match(n.func.id):
+                    for a in n.args:
+                        rec(a)
+                    return
+                raise Opaque(ast.unparse(n))
+            for child in ast.iter_child_nodes(n):
+                rec(child)
+
+        rec(node)
+        return out
+
+    def bind(self, env, name, value):
+        if isinstance(value, Congruence):
+            base = self.bounds.get(name, 0)
+            value = base + (value.r - base) % value.m
+        elif name in self.bounds and value < self.bounds[name]:
+            return None
+        e = dict(env)
+        e[name] = value
+        return e
+
+    # -- solving --------------------------------------------------------------
+
+    def solve(self, node, env, want=True, cap=16):
+        """Environments extending `env` under which `node` is `want`."""
+        try:
+            if not self.unknowns(node, env):
+                return [env] if bool(self.ev(node, env)) == want else []
+        except (Opaque, Unknown, ZeroDivisionError, ValueError, OverflowError):
+            return []
+        if isinstance(node, ast.BoolOp):
+            conj = isinstance(node.op, ast.And) == want
+            if conj:
+                # Lower bounds the conjunction sets on single names (`x > c`)
+                # first: a residue or a seed must land above them.
+                saved = dict(self.bounds)
+                for v in node.values:
+                    self.note_bound(v, env, want)
+                envs = [env]
+                for v in node.values:
+                    envs = [e2 for e in envs for e2 in self.solve(v, e, want, cap)][:cap]
+                self.bounds = saved
+                return envs
+            out = []
+            for v in node.values:
+                out += self.solve(v, env, want, cap)
+            return out[:cap]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self.solve(node.operand, env, not want, cap)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            op = type(node.ops[0])
+            if not want:
+                op = NEGATE[op]
+            return self.solve_cmp(node.left, op, node.comparators[0], env)[:cap]
+        if isinstance(node, (ast.Name, ast.Subscript)):
+            return self.solve_cmp(node, ast.Eq if want else ast.NotEq, ast.Constant(1), env)
+        return []
+
+    def note_bound(self, node, env, want):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+            return
+        op = type(node.ops[0]) if want else NEGATE[type(node.ops[0])]
+        left, right = node.left, node.comparators[0]
+        if isinstance(right, (ast.Name, ast.Call)) and not isinstance(left, (ast.Name, ast.Call)):
+            left, right, op = right, left, MIRROR[op]
+        while isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and CAST.match(left.func.id) \
+                and len(left.args) == 1:
+            left = left.args[0]
+        if not isinstance(left, ast.Name) or left.id not in self.controls or left.id in env:
+            return
+        try:
+            c = self.ev(right, env)
+        except (Opaque, Unknown, ZeroDivisionError):
+            return
+        lb = {ast.Gt: c + 1, ast.GtE: c}.get(op)
+        if lb is not None:
+            self.bounds[left.id] = max(lb, self.bounds.get(left.id, lb))
+
+    def solve_cmp(self, left, op, right, env):
+        try:
+            ul, ur = self.unknowns(left, env), self.unknowns(right, env)
+        except Opaque:
+            return []
+        if ul and ur:
+            # Both sides unknown: fix one name first (a sender is enumerated,
+            # a parameter takes its corpus value, a state variable 1).
+            out = []
+            for name in sorted(ul + ur, key=lambda n: (self.controls[n] != "sender",
+                                                       n not in self.bounds, n not in self.defaults)):
+                for v in self.seeds(name):
+                    e = self.bind(env, name, v)
+                    if e is not None:
+                        out += self.solve_cmp(left, op, right, e)
+                if out:
+                    return out
+            return out
+        if ur:
+            left, right, op = right, left, MIRROR[op]
+        try:
+            target = self.ev(right, env)
+        except (Opaque, Unknown, ZeroDivisionError):
+            return []
+        wants = {ast.Eq: [target], ast.NotEq: [target + 1, target - 1], ast.Lt: [target - 1],
+                 ast.LtE: [target], ast.Gt: [target + 1], ast.GtE: [target]}[op]
+        out = []
+        for w in wants:
+            for asg in self.invert(left, w, env):
+                out.append(asg)
+        return out
+
+    def seeds(self, name):
+        kind = self.controls[name]
+        if kind == "sender":
+            return list(self.senders)
+        lb = self.bounds.get(name)
+        if name in self.defaults and (lb is None or self.defaults[name] >= lb):
+            return [self.defaults[name]]
+        if lb is not None:
+            return [lb]
+        if kind == "time":
+            return []
+        return [1]
+
+    def invert(self, node, want, env):
+        """Environments under which `node` evaluates to `want`."""
+        if isinstance(node, (ast.Name, ast.Subscript)):
+            name = self.var_of(node)
+            if name in self.controls and name not in env:
+                e = self.bind(env, name, want)
+                return [e] if e is not None else []
+            return []
+        if isinstance(want, Congruence):
+            # Only a name takes a congruence; elsewhere use its residue.
+            if isinstance(node, ast.Call):
+                return self.invert(node.args[0], want, env) if node.args else []
+            want = want.r
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and CAST.match(node.func.id) \
+                and len(node.args) == 1:
+            out = self.invert(node.args[0], want, env)
+            m = re.fullmatch(r"(u?int)(\d*)", node.func.id)
+            if m and m.group(1) == "int" and want < 0:
+                # int64(uint64(d)) = -5: the unsigned inside holds 2**64 - 5.
+                out += self.invert(node.args[0], want % (1 << int(m.group(2) or 256)), env)
+            return out
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return self.invert(node.operand, -want, env)
+        if not isinstance(node, ast.BinOp):
+            return []
+        try:
+            ul, ur = self.unknowns(node.left, env), self.unknowns(node.right, env)
+        except Opaque:
+            return []
+        op = type(node.op)
+        if ul and ur:
+            return self.invert_both(node, op, want, env)
+        if not ul and not ur:
+            return []
+        known = self.ev(node.right if ul else node.left, env)
+        side = node.left if ul else node.right
+        w = None
+        if op is ast.Add:
+            w = want - known
+        elif op is ast.Sub:
+            w = want + known if ul else known - want
+        elif op is ast.Mult:
+            if known != 0 and want % known == 0:
+                w = want // known
+        elif op in (ast.Div, ast.FloorDiv) and ul:
+            w = want * known
+        elif op is ast.Mod and ul:
+            return self.invert(side, Congruence(want, known), env) if 0 <= want < known else []
+        elif op is ast.BitXor:
+            w = want ^ known
+        elif op is ast.RShift and ul:
+            w = want << known
+        elif op is ast.LShift and ul:
+            w = want >> known if want % (1 << known) == 0 else None
+        elif op is ast.BitAnd:
+            w = want if want & known == want else None
+        elif op is ast.BitOr:
+            w = want & ~known if want & known == known else None
+        if w is None:
+            return []
+        return self.invert(side, w, env)
+
+    def invert_both(self, node, op, want, env):
+        """Both operands unknown: split `want` between them."""
+        pairs = []
+        if op is ast.Mult:
+            d = balanced_divisor(want)
+            if d:
+                pairs.append((d, want // d))
+                pairs.append((want // d, d))
+        elif op is ast.Add:
+            pairs += [(want // 2, want - want // 2), (want, 0)]
+        elif op is ast.BitXor:
+            pairs += [(want, 0)]
+        out = []
+        for a, b in pairs:
+            for e in self.invert(node.left, a, env):
+                out += self.invert(node.right, b, e)
+        if not out:
+            # Fix one side's names at their seeds and solve for the other.
+            for name in self.unknowns(node.left, env):
+                for v in self.seeds(name):
+                    e = self.bind(env, name, v)
+                    if e is not None:
+                        out += self.invert(node, want, e)
+                break
+        return out
+
+
+def balanced_divisor(n, limit=200_000):
+    """The divisor of n closest to sqrt(n) from below, when trial division
+    by primes up to `limit` factors n completely; else None."""
+    if n <= 1:
+        return None
+    factors, m, p = [], n, 2
+    while p * p <= m and p <= limit:
+        while m % p == 0:
+            factors.append(p)
+            m //= p
+        p += 1 if p == 2 else 2
+    if m > 1:
+        if m > limit * limit and p > limit:
+            return None
+        factors.append(m)
+    root = math.isqrt(n)
+    divisors = {1}
+    for f in factors:
+        divisors |= {d * f for d in divisors if d * f <= root}
+    return max(divisors)
+
+
+# ---------------------------------------------------------------- the policy
+
+class Steer:
+    def __init__(self, session, opts):
+        self.s = session
+        self.opts = opts
+        self.tool_calls = 0
+        self.by_tool = {}
+        self.run_once_calls = 0
+        self.injected_calls = 0
+        self.injections = []
+        self.unsolved = {}
+        self.tried = set()
+        self.good_prefixes = []   # sequences that reached new coverage when screened
+        self.fruitless = 0
+        self.falsified_at = {}
+        self.plateaus = 0
+        self.param_names = abi_param_names(opts.target, opts.contract)
+        self.time_vars = {}       # state variable -> (writer signature, value at delay 0) or None
+        self.writes_map = {}
+        self.realize_why = None
+        self.consts = {}
+        self.not_in_graph = set()
+        self.prioritized = set()
+
+    async def call(self, name, args, errors=None):
+        self.tool_calls += 1
+        self.by_tool[name] = self.by_tool.get(name, 0) + 1
+        r = await self.s.call_tool(name, args)
+        v = answer(r)
+        if r.isError:
+            if errors is not None:
+                errors.append(v)
+            if self.opts.verbose:
+                log(f"{name} refused: {json.dumps(v)[:300]}")
+            return None
+        return v
+
+    # -- the loop --------------------------------------------------------------
+
+    async def run(self):
+        tools = {t.name for t in (await self.s.list_tools()).tools}
+        self.tool_calls += 1
+        need = {"status", "target", "graph_context_for_files", "run_sequence", "inject_transaction"}
+        if not need <= tools:
+            log(f"the server lacks {sorted(need - tools)}: steering off, watching only")
+        self.tools = tools
+        self.target = await self.call("target", {}) or {}
+        self.senders = [int(a, 16) for a in self.target.get("senders", [])] or [0x10000, 0x20000, 0x30000]
+        self.functions = {f["signature"]: f for f in self.target.get("functions", [])}
+        st = await self.call("status", {})
+        limit = st["config"].get("testLimit") if st else None
+        self.own_limit = DEFAULT_LIMIT if limit == "unlimited" and not self.opts.timeout else None
+        last_sig, last_gain, prev_gap, next_check = None, 0, 0, CHECKPOINT
+        t0 = time.monotonic()
+        while True:
+            st = await self.call("status", {})
+            if st is None:
+                break
+            calls = int(st["calls"])
+            for t in st.get("tests", []):
+                if t["status"] == "falsified" and t["name"] not in self.falsified_at:
+                    self.falsified_at[t["name"]] = calls
+                    log(f"{t['name']} falsified at ~{calls} calls: {t.get('counterexample')}")
+            sig = (st.get("lineCoverage"), st.get("branchCoverage"), st.get("corpusSize"))
+            if sig != last_sig:
+                if last_sig is not None:
+                    prev_gap = calls - last_gain
+                last_sig, last_gain = sig, calls
+            if not st.get("fuzzing", True):
+                log(f"campaign ended: {st.get('endReason')} at {calls} calls")
+                break
+            tests = st.get("tests", [])
+            if tests and all(t["status"] == "falsified" for t in tests):
+                break
+            if self.own_limit and calls >= self.own_limit:
+                log(f"stopping at {calls} calls (no limit given)")
+                break
+            if self.opts.timeout and time.monotonic() - t0 > self.opts.timeout + 5:
+                break
+            if calls >= next_check:
+                next_check = (calls // CHECKPOINT + 1) * CHECKPOINT
+                window = max(PLATEAU_MIN, 2 * prev_gap)
+                if calls - last_gain >= window and need <= tools:
+                    self.plateaus += 1
+                    log(f"plateau {self.plateaus} at {calls} calls (no gain for {calls - last_gain})")
+                    gained = await self.episode(calls)
+                    self.fruitless = 0 if gained else self.fruitless + 1
+                    if self.fruitless >= FRUITLESS_CLEAR and "clear_priorities" in tools:
+                        await self.call("clear_priorities", {})
+                        self.prioritized.clear()
+                        log("three fruitless plateaus: priorities cleared")
+                        self.fruitless = 0
+                    last_gain = calls
+            await asyncio.sleep(0.1)
+
+    async def final_report(self):
+        """The report in `rudder fuzz --format json`'s shape, from the tools
+        (`rudder mcp` prints its report as text on stderr, --format json or
+        not): status once no test is shrinking, show_coverage, and who found
+        each falsification from read_logs."""
+        deadline = time.monotonic() + 60
+        while True:
+            st = await self.call("status", {})
+            if st is None or not any(t["status"] == "shrinking" for t in st.get("tests", [])) \
+                    or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.2)
+        cov = await self.call("show_coverage", {}) or {"contracts": []}
+        found_by = {}
+        logs = await self.call("read_logs", {"count": 2500, "eventType": "PropertyFalsified"}) or {}
+        for e in reversed(logs.get("events", [])):
+            found_by[e["data"].get("property")] = e["data"].get("foundBy")
+        st = st or {}
+        lines = sum(c.get("lines", 0) for c in cov["contracts"])
+        hit = sum(c.get("linesHit", 0) for c in cov["contracts"])
+        branches = sum(c.get("branches", 0) for c in cov["contracts"])
+        bhit = sum(c.get("branchesHit", 0) for c in cov["contracts"])
+        tests = []
+        for t in st.get("tests", []):
+            row = {"name": t["name"], "kind": t.get("kind"), "status": t["status"],
+                   "sequence": t.get("counterexample") or []}
+            if t["name"] in found_by:
+                row["foundBy"] = found_by[t["name"]]
+            tests.append(row)
+        return {
+            "contract": st.get("contract"), "mode": st.get("mode"), "runId": st.get("runId"),
+            "seed": st.get("config", {}).get("seed"), "workers": st.get("workers"),
+            "calls": st.get("calls"), "elapsedSecs": st.get("elapsedSeconds"),
+            "callsPerSec": st.get("callsPerSecond"), "corpusSequences": st.get("corpusSequences"),
+            "corpusCalls": st.get("corpusSize"), "resumed": {"corpusSequences": 0, "falsified": 0},
+            "tests": tests,
+            "coverage": {"lines": lines, "linesHit": hit, "linePercent": round(100 * hit / lines, 1) if lines else 0.0,
+                         "branches": branches, "branchesHit": bhit,
+                         "branchPercent": round(100 * bhit / branches, 1) if branches else 0.0},
+            "corpusDir": st.get("config", {}).get("corpusDir"),
+        }
+
+    # -- one plateau -------------------------------------------------------------
+
+    async def episode(self, calls):
+        gaps = await self.read_gaps()
+        log(f"{len(gaps)} gaps")
+        corpus = await self.read_corpus()
+        found = []      # (score, sequence, gap key)
+        stuck = []
+        for key, chain in gaps:
+            g = chain[-1]
+            if await self.given_up(g):
+                self.unsolved.setdefault(key, "skipped: earlier attempts on this branch gained nothing (ETG)")
+                continue
+            attempt = f"steer:{key}:{self.plateaus}"
+            await self.etg(attempt, f"plateau {self.plateaus}: solving `{g['condition']}` "
+                                    f"({g['missing']}, {len(chain)} nested conditions)", g)
+            cands, why = await self.candidates(chain, corpus)
+            if not cands:
+                self.unsolved[key] = why
+                stuck.append(g)
+                await self.etg(attempt, f"no candidate: {why}", g)
+                continue
+            self.unsolved.pop(key, None)
+            best, screened = await self.screen(cands[:MAX_CANDIDATES])
+            if best is None and corpus:
+                # The call may be right and the state wrong (a maze cell, a
+                # phase): append it to the corpus entries, shortest first.
+                last = []
+                for seq in cands:
+                    if seq[-1] not in last:
+                        last.append(seq[-1])
+                entries = sorted(corpus.values(), key=len)[:CORPUS_PREFIXES]
+                best, n = await self.screen([e + [c] for c in last[:2] for e in entries if len(e) < 99])
+                screened += n
+            if best:
+                found.append((best[0], best[1], key, attempt, g))
+                log(f"{key}: {best[1]} -> {best[0][0]} falsified, {best[0][1]} new points")
+            else:
+                self.unsolved[key] = f"{len(cands)} candidates ({screened} new), none reached new code"
+                stuck.append(g)
+                await self.etg(attempt, f"screened {screened} candidates, none reached new code", g)
+        found.sort(key=lambda f: f[0], reverse=True)
+        chosen = [f for f in found if f[0][0]] + [f for f in found if not f[0][0]][:INJECT_BEST]
+        for score, seq, key, attempt, g in chosen:
+            if not await self.inject(seq, key, score, attempt, g):
+                break
+            self.good_prefixes.append(seq)
+        for f in found:
+            if f not in chosen:
+                self.tried.discard(" ; ".join(f[1]))   # found again at the next plateau
+        if not found and "prioritize_function" in self.tools:
+            # A branch its function reaches but the policy could not solve:
+            # more calls of that function give comparison feedback more to
+            # work with. (Not a branch never reached: prioritizing the probe
+            # of a maze cell no sequence reaches only starves the moves.)
+            sigs = []
+            for g in stuck:
+                if g["missing"] == "never_true" and g.get("signature") in self.functions \
+                        and g["signature"] not in sigs and g["signature"] not in self.prioritized:
+                    sigs.append(g["signature"])
+            for sig in sigs[:2]:
+                self.prioritized.add(sig)
+                await self.call("prioritize_function", {"functionSignature": sig})
+        return bool(found)
+
+    async def screen(self, seqs):
+        """Runs each new sequence once; the best (tests falsified, new
+        points, shorter) that gained anything, and how many ran."""
+        best, n = None, 0
+        for seq in seqs:
+            text = " ; ".join(seq)
+            if text in self.tried:
+                continue
+            self.tried.add(text)
+            n += 1
+            r = await self.call("run_sequence", {"sequence": seq})
+            self.run_once_calls += len(seq)
+            if not r:
+                continue
+            # Tests the campaign has already falsified teach nothing.
+            falsified = [t for t in r.get("falsified") or [] if t not in self.falsified_at]
+            points = sum(c.get("newCoveragePoints", 0) for c in r.get("calls", []))
+            if falsified or points:
+                score = (len(falsified), points, -len(seq))
+                if best is None or score > best[0]:
+                    best = (score, seq)
+                if falsified:
+                    break
+        return best, n
+
+    async def etg(self, attempt, message, g):
+        """Records a step of the attempt on gap `g` (and makes it this
+        session's current attempt: the tool calls that follow are logged
+        under it)."""
+        if "etg_log_event" in self.tools:
+            await self.call("etg_log_event", {"attempt_id": attempt, "kind": "checkpoint", "payload": {
+                "message": message, "branch": f"{g['file']}:{g['line']}", "function": g["function"],
+                "files": [g["file"]]}})
+
+    async def inject(self, seq, key, score, attempt, g):
+        await self.etg(attempt, f"inject {' ; '.join(seq)} (screened: {score[0]} tests falsified, "
+                                f"{score[1]} new points)", g)
+        r = await self.call("inject_transaction", {"sequence": seq, "repeat": 1})
+        if r:
+            workers = int(self.opts.workers or 1)
+            self.injected_calls += len(seq) * workers
+            self.injections.append({"gap": key, "sequence": seq,
+                                    "screened": {"falsified": score[0], "newPoints": score[1]}})
+            log(f"injected {seq}")
+        return r is not None
+
+    async def given_up(self, g):
+        """Whether earlier attempts on this branch (this run's plateaus, or an
+        earlier run on the same corpus directory) tried ETG_GIVE_UP times
+        without any gain."""
+        if "etg_query_similar_attempts" not in self.tools:
+            return False
+        branch = f"{g['file']}:{g['line']}"
+        r = await self.call("etg_query_similar_attempts", {"query": f"{branch} {g['condition']}",
+                                                           "files": [g["file"]], "min_score": 0.5, "top_k": 20})
+        fruitless = 0
+        for m in (r or {}).get("matches", []):
+            o = m.get("outcome", {})
+            if str(m.get("attempt_id", "")).startswith(f"steer:{branch}:") and not o.get("coverageFromInjections") \
+                    and not o.get("coverageInWindow") and not o.get("falsifiedInWindow"):
+                fruitless += 1
+        return fruitless >= ETG_GIVE_UP
+
+    async def read_gaps(self):
+        """Gaps by function, ranked; for each gap the chain of the function's
+        gaps up to it (nested conditions solved together)."""
+        names = sorted({f"{f['contract']}.{sig_name(sig)}" for sig, f in self.functions.items()
+                        if f.get("fuzzed")} - self.not_in_graph)
+        r = None
+        while names and r is None:
+            errors = []
+            r = await self.call("graph_context_for_files", {"project_root": os.getcwd(), "files": names,
+                                                             "max_tokens": 60000}, errors)
+            # A public variable's getter is a function of the target but not
+            # of the graph, and one unknown name refuses the whole request.
+            field = (errors[0].get("error", {}).get("details", {}).get("field", "") if errors else "")
+            m = re.fullmatch(r"files\[(\d+)\]", field)
+            if r is None and not m:
+                break
+            if r is None:
+                self.not_in_graph.add(names.pop(int(m.group(1))))
+        self.consts = {}
+        self.writes_map = {}
+        seen, gaps = set(), []
+        for ctx in (r or {}).get("contexts", []):
+            for line in ctx.get("summary", "").splitlines():
+                m = re.match(r"(?:function|constructor) (\S+\(.*?\)) .*?; writes ([^;]+)", line)
+                if m:
+                    self.writes_map[m.group(1)] = {w.strip() for w in m.group(2).split(",")}
+                if line.startswith("contract ") and "state:" in line:
+                    cname = line.split()[1].rstrip(";")
+                    for decl in line.split("state:", 1)[1].split(";"):
+                        m = re.match(r"\s*[\w\[\]]+\s+(\w+)\s*=\s*(.+)$", decl)
+                        if m:
+                            self.add_const(f"{cname}.{m.group(1)}", m.group(2).strip())
+            for g in ctx.get("gaps", []):
+                k = (g["file"], g["line"], g["condition"], g["missing"])
+                if k not in seen:
+                    seen.add(k)
+                    gaps.append(g)
+        for g in gaps:
+            for c in g.get("constants", []):
+                if "=" in c:
+                    name, text = c.split("=", 1)
+                    self.add_const(name.strip(), text.strip())
+        rank = {"never_true": 0, "never_reached": 1, "never_false": 2}
+        gaps.sort(key=lambda g: (rank.get(g["missing"], 3), g["file"], g["line"]))
+        out = []
+        for g in gaps:
+            chain = [h for h in gaps if h["function"] == g["function"] and h["line"] < g["line"]
+                     and h["missing"] != "never_false"]
+            chain.sort(key=lambda h: h["line"])
+            out.append((f"{g['file']}:{g['line']}", chain + [g]))
+        # Deepest chain of a function first: the rungs above are solved with it.
+        out.sort(key=lambda kc: (-len(kc[1]), rank.get(kc[1][0]["missing"], 3), kc[0]))
+        return out
+
+    def add_const(self, name, text):
+        v = number_text(text)
+        if v is None:
+            node = parse_expr(text)
+            if node is not None:
+                try:
+                    v = Model(self.consts, {}, {}, {}).ev(node, {})
+                except (Opaque, Unknown, ZeroDivisionError):
+                    v = None
+        if v is not None:
+            self.consts[name] = v
+            self.consts.setdefault(name.split(".")[-1], v)
+
+    async def read_corpus(self):
+        """Every corpus call, grouped by entry: {entryId: [call text]}."""
+        if "inspect_corpus_transactions" not in self.tools:
+            return {}
+        entries, offset = {}, 0
+        while offset < 2000:
+            r = await self.call("inspect_corpus_transactions", {"limit": 100, "offset": offset})
+            if not r or not r.get("transactions"):
+                break
+            for t in r["transactions"]:
+                entries.setdefault(t["entryId"], []).append((t["position"], t["call"]))
+            offset += len(r["transactions"])
+            if offset >= r.get("total", 0):
+                break
+        return {e: [c for _, c in sorted(v)] for e, v in entries.items()}
+
+    def base_calls(self, sig, corpus, n=4):
+        """Up to `n` corpus calls of `sig` with distinct arguments, each with
+        the calls of its entry before it (shortest prefixes first)."""
+        name = sig_name(sig)
+        arity = len(sig_types(sig))
+        found = []
+        for e in sorted(corpus):
+            for i, c in enumerate(corpus[e]):
+                p = parse_call(c)
+                if p and p[0] == name and len(p[2]) == arity:
+                    found.append((len(corpus[e][:i]), e, corpus[e][:i], c))
+        found.sort(key=lambda f: (f[0], f[1]))
+        out, seen = [], set()
+        for _, _, prefix, c in found:
+            args = tuple(parse_call(c)[2])
+            if args not in seen:
+                seen.add(args)
+                out.append((prefix, c))
+            if len(out) == n:
+                break
+        return out
+
+    async def time_var(self, var, writers):
+        """Whether state variable `var` records block.timestamp when its
+        writer runs: (writer, value with no delay), found through the getter."""
+        if var in self.time_vars:
+            return self.time_vars[var]
+        self.time_vars[var] = None
+        getter = f"{var}()"
+        if getter not in self.functions:
+            return None
+        for w in writers:
+            types = sig_types(w)
+            for s in self.senders:
+                args = [zero_of(t) if t != "address" else "0x%040x" % next(x for x in self.senders if x != s)
+                        for t in types]
+                vals = []
+                for delay in (0, 1000):
+                    opts = {"from": "0x%040x" % s}
+                    if delay:
+                        opts["delay"] = str(delay)
+                    r = await self.call("run_sequence", {"sequence": [render_call(sig_name(w), opts, args), getter]})
+                    self.run_once_calls += 2
+                    if not r or not r.get("complete", True) or r["calls"][0]["outcome"] != "success":
+                        break
+                    ret = r["calls"][1].get("returns") or []
+                    vals.append(parse_int(str(ret[0]["value"])) if ret else None)
+                if len(vals) == 2 and None not in vals and vals[1] - vals[0] == 1000:
+                    self.time_vars[var] = (w, vals[0])
+                    return self.time_vars[var]
+        return None
+
+    # -- candidates --------------------------------------------------------------
+
+    async def candidates(self, chain, corpus):
+        g = chain[-1]
+        sig = g["signature"]
+        fn = self.functions.get(sig)
+        if fn is None:
+            return [], f"{g['function']} is not called by the fuzzer (internal or excluded)"
+        types = sig_types(sig)
+        names = self.param_names.get(sig)
+        if names is None:
+            if any(h.get("params") for h in chain):
+                return [], "no tool names the function's parameters (the gap names them, the ABI order is unknown)"
+            names = [f"_{i}" for i in range(len(types))]
+        state_writers = {}
+        for h in chain:
+            for sv in h.get("state", []):
+                short = sv.split(".")[-1]
+                ws = state_writers.setdefault(short, [])
+                for w in h.get("state_writers", []):
+                    w_sig = w.split(".", 1)[-1]
+                    if self.writes(w, sv) and w_sig not in ws and w_sig in self.functions:
+                        ws.append(w_sig)
+        controls, bounds, time_info = {}, {}, {}
+        for short, ws in state_writers.items():
+            if ws:
+                tv = await self.time_var(short, ws)
+                if tv:
+                    time_info[short] = tv
+                    bounds[short] = tv[1]
+                controls[short] = "state"
+        for n in names:
+            controls[n] = "param"
+        if fn.get("mutability") == "payable":
+            controls["msg_value"] = "value"
+        controls["msg_sender"] = "sender"
+        controls["block_timestamp"] = "time"
+        if time_info:
+            bounds["block_timestamp"] = min(v for _, v in time_info.values())
+        bases = self.base_calls(sig, corpus) or [([], None)]
+        env0 = {"__this": int(self.target.get("address", "0x0"), 16)}
+        seqs, why = [], None
+        for prefix, base_text in bases:
+            if base_text:
+                _, base_opts, base_args = parse_call(base_text)
+            else:
+                base_opts, base_args = {}, [zero_of(t) for t in types]
+            defaults = {}
+            for i, n in enumerate(names):
+                v = parse_int(base_args[i]) if i < len(base_args) else None
+                if v is not None:
+                    defaults[n] = v
+            model = Model(self.consts, controls, defaults, bounds)
+            model.senders = self.senders
+            envs = [env0]
+            for h in chain:
+                node = parse_expr(h["condition"])
+                if node is None:
+                    why = f"condition `{h['condition']}` does not parse"
+                    break
+                try:
+                    model.unknowns(node, env0)
+                except Opaque as e:
+                    why = f"`{h['condition']}` needs `{e}`, which no tool gives a value or a writer for"
+                    break
+                nxt = [e2 for e in envs for e2 in model.solve(node, e, h["missing"] != "never_false")]
+                if not nxt:
+                    why = f"`{h['condition']}`: no solution from what the graph states"
+                    break
+                envs = nxt[:16]
+            if envs == [env0]:
+                continue
+            for env in envs:
+                seqs += self.realize(env, sig, names, types, base_args, base_opts, prefix,
+                                     state_writers, time_info)
+        out, seen = [], set()
+        for s in seqs:
+            k = tuple(s)
+            if k not in seen:
+                seen.add(k)
+                out.append(s)
+        return out, (why or self.realize_why or "no candidate could be written")
+
+    def writes(self, writer, var):
+        """Whether the graph's summary says `writer` writes `var` (true when
+        the summary does not say)."""
+        w = self.writes_map.get(writer)
+        return w is None or var in w
+
+    def realize(self, env, sig, names, types, base_args, base_opts, prefix, state_writers, time_info):
+        """Call sequences for one solution: the writers of the state it fixed
+        (one call per writer: arguments for values, a delay for a recorded
+        timestamp), then the call holding the branch; also after the corpus
+        prefix and after sequences that reached new code before."""
+        self.realize_why = None
+        args = list(base_args)
+        for i, (n, t) in enumerate(zip(names, types)):
+            if n in env:
+                v = fit(env[n], t)
+                if v is None:
+                    self.realize_why = f"{n} = {env[n]} does not fit {t}"
+                    return []
+                args[i] = render_value(v, t)
+        sender = env.get("msg_sender")
+        opts = {}
+        if "msg_value" in env:
+            if env["msg_value"] < 0:
+                return []
+            opts["value"] = str(env["msg_value"])
+        fixed = [v for v in state_writers if v in env]
+        combos = [[]]
+        for var in fixed:
+            combos = [c + [(var, w)] for c in combos for w in state_writers[var]][:12]
+        clock = None
+        writer_seqs = []
+        for combo in combos:
+            by_writer = {}
+            for var, w in combo:
+                by_writer.setdefault(w, []).append(var)
+            per_writer = []
+            for w, vars_ in by_writer.items():
+                wtypes = sig_types(w)
+                wfn = self.functions.get(w, {})
+                variants = [({}, [self.addr_arg(t, sender) for t in wtypes], set())]
+                for var in vars_:
+                    value = env[var]
+                    nxt = []
+                    if var in time_info and time_info[var][0] == w:
+                        delay = value - time_info[var][1]
+                        if delay >= 0:
+                            clock = value
+                            nxt = [({**o, "delay": str(delay)}, a, used) for o, a, used in variants]
+                    else:
+                        for o, a, used in variants:
+                            for i, t in enumerate(wtypes):
+                                v = fit(value, t)
+                                if v is not None and i not in used:
+                                    a2 = list(a)
+                                    a2[i] = render_value(v, t)
+                                    nxt.append((o, a2, used | {i}))
+                            if wfn.get("mutability") == "payable" and value >= 0 and "value" not in o:
+                                nxt.append(({**o, "value": str(value)}, a, used))
+                    if not nxt:
+                        self.realize_why = (f"{var} = {value} fits no parameter of {w}, and the graph does not "
+                                            f"say how {sig_name(w)} computes {var}")
+                        variants = []
+                        break
+                    variants = nxt[:8]
+                if not variants:
+                    per_writer = None
+                    break
+                per_writer.append([(sig_name(w), o, a) for o, a, _ in variants])
+            if per_writer is None:
+                continue
+            seqs = [[]]
+            for options in per_writer:
+                seqs = [s + [o] for s in seqs for o in options][:12]
+            writer_seqs += seqs
+        if fixed and not writer_seqs:
+            return []
+        if not fixed:
+            writer_seqs = [[]]
+        if "block_timestamp" in env:
+            if clock is None:
+                self.realize_why = "block.timestamp is compared but no tool says what time it is"
+                return []
+            delay = env["block_timestamp"] - clock
+            if delay < 0:
+                return []
+            opts["delay"] = str(delay)
+        out = []
+        timed = "delay" in opts or any("delay" in w[1] for ws in writer_seqs for w in ws)
+        for ws in writer_seqs:
+            for wsender in ([sender] + [x for x in self.senders if x != sender]) if ws else [sender]:
+                seq = []
+                for wname, wopts, wargs in ws:
+                    o = dict(wopts)
+                    if wsender is not None:
+                        o = {"from": "0x%040x" % wsender, **o}
+                    seq.append(render_call(wname, o, wargs))
+                o = dict(opts)
+                if sender is not None:
+                    o = {"from": "0x%040x" % sender, **o}
+                elif "from" in base_opts:
+                    o = {"from": base_opts["from"], **o}
+                seq.append(render_call(sig_name(sig), o, args))
+                out.append(seq)
+                if not timed:
+                    if prefix:
+                        out.append(strip_delays(prefix) + seq)
+                    for good in self.good_prefixes[-3:]:
+                        out.append(strip_delays(good) + seq)
+        return out
+
+    def addr_arg(self, t, sender):
+        if t == "address":
+            other = next((x for x in self.senders if x != sender), self.senders[0])
+            return "0x%040x" % other
+        return zero_of(t)
+
+
+def strip_delays(seq):
+    out = []
+    for c in seq:
+        p = parse_call(c)
+        if not p:
+            out.append(c)
+            continue
+        name, opts, args = p
+        opts = {k: v for k, v in opts.items() if k not in ("delay", "blocks")}
+        out.append(render_call(name, opts, args))
+    return out
+
+
+def answer(result):
+    if result.structuredContent is not None:
+        return result.structuredContent
+    for c in result.content:
+        if getattr(c, "type", None) == "text":
+            try:
+                return json.loads(c.text)
+            except ValueError:
+                return {}
+    return {}
+
+
+def canonical_type(inp):
+    t = inp["type"]
+    if t.startswith("tuple"):
+        return "(" + ",".join(canonical_type(c) for c in inp.get("components", [])) + ")" + t[5:]
+    return t
+
+
+def abi_param_names(target, contract):
+    """{signature: [parameter names]} from the target's ABI, where the target
+    is a JSON artifact (solc standard JSON, a build-info, a Foundry artifact).
+    No MCP tool gives parameter names, which the graph's gaps use."""
+    out = {}
+    paths = []
+    if os.path.isdir(target):
+        for dirpath, _, files in os.walk(target):
+            paths += [os.path.join(dirpath, f) for f in files if f.endswith(".json")]
+    elif target.endswith(".json"):
+        paths = [target]
+    for p in paths[:2000]:
+        try:
+            with open(p) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            continue
+        abis = []
+        contracts = doc.get("contracts") or doc.get("output", {}).get("contracts")
+        if isinstance(contracts, dict):
+            for per_file in contracts.values():
+                for cname, c in per_file.items():
+                    if isinstance(c, dict) and "abi" in c:
+                        abis.append(c["abi"])
+        elif isinstance(doc.get("abi"), list):
+            abis.append(doc["abi"])
+        for abi in abis:
+            for item in abi:
+                if item.get("type") == "function":
+                    sig = f"{item['name']}({','.join(canonical_type(i) for i in item['inputs'])})"
+                    out.setdefault(sig, [i.get("name") or f"_{k}" for k, i in enumerate(item["inputs"])])
+    return out
+
+
+async def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("target")
+    ap.add_argument("--seed")
+    ap.add_argument("--timeout", type=int)
+    ap.add_argument("--test-limit")
+    ap.add_argument("--contract")
+    ap.add_argument("--config")
+    ap.add_argument("--workers")
+    ap.add_argument("--out-dir")
+    ap.add_argument("--checkpoint", type=int)
+    ap.add_argument("--verbose", action="store_true")
+    opts = ap.parse_args()
+    global CHECKPOINT
+    if opts.checkpoint:
+        CHECKPOINT = opts.checkpoint
+    rudder = os.environ.get("RUDDER") or os.path.join(ROOT, "target", "release", "rudder")
+    out_dir = opts.out_dir or tempfile.mkdtemp(prefix="steer-")
+    args = ["mcp", opts.target, "--out-dir", out_dir]
+    for flag, v in (("--seed", opts.seed), ("--timeout", opts.timeout), ("--test-limit", opts.test_limit),
+                    ("--contract", opts.contract), ("--config", opts.config), ("--workers", opts.workers)):
+        if v is not None:
+            args += [flag, str(v)]
+    log(f"{rudder} {' '.join(args)}")
+    err = tempfile.TemporaryFile(mode="w+")
+    steer = None
+    async with stdio_client(StdioServerParameters(command=rudder, args=args, cwd=os.getcwd()),
+                            errlog=err) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            steer = Steer(session, opts)
+            await steer.run()
+            report = await steer.final_report()
+    err.seek(0)
+    sys.stderr.write(err.read())
+    report["steering"] = {
+        "plateaus": steer.plateaus,
+        "toolCalls": steer.tool_calls,
+        "toolCallsByName": dict(sorted(steer.by_tool.items())),
+        "runOnceCalls": steer.run_once_calls,
+        "injectedCalls": steer.injected_calls,
+        "injections": steer.injections,
+        "falsifiedAtCalls": steer.falsified_at,
+        "unsolvedGaps": steer.unsolved,
+    }
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(asyncio.run(main()))
+    except BaseExceptionGroup as group:
+        def leaves(g):
+            for e in g.exceptions:
+                yield from leaves(e) if isinstance(e, BaseExceptionGroup) else [e]
+        for e in leaves(group):
+            if isinstance(e, SystemExit):
+                raise e from group
+        raise
