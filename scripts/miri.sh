@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Runs the concurrent stores' unit tests (EventLog, AppendVec, PrioritySet)
-# under Miri: undefined behaviour, data races and weak-memory effects in the
-# real source files (miri/lib.rs includes them by path).
+# Runs the lock-free stores' unit tests (crates/lockfree: the event ring, the
+# append-only vector, the priority set) under Miri: undefined behaviour, data
+# races and weak-memory effects. The crate builds alone, without the EVM and
+# the server, so Miri interprets just these.
 #
 # Needs a nightly toolchain with the miri and rust-src components. rustup
 # fetches them if it can; if it cannot, this prints SKIPPED and exits 0, so
 # that the rest of the suite still runs on a machine without them.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../miri"
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   echo "SKIPPED: Miri needs a nightly toolchain and rustup has none here"
   exit 0
@@ -22,4 +23,4 @@ fi
 # Isolation off: the EventLog stamps events with the wall clock.
 # Many seeds: Miri picks a different thread interleaving and weak-memory
 # outcome per seed.
-MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-many-seeds=0..2" cargo +nightly miri test --locked
+MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-many-seeds=0..2" cargo +nightly miri test --locked -p rudder-lockfree

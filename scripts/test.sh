@@ -21,11 +21,15 @@ if [ -d ../shared/peers ] && [ ! -x ../shared/peers/.tools/node_modules/.bin/for
 fi
 echo "== bundled contract artifacts rebuild byte for byte (pinned solcjs from npm)"
 bash contracts/build.sh >/dev/null
-git diff --exit-code --stat -- contracts/out contracts/matrix || { echo "contract artifacts differ from a fresh build"; exit 1; }
+bash contracts/steer/build.sh >/dev/null
+bash contracts/matrix/hardhat-project/build.sh >/dev/null
+git diff --exit-code --stat -- contracts/out contracts/matrix contracts/steer || { echo "contract artifacts differ from a fresh build"; exit 1; }
+echo "== no import circle between src/'s modules"
+python3 scripts/imports.py
 echo "== formatting and lints (cargo fmt --check, clippy -D warnings)"
 cargo fmt --all --check
 cargo clippy --release --workspace --all-targets -- -D warnings
-echo "== unit, integration and end-to-end tests (release; the workspace: rudder and crates/calls)"
+echo "== unit, integration and end-to-end tests (release; the workspace: rudder, crates/calls, crates/lockfree)"
 cargo test --release --workspace --no-fail-fast
 echo "== maze benchmark, short (rudder on maze 1 for 5 s; the full table: BENCHMARKS.md)"
 maze=$(RUDDER_PREBUILT=1 bash scripts/maze_bench.sh -m 1 -t 5 -S 1 -T rudder)
@@ -36,12 +40,8 @@ echo "$maze"
 echo "$maze" | grep -qE "^1 +1 +11 +[1-9][0-9]* " || { echo "assertion-form maze: no probe falsified"; exit 1; }
 # The benches are type-checked by the clippy gate above (--all-targets);
 # `cargo bench` builds and runs them on demand (BENCHMARKS.md).
-echo "== loom model of the EventLog"
-# Building an integration test builds the binary too, here with loom's
-# atomics (it would panic outside a model): keep the real one in place.
-cp target/release/rudder target/release/rudder.real
-cargo test --release --features loom --test loom
-mv target/release/rudder.real target/release/rudder
+echo "== loom model of the event ring (crates/lockfree alone, loom's atomics)"
+cargo test --release -p rudder-lockfree --features loom --test loom
 echo "== Miri: the concurrent stores' unit tests (nightly miri component, SKIPPED if unavailable)"
 bash scripts/miri.sh
 echo "== cargo-fuzz harnesses: build with coverage feedback and run each for a bounded time"

@@ -3,10 +3,12 @@
 //! npm's solcjs. Everything downstream (executor, coverage, LCOV) reads a
 //! [`Project`].
 
-use crate::coverage::sourcemap::LineIndex;
+pub mod sourcemap;
+
 use alloy_json_abi::JsonAbi;
 use alloy_primitives::Bytes;
 use serde_json::Value;
+use sourcemap::LineIndex;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use thiserror::Error;
@@ -195,11 +197,32 @@ pub struct Project {
     pub optimized: bool,
 }
 
+/// The files that make a folder a Hardhat project.
+const HARDHAT_CONFIGS: [&str; 4] = [
+    "hardhat.config.js",
+    "hardhat.config.ts",
+    "hardhat.config.cjs",
+    "hardhat.config.mjs",
+];
+
 impl Project {
-    /// Loads `path`: a `.sol` file, a standard-JSON output file, a Foundry
-    /// build-info file or a Foundry `out/` directory.
+    /// Loads `path`: a `.sol` file, a standard-JSON output file, a build-info
+    /// file (Foundry's or Hardhat's), a Foundry project or its `out/`
+    /// directory, or a Hardhat project or its `artifacts/` directory.
     pub fn load(path: &Path) -> Result<Project, ArtifactError> {
         if path.is_dir() {
+            if let Some(config) = HARDHAT_CONFIGS.iter().find(|c| path.join(c).is_file()) {
+                let artifacts = path.join("artifacts");
+                if !artifacts.join("build-info").is_dir() {
+                    return Err(ArtifactError::Format {
+                        path: path.to_path_buf(),
+                        what: format!(
+                            "a Hardhat project ({config}) without artifacts/build-info: run `npx hardhat compile` first"
+                        ),
+                    });
+                }
+                return Self::from_foundry_out(&artifacts);
+            }
             return Self::from_foundry_out(path);
         }
         if path.extension().is_some_and(|e| e == "sol") {
@@ -375,7 +398,7 @@ impl Project {
         artifacts.sort();
         if artifacts.is_empty() {
             return Err(fmt(
-                "no contract artifacts (out/File.sol/Name.json); run `forge build` first".into(),
+                "no contract artifacts (out/File.sol/Name.json, or a build-info folder); run `forge build` (Foundry) or `npx hardhat compile` (Hardhat) first".into(),
             ));
         }
         let mut out_sources = serde_json::Map::new();

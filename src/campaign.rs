@@ -878,11 +878,7 @@ impl Stores {
     }
 }
 
-/// RFC 3339 in UTC with milliseconds and `Z`.
-pub fn rfc3339(ms: u64) -> String {
-    humantime::format_rfc3339_millis(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms))
-        .to_string()
-}
+pub use crate::eventlog::rfc3339;
 
 /// The tests of `mode` found in `functions`.
 fn discover_tests(

@@ -4,12 +4,23 @@
 
 pub mod foundry;
 
-use alloy_primitives::{Address, U256};
+use alloy_primitives::{Address, U256, address};
 use serde_yaml_ng::Value;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-use crate::executor::{DEFAULT_CONTRACT_ADDR, DEFAULT_DEPLOYER, DEFAULT_SENDERS};
+/// Echidna's default deployer.
+pub const DEFAULT_DEPLOYER: Address = address!("0000000000000000000000000000000000030000");
+/// Echidna's default senders.
+pub const DEFAULT_SENDERS: [Address; 3] = [
+    address!("0000000000000000000000000000000000010000"),
+    address!("0000000000000000000000000000000000020000"),
+    address!("0000000000000000000000000000000000030000"),
+];
+/// Echidna's default address of the contract under test.
+pub const DEFAULT_CONTRACT_ADDR: Address = address!("00a329c0648769a73afac7f9381e08fb43dbea72");
+/// Recent traces kept per run unless configured (`traceWindow`).
+pub const DEFAULT_TRACE_WINDOW: usize = 1_000;
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ConfigError {
@@ -303,7 +314,7 @@ impl Default for Config {
             repro_dir: None,
             journal: true,
             traces: true,
-            trace_window: crate::journal::traces::DEFAULT_WINDOW,
+            trace_window: DEFAULT_TRACE_WINDOW,
             comparison_feedback: true,
             state_feedback: true,
         }

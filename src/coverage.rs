@@ -14,7 +14,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 pub mod lcov;
-pub mod sourcemap;
+/// Source maps are compiler output: they live with the artifacts.
+pub use crate::artifacts::sourcemap;
 
 pub use lcov::{CoverageReport, FileCoverage};
 pub use sourcemap::{SourceMap, SourceMapEntry};

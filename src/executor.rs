@@ -12,7 +12,7 @@ use crate::artifacts::{Contract, Project};
 use crate::coverage::{CodeId, CodeInfo, CodeKind, CoverageMap, SourceMap};
 use crate::tx::Tx;
 use alloy_json_abi::Function;
-use alloy_primitives::{Address, B256, Bytes, Log, TxKind, U256, address};
+use alloy_primitives::{Address, B256, Bytes, Log, TxKind, U256};
 use revm::context::result::{ExecutionResult, HaltReason, Output};
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::database::{CacheDB, EmptyDB};
@@ -29,14 +29,8 @@ pub mod inspector;
 
 pub use inspector::{CmpKind, Comparison, CoverageInspector};
 
-/// Echidna's default addresses.
-pub const DEFAULT_DEPLOYER: Address = address!("0000000000000000000000000000000000030000");
-pub const DEFAULT_SENDERS: [Address; 3] = [
-    address!("0000000000000000000000000000000000010000"),
-    address!("0000000000000000000000000000000000020000"),
-    address!("0000000000000000000000000000000000030000"),
-];
-pub const DEFAULT_CONTRACT_ADDR: Address = address!("00a329c0648769a73afac7f9381e08fb43dbea72");
+/// Echidna's default addresses (configuration defaults, declared there).
+pub use crate::config::{DEFAULT_CONTRACT_ADDR, DEFAULT_DEPLOYER, DEFAULT_SENDERS};
 /// Gas available to each deployment (constructors may do a lot).
 pub const DEPLOY_GAS_LIMIT: u64 = 1_000_000_000;
 

@@ -37,9 +37,8 @@ pub mod rollup;
 pub mod trace_query;
 pub mod traces;
 
-use crate::campaign::Renderer;
 use crate::corpus::Origin;
-use crate::eventlog::{Event, Payload};
+use crate::eventlog::{Event, EventKind, Payload};
 use crate::executor::Outcome;
 use crate::ids::WorkerId;
 use crate::tx::Tx;
@@ -106,37 +105,43 @@ macro_rules! kinds {
     };
 }
 
-kinds! {
+/// The journal's kinds: its own, then the campaign's event kinds, declared
+/// once in [`crate::eventlog`]'s vocabulary.
+macro_rules! journal_kinds {
+    (
+        $($(#[$doc:meta])* $name:ident => $sev:ident, $cat:ident, $drop:expr;)*
+        ;
+        $(
+            $(#[$edoc:meta])*
+            $ename:ident = $code:literal { $($field:ident : $ty:ty),* $(,)? } => $esev:ident, $ecat:ident, $edrop:expr;
+        )*
+    ) => {
+        kinds! {
+            $($(#[$doc])* $name => $sev, $cat, $drop;)*
+            $($(#[$edoc])* $ename => $esev, $ecat, $edrop;)*
+        }
+
+        impl From<EventKind> for Kind {
+            fn from(k: EventKind) -> Kind {
+                match k { $(EventKind::$ename => Kind::$ename,)* }
+            }
+        }
+    };
+}
+
+crate::eventlog::with_event_kinds!(journal_kinds! {
     /// A run began (the root of every other row of the run).
     RunStarted => Info, Performance, false;
-    /// A worker started (parent: the run).
-    WorkerStarted => Info, Performance, false;
-    /// A worker stopped, with its totals.
-    WorkerStopped => Info, Performance, false;
-    /// A worker panicked and was restarted.
-    WorkerPanicked => Error, Performance, false;
-    /// A worker's calls since its previous batch (every 250 ms).
-    TransactionExecuted => Debug, MarketData, true;
     /// A sequence that holds a journaled call (parent: the worker).
     SequenceStarted => Debug, Execution, true;
     /// One call: it raised coverage, reverted with a new reason, falsified a
     /// test or was injected (parent: its sequence).
     CallExecuted => Info, Execution, true;
-    /// A sequence reached new coverage and became a corpus entry.
-    CoverageIncreased => Info, Indicators, true;
-    /// A test was falsified (parent: the falsifying call).
-    PropertyFalsified => Error, Risk, false;
-    /// A falsified test's counterexample was shrunk (parent: the falsification).
-    TestShrunk => Info, Risk, false;
-    /// An optimization test reached a new best value.
-    OptimizationImproved => Info, Indicators, false;
-    /// A worker ran an injected sequence (parent: the command).
-    InjectionExecuted => Info, Execution, false;
     /// A state-changing control command (inject, prioritize, clear).
     ControlCommand => Info, Execution, false;
     /// A tool call or injection rejected for bad input.
     InputRejected => Warning, Execution, false;
-}
+});
 
 impl Kind {
     pub fn parse(name: &str) -> Option<Kind> {
@@ -258,7 +263,7 @@ pub enum Record {
 impl Record {
     fn droppable(&self) -> bool {
         match self {
-            Record::Event(e) => event_kind(e).droppable(),
+            Record::Event(e) => Kind::from(e.kind()).droppable(),
             Record::Call(c) => !c.falsified && c.injection.is_none(),
             Record::Trace(t) => t.role == traces::TraceRole::Recent,
             Record::Etg { droppable, .. } => *droppable,
@@ -267,18 +272,16 @@ impl Record {
     }
 }
 
-fn event_kind(e: &Event) -> Kind {
-    match e.payload {
-        Payload::WorkerStarted { .. } => Kind::WorkerStarted,
-        Payload::WorkerStopped { .. } => Kind::WorkerStopped,
-        Payload::WorkerPanicked { .. } => Kind::WorkerPanicked,
-        Payload::TransactionExecuted { .. } => Kind::TransactionExecuted,
-        Payload::CoverageIncreased { .. } => Kind::CoverageIncreased,
-        Payload::PropertyFalsified { .. } => Kind::PropertyFalsified,
-        Payload::TestShrunk { .. } => Kind::TestShrunk,
-        Payload::OptimizationImproved { .. } => Kind::OptimizationImproved,
-        Payload::InjectionExecuted { .. } => Kind::InjectionExecuted,
-    }
+/// What the journal needs to write a row's text, from whoever owns the
+/// stores the events refer to (the campaign's `Renderer`): the journal reads
+/// no campaign state itself.
+pub trait Render: Send + Sync {
+    /// The `data` object of an event.
+    fn data(&self, e: &Event) -> Value;
+    /// One call in the project's call syntax.
+    fn call(&self, tx: &Tx) -> String;
+    /// A test's name.
+    fn test_name(&self, test: crate::ids::TestId) -> String;
 }
 
 /// A run the database holds.
@@ -463,7 +466,7 @@ impl Journal {
         run_id: &str,
         started_ms: u64,
         contract: &str,
-        render: Arc<Renderer>,
+        render: Arc<dyn Render>,
     ) -> Result<Journal, JournalError> {
         if let Some(d) = path.parent() {
             std::fs::create_dir_all(d)?;
@@ -706,7 +709,7 @@ impl Journal {
                 .map(|(_, n)| *n)
                 .sum();
             out.push(RunInfo {
-                started: crate::campaign::rfc3339(started as u64),
+                started: crate::eventlog::rfc3339(started as u64),
                 run_id,
                 contract,
                 events,
@@ -780,7 +783,7 @@ impl Default for Kind {
 
 /// The journal thread's state: parent links and the last timestamp.
 struct Writer {
-    render: Arc<Renderer>,
+    render: Arc<dyn Render>,
     run_id: String,
     last_ts: u64,
     root: Option<i64>,
@@ -986,14 +989,14 @@ impl Writer {
                 .map(drop),
             Record::Trace(t) => self
                 .traces
-                .insert(tx, &self.render, &self.run_id, *t)
+                .insert(tx, &*self.render, &self.run_id, *t)
                 .map(drop),
             Record::Flush(_) => Ok(()),
         }
     }
 
     fn event(&mut self, tx: &rusqlite::Transaction<'_>, e: &Event) -> rusqlite::Result<()> {
-        let kind = event_kind(e);
+        let kind = Kind::from(e.kind());
         let worker = e.worker.0;
         let data = self.render.data(e);
         let mut row = Row {

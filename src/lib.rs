@@ -19,7 +19,8 @@
 //!
 //! * [`campaign`]: the campaign's lifecycle, its [`Stores`] and [`Control`],
 //!   workers, shrinking, the replay oracle, persistence and reports.
-//! * [`eventlog`]: the 2500-slot lock-free ring of recent events.
+//! * [`eventlog`]: the event vocabulary (declared once) and the 2500-event
+//!   lock-free log of recent events, on `rudder-lockfree`'s ring.
 //! * [`corpus`]: call sequences that reached new coverage, append-only.
 //! * [`priority`]: the weighted set of functions workers favour (90% / 10%).
 //! * [`coverage`]: hit counts per program counter, source maps, LCOV.
@@ -36,12 +37,12 @@
 //! * [`journal`]: every event of every run in SQLite (one thread writes),
 //!   and the parameterized queries the events family answers from.
 //! * [`ids`]: newtypes for worker, entry, sequence, test and injection ids.
-//! * [`appendvec`]: the append-only vector under the corpus and tests stores.
-//! * `sync` (private): std or loom atomics for the event log.
+//! * [`appendvec`]: the append-only vector under the corpus and tests stores
+//!   (from `rudder-lockfree`, with the ring and [`priority`]).
 
 pub use rudder_calls::{parser, tx};
+pub use rudder_lockfree::{appendvec, priority};
 
-pub mod appendvec;
 pub mod artifacts;
 pub mod campaign;
 pub mod config;
@@ -54,8 +55,6 @@ pub mod ids;
 pub mod journal;
 pub mod mcp;
 pub mod ops;
-pub mod priority;
-mod sync;
 
 pub use campaign::properties::TestStore;
 pub use campaign::{Campaign, Control, Layout, Oracle, Renderer, Report, Stores};

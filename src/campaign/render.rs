@@ -214,3 +214,15 @@ impl Renderer {
         self.json(e).to_string()
     }
 }
+
+impl crate::journal::Render for Renderer {
+    fn data(&self, e: &Event) -> Value {
+        Renderer::data(self, e)
+    }
+    fn call(&self, tx: &Tx) -> String {
+        Renderer::call(self, tx)
+    }
+    fn test_name(&self, test: TestId) -> String {
+        Renderer::test_name(self, test)
+    }
+}

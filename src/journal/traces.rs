@@ -13,7 +13,6 @@
 //! Workers never touch SQLite: they hand over a [`TraceRecord`] (the
 //! sequence and what each call did) and the journal thread renders it.
 
-use crate::campaign::Renderer;
 use crate::corpus::Origin;
 use crate::executor::{Outcome, RevertReason};
 use crate::ids::TestId;
@@ -28,7 +27,7 @@ use std::time::Duration;
 /// A worker offers an ordinary sequence as a recent trace at most this often.
 pub const RECENT_INTERVAL: Duration = Duration::from_millis(250);
 /// Recent ordinary sequences kept per run unless `traceWindow` says otherwise.
-pub const DEFAULT_WINDOW: usize = 1_000;
+pub use crate::config::DEFAULT_TRACE_WINDOW as DEFAULT_WINDOW;
 /// Accepted shrink steps kept as traces per falsification at most (the first
 /// and the last ones; the final shrunk sequence is always among them).
 pub const MAX_SHRINK_TRACES: usize = 64;
@@ -291,7 +290,7 @@ impl TraceWriter {
     pub(crate) fn insert(
         &mut self,
         tx: &Transaction<'_>,
-        render: &Renderer,
+        render: &dyn super::Render,
         run_id: &str,
         r: TraceRecord,
     ) -> rusqlite::Result<i64> {

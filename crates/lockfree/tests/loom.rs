@@ -1,42 +1,66 @@
-//! Model-checks the EventLog with loom: every interleaving (up to a
-//! preemption bound) of two producers and a reader on logs of 1 to 3 slots,
-//! with a lane per producer, with both producers sharing one lane, and with a
-//! second reader racing the first for the shared view.
+//! Model-checks the ring with loom: every interleaving (up to a preemption
+//! bound) of two producers and a reader on rings of 1 to 3 slots, with a lane
+//! per producer, with both producers sharing one lane, and with a second
+//! reader racing the first for the shared view.
 //!
-//! Run: `cargo test --release --features loom --test loom`
+//! Run: `cargo test --release -p rudder-lockfree --features loom --test loom`
 #![cfg(feature = "loom")]
 
 use loom::sync::Arc;
 use loom::thread;
-use rudder::eventlog::{EventLog, Filter, Payload};
-use rudder::ids::WorkerId;
+use rudder_lockfree::{All, Entry, Ring, WORDS};
 
-/// Every word of the payload is derived from `x`, so a torn read shows.
-fn payload(x: u64) -> Payload {
-    Payload::TransactionExecuted {
-        calls: x as u32,
-        reverts: (x as u32).wrapping_mul(3),
-        sequences: (x as u32) ^ 0xa5a5,
-        gas_used: !x,
-        total_calls: x,
+/// A test event: every word is derived from `x` and the producer, so a torn
+/// read shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ev {
+    seq: u64,
+    words: [u64; WORDS],
+}
+
+fn ev(producer: u32, x: u64) -> Ev {
+    let words = [
+        x,
+        !x,
+        x.wrapping_mul(3),
+        x ^ 0xa5a5,
+        producer as u64,
+        x + 1000,
+    ];
+    Ev { seq: 0, words }
+}
+
+impl Ev {
+    fn x(&self) -> u64 {
+        self.words[0]
+    }
+    fn producer(&self) -> u32 {
+        self.words[4] as u32
     }
 }
 
-fn check(e: &rudder::eventlog::Event) {
-    match e.payload {
-        Payload::TransactionExecuted { total_calls: x, .. } => {
-            assert_eq!(e.payload, payload(x), "torn event");
-            assert_eq!(e.timestamp_ms, x + 1000, "torn timestamp");
-            assert_eq!(e.worker.0 as u64, x / 10, "torn worker");
-        }
-        _ => panic!("unexpected payload"),
+impl Entry for Ev {
+    fn seq(&self) -> u64 {
+        self.seq
     }
+    fn encode(&self) -> [u64; WORDS] {
+        self.words
+    }
+    /// Accepts any words, so that the checks below see a torn event.
+    fn decode(seq: u64, words: &[u64; WORDS]) -> Option<Self> {
+        Some(Ev { seq, words: *words })
+    }
+}
+
+fn check(e: &Ev) {
+    assert_eq!(e.words, ev(e.producer(), e.x()).words, "torn event");
+    assert_eq!(e.producer() as u64, e.x() / 10, "torn producer");
 }
 
 /// A snapshot taken while producers push: newest first, nothing torn, each
 /// producer's events in its push order.
-fn read_and_check(log: &EventLog) {
-    let snap = log.snapshot(&Filter::default(), 16);
+fn read_and_check(ring: &Ring<Ev>) {
+    let snap = ring.snapshot(&All, 16);
     for pair in snap.windows(2) {
         assert!(pair[0].seq > pair[1].seq, "not newest-first");
     }
@@ -44,9 +68,9 @@ fn read_and_check(log: &EventLog) {
         check(e);
     }
     for p in 0..2u32 {
-        let mine: Vec<_> = snap.iter().filter(|e| e.worker.0 == p).collect();
+        let mine: Vec<_> = snap.iter().filter(|e| e.producer() == p).collect();
         for pair in mine.windows(2) {
-            assert!(pair[0].timestamp_ms > pair[1].timestamp_ms);
+            assert!(pair[0].x() > pair[1].x());
         }
     }
 }
@@ -55,14 +79,14 @@ fn model(slots: usize, lanes: usize, pushes: [u64; 2], preemptions: usize, reade
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = Some(preemptions);
     builder.check(move || {
-        let log = Arc::new(EventLog::with_lanes(slots, lanes));
+        let log = Arc::new(Ring::<Ev>::with_lanes(slots, lanes));
         let producers: Vec<_> = (0..2u64)
             .map(|p| {
                 let log = log.clone();
                 thread::spawn(move || {
                     for i in 0..pushes[p as usize] {
                         let x = p * 10 + i;
-                        log.push_at(x + 1000, WorkerId(p as u32), payload(x));
+                        log.push(p as usize, &ev(p as u32, x));
                     }
                 })
             })
@@ -77,7 +101,7 @@ fn model(slots: usize, lanes: usize, pushes: [u64; 2], preemptions: usize, reade
         for t in producers.into_iter().chain(others) {
             t.join().unwrap();
         }
-        let after = log.snapshot(&Filter::default(), 16);
+        let after = log.snapshot(&All, 16);
         assert!(after.len() <= slots);
         for e in &after {
             check(e);
@@ -87,7 +111,7 @@ fn model(slots: usize, lanes: usize, pushes: [u64; 2], preemptions: usize, reade
         // torn, and nothing published was lost.
         assert_eq!(after.len(), slots.min(log.pushed() as usize));
         if let Some(newest) = after.first() {
-            assert_eq!(newest.seq.0 + 1, log.pushed());
+            assert_eq!(newest.seq + 1, log.pushed());
         }
     });
 }

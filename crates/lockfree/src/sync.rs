@@ -1,6 +1,6 @@
-//! The atomics and the reader mutex the EventLog is written against: std's
+//! The atomics and the reader mutex the ring is written against: std's
 //! normally, loom's under `--features loom` so that `tests/loom.rs` can explore
-//! every interleaving of producers and readers on a log of a few slots.
+//! every interleaving of producers and readers on a ring of a few slots.
 
 #[cfg(feature = "loom")]
 pub(crate) use loom::sync::Mutex;
