@@ -435,6 +435,58 @@ fn a_foundry_project_built_by_forge_with_default_settings() {
     }
 }
 
+#[test]
+fn a_hardhat_project_built_by_hardhat() {
+    // Hardhat 2.29 with npm's solcjs (contracts/matrix/hardhat-project/build.sh):
+    // the project folder, its artifacts/ and the build-info file all load.
+    let info = std::fs::read_dir("contracts/matrix/hardhat-project/artifacts/build-info")
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    for target in [
+        "contracts/matrix/hardhat-project",
+        "contracts/matrix/hardhat-project/artifacts",
+        info.to_str().unwrap(),
+    ] {
+        let p = rudder::artifacts::Project::load(Path::new(target)).unwrap();
+        // The library Steps is never the default target.
+        assert_eq!(p.contract(None).unwrap().name, "EchidnaCounter", "{target}");
+        assert!(
+            p.sources
+                .iter()
+                .any(|s| s.path == "contracts/lib/Steps.sol" && s.text.is_some()),
+            "{target}: the imported library's source is known"
+        );
+    }
+    falsified_on_three_seeds(
+        "contracts/matrix/hardhat-project",
+        None,
+        TestMode::Property,
+        "echidna_not_jammed",
+        50_000,
+    );
+    let r = run(
+        "contracts/matrix/hardhat-project",
+        None,
+        TestMode::Property,
+        1,
+        20_000,
+    );
+    assert_eq!(status(&r, "echidna_count_capped"), "passed", "{}", r.text());
+}
+
+#[test]
+fn a_hardhat_project_not_yet_compiled_says_how_to_compile_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hardhat.config.js"), "module.exports = {};").unwrap();
+    let e = rudder::artifacts::Project::load(dir.path())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("npx hardhat compile"), "{e}");
+}
+
 fn run_keys(config: Config) -> (Report, Campaign) {
     let dir = tempfile::tempdir().unwrap();
     let config = Config {
