@@ -38,16 +38,29 @@ checkpoints does what an agent would do with the tools:
 
 usage: python3 examples/steer.py [--seed S] [--timeout SECS] [--test-limit N]
            TARGET [--contract C] [--config YAML] [--workers N] [--out-dir D]
-           [--checkpoint CALLS] [--verbose]
+           [--budget N] [--sham] [--checkpoint CALLS] [--verbose]
+
+The call budget (--budget, default the test limit) counts every call the
+policy spends: the campaign's calls (rudder counts the injected calls it
+runs among them) plus every call `run_sequence` ran once. The policy screens
+no candidate that would overrun it and leaves (ending the campaign) once
+calls + run-once calls reach it; `steering.spentCalls` is that sum.
+
+--sham watches without steering, for the blind arm of a benchmark
+(scripts/steer_bench.sh): the same loop polls `status` at the same rate and,
+on each plateau, makes the same reads (`graph_context_for_files`,
+`inspect_corpus_transactions`, `etg_query_similar_attempts`), but never runs,
+injects, prioritizes or records anything, so observing costs both arms the
+same.
 
 The binary is $RUDDER (default target/release/rudder, relative to the
 repository this script is in). The final report (the JSON `rudder fuzz
 --format json` prints) goes to stdout, with one more field, `steering`: what
-the policy did (tool calls, run-once and injected calls, each injection, the
-call counts at which tests were first seen falsified, and the gaps it could
-not turn into candidates, with why). Progress goes to stderr. With neither a
-test limit nor a timeout (and none in the config), the campaign stops at
-50,000 calls, `rudder fuzz`'s default.
+the policy did (mode, budget, calls spent, tool calls, run-once and injected
+calls, each injection, the call counts at which tests were first seen
+falsified, and the gaps it could not turn into candidates, with why).
+Progress goes to stderr. With neither a test limit nor a timeout (and none in
+the config), the campaign stops at 50,000 calls, `rudder fuzz`'s default.
 """
 import argparse
 import ast
@@ -652,6 +665,10 @@ class Steer:
         self.tool_calls = 0
         self.by_tool = {}
         self.run_once_calls = 0
+        self.calls = 0            # the campaign's calls at the last status
+        self.budget = budget_of(opts)
+        self.sham = bool(getattr(opts, "sham", False))
+        self.budget_spent = False
         self.injected_calls = 0
         self.injections = []
         self.unsolved = {}
@@ -703,6 +720,7 @@ class Steer:
             if st is None:
                 break
             calls = int(st["calls"])
+            self.calls = calls
             for t in st.get("tests", []):
                 if t["status"] == "falsified" and t["name"] not in self.falsified_at:
                     self.falsified_at[t["name"]] = calls
@@ -718,6 +736,10 @@ class Steer:
             tests = st.get("tests", [])
             if tests and all(t["status"] == "falsified" for t in tests):
                 break
+            if self.budget and self.spent() >= self.budget:
+                self.budget_spent = True
+                log(f"budget spent: {calls} campaign calls + {self.run_once_calls} run-once >= {self.budget}")
+                break
             if self.own_limit and calls >= self.own_limit:
                 log(f"stopping at {calls} calls (no limit given)")
                 break
@@ -729,9 +751,13 @@ class Steer:
                 if calls - last_gain >= window and need <= tools:
                     self.plateaus += 1
                     log(f"plateau {self.plateaus} at {calls} calls (no gain for {calls - last_gain})")
-                    gained = await self.episode(calls)
+                    if self.sham:
+                        await self.observe()
+                        gained = False
+                    else:
+                        gained = await self.episode(calls)
                     self.fruitless = 0 if gained else self.fruitless + 1
-                    if self.fruitless >= FRUITLESS_CLEAR and "clear_priorities" in tools:
+                    if self.fruitless >= FRUITLESS_CLEAR and "clear_priorities" in tools and not self.sham:
                         await self.call("clear_priorities", {})
                         self.prioritized.clear()
                         log("three fruitless plateaus: priorities cleared")
@@ -780,6 +806,24 @@ class Steer:
                          "branchPercent": round(100 * bhit / branches, 1) if branches else 0.0},
             "corpusDir": st.get("config", {}).get("corpusDir"),
         }
+
+    def spent(self):
+        """Calls spent so far: the campaign's (injected ones included) and
+        the run-once ones."""
+        return self.calls + self.run_once_calls
+
+    def affordable(self, n):
+        """Whether `n` more run-once calls stay within the budget."""
+        return not self.budget or self.spent() + n <= self.budget
+
+    async def observe(self):
+        """--sham: a plateau's reads without steering (what `episode` reads
+        before it solves anything)."""
+        gaps = await self.read_gaps()
+        await self.read_corpus()
+        for _, chain in gaps:
+            await self.given_up(chain[-1])
+        log(f"{len(gaps)} gaps read (sham: no steering)")
 
     # -- one plateau -------------------------------------------------------------
 
@@ -854,6 +898,9 @@ class Steer:
             text = " ; ".join(seq)
             if text in self.tried:
                 continue
+            if not self.affordable(len(seq)):
+                log(f"budget: {self.spent()} of {self.budget} spent, screening stops")
+                break
             self.tried.add(text)
             n += 1
             r = await self.call("run_sequence", {"sequence": seq})
@@ -1030,6 +1077,8 @@ class Steer:
                         for t in types]
                 vals = []
                 for delay in (0, 1000):
+                    if not self.affordable(2):
+                        break
                     opts = {"from": "0x%040x" % s}
                     if delay:
                         opts["delay"] = str(delay)
@@ -1258,6 +1307,14 @@ def strip_delays(seq):
     return out
 
 
+def budget_of(opts):
+    """The call budget: --budget, else a numeric test limit, else None."""
+    if getattr(opts, "budget", None):
+        return int(opts.budget)
+    t = str(opts.test_limit or "").replace("_", "")
+    return int(t) if t.isdigit() else None
+
+
 def answer(result):
     if result.structuredContent is not None:
         return result.structuredContent
@@ -1321,6 +1378,9 @@ async def main():
     ap.add_argument("--config")
     ap.add_argument("--workers")
     ap.add_argument("--out-dir")
+    ap.add_argument("--budget", type=int, help="calls the policy may spend: the campaign's (injected ones "
+                    "included) plus run-once calls (default: the test limit)")
+    ap.add_argument("--sham", action="store_true", help="watch only: the same polls and reads, no steering")
     ap.add_argument("--checkpoint", type=int)
     ap.add_argument("--verbose", action="store_true")
     opts = ap.parse_args()
@@ -1330,7 +1390,8 @@ async def main():
     rudder = os.environ.get("RUDDER") or os.path.join(ROOT, "target", "release", "rudder")
     out_dir = opts.out_dir or tempfile.mkdtemp(prefix="steer-")
     args = ["mcp", opts.target, "--out-dir", out_dir]
-    for flag, v in (("--seed", opts.seed), ("--timeout", opts.timeout), ("--test-limit", opts.test_limit),
+    test_limit = opts.test_limit if opts.test_limit is not None else opts.budget
+    for flag, v in (("--seed", opts.seed), ("--timeout", opts.timeout), ("--test-limit", test_limit),
                     ("--contract", opts.contract), ("--config", opts.config), ("--workers", opts.workers)):
         if v is not None:
             args += [flag, str(v)]
@@ -1346,7 +1407,13 @@ async def main():
             report = await steer.final_report()
     err.seek(0)
     sys.stderr.write(err.read())
+    # Spent: the campaign's calls (injected ones included) and run-once calls.
+    spent = int(report.get("calls") or 0) + steer.run_once_calls
     report["steering"] = {
+        "mode": "sham" if steer.sham else "steer",
+        "budget": steer.budget,
+        "spentCalls": spent,
+        "budgetSpent": steer.budget_spent or bool(steer.budget and spent >= steer.budget),
         "plateaus": steer.plateaus,
         "toolCalls": steer.tool_calls,
         "toolCallsByName": dict(sorted(steer.by_tool.items())),
