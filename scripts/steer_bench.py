@@ -26,15 +26,16 @@ blind/steered is of the medians restricted to the budget (an undefined median
 counts as the budget), so where blind's median is censored the ratio is a
 lower bound (`>`), where steered's is, an upper bound (`<`), where both are,
 no ratio (counted as 1 in the geometric mean). Its 95% interval is the 2.5th
-and 97.5th percentiles over bootstrap resamples (seeds resampled with
-replacement within each arm, a seeded generator). A case is significant when
+and 97.5th percentiles over bootstrap resamples (seeds drawn with
+replacement, a seed's blind and steered runs together, from a seeded
+generator). A case is significant when
 the interval's lower bound is above 1 (sound with censoring: the restricted
 blind median never exceeds the true one, and a resample where steered's
 median is censored has a ratio of at most 1).
 
 usage: scripts/steer_bench.sh [--short] [--easy | --cases A,B] [--seeds N | --seed-list 1,2]
                               [--budget N] [--timeout SECS] [--json FILE]
-                              [--resamples N] [--boot-seed S]
+                              [--resamples N] [--boot-seed S] [--from-json FILE]
 
 The markdown table goes to stdout, progress to stderr, raw runs to --json.
 Exit status 1 when a run failed (no report), 2 on a usage error.
@@ -97,15 +98,18 @@ def restricted(median, cap):
     return cap if median is None or median > cap else median
 
 
-def bootstrap_ratio(blind, steered, cap, resamples, seed):
+def bootstrap_ratio(pairs, cap, resamples, seed):
     """(2.5th, 97.5th) percentiles of restricted-median ratios blind/steered
-    over resamples of each arm."""
+    over resamples of the seeds: `pairs` holds one (blind run, steered run)
+    per seed, each run (calls, falsified), and a resample draws seeds with
+    replacement, both arms' runs of a seed together (a seed is the one
+    thing the arms share; where they run alike, so do their resamples)."""
     rng = random.Random(seed)
     ratios = []
     for _ in range(resamples):
-        b = [rng.choice(blind) for _ in blind]
-        s = [rng.choice(steered) for _ in steered]
-        rb, rs = restricted(km_median(b), cap), restricted(km_median(s), cap)
+        draw = [rng.choice(pairs) for _ in pairs]
+        rb = restricted(km_median([b for b, _ in draw]), cap)
+        rs = restricted(km_median([s for _, s in draw]), cap)
         ratios.append(rb / rs if rs > 0 else math.inf)
     ratios.sort()
     lo = ratios[int(math.floor(0.025 * (len(ratios) - 1)))]
@@ -138,7 +142,12 @@ def summarize(case, runs, budget, resamples, boot_seed):
     rb, rs = restricted(b["medianCalls"], budget), restricted(s["medianCalls"], budget)
     bc, sc = b["medianCalls"] is None, s["medianCalls"] is None
     bound = "none" if bc and sc else "lower" if bc else "upper" if sc else "exact"
-    lo, hi = bootstrap_ratio(b["_calls"], s["_calls"], budget, resamples, boot_seed)
+    per_seed = {}
+    for r in runs:
+        if r.get("error") is None:
+            per_seed.setdefault(r["seed"], {})[r["arm"]] = (min(r["spentCalls"], budget), r["falsified"])
+    pairs = [(a["blind"], a["steered"]) for _, a in sorted(per_seed.items()) if len(a) == 2]
+    lo, hi = bootstrap_ratio(pairs, budget, resamples, boot_seed) if pairs else (0.0, math.inf)
     out.update(ratio=rb / rs, bound=bound, ci=[lo, hi], significant=lo > 1)
     # Pairs blind misses within the budget, and how many of them steered falsified.
     by_seed = {}
@@ -208,7 +217,8 @@ def table(cases, summary, cfg):
         f"stopOnFail; blind = `steer.py --sham` (same polls and reads, no steering); medians are Kaplan-Meier "
         f"with runs unsolved at the budget censored (`>`); ratios of medians restricted to the budget "
         f"(`>`: a lower bound, blind censored; `<`: an upper bound, steered censored; n/a counted as 1 in the "
-        f"geometric mean), intervals from {cfg['resamples']} bootstrap resamples (seed {cfg['bootSeed']}); "
+        f"geometric mean), intervals from {cfg['resamples']} bootstrap resamples of the seeds (paired; generator seed "
+        f"{cfg['bootSeed']}); "
         f"steering cost columns are per-run medians; rudder {cfg['binarySha256'][:12]}.",
     ]
     return "\n".join(lines)
@@ -280,6 +290,38 @@ def run_one(case, arm, seed, cfg, work, rudder):
     return run
 
 
+def measure(names, seeds, budget, timeout, opts, by_name):
+    """Runs both arms on every case and seed; (config, runs)."""
+    work = tempfile.mkdtemp(prefix="steer_bench-")
+    try:
+        src, rudder, sha = binary_copy(work)
+        cfg = {"cases": names, "seeds": seeds, "budget": budget, "timeout": timeout, "workers": 1,
+               "nice": 19, "config": os.path.relpath(CONFIG, ROOT), "resamples": opts.resamples,
+               "bootSeed": opts.boot_seed, "binary": src, "binarySha256": sha, "short": opts.short}
+        log(f"{len(names)} case(s) x {len(seeds)} seed(s) x 2 arms, budget {budget:,} calls, "
+            f"wall cap {timeout} s, rudder {sha[:12]}")
+        runs = []
+        for n in names:
+            case = by_name[n]
+            for seed in seeds:
+                # Arms alternate per seed, so drifting load hits both alike.
+                for arm in ("blind", "steered"):
+                    r = run_one(case, arm, seed, cfg, work, rudder)
+                    runs.append(r)
+                    if r["error"]:
+                        log(f"{n} seed {seed} {arm}: FAILED: {r['error'][:500]}")
+                        continue
+                    st = r["steering"]
+                    what = (f"falsified at {r['spentCalls']:,} calls" if r["falsified"] else
+                            f"not falsified within the budget ({r['spentCalls']:,} calls spent)")
+                    log(f"{n} seed {seed} {arm}: {what}, {r['seconds']:.1f} s; tool calls {st.get('toolCalls')}, "
+                        f"run-once {st.get('runOnceCalls')}, injected {st.get('injectedCalls')} "
+                        f"[{r['wallSeconds']:.1f} s wall]")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return cfg, runs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -294,6 +336,7 @@ def main():
     ap.add_argument("--json", help="write the raw runs and the summary here")
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--boot-seed", type=int, default=1)
+    ap.add_argument("--from-json", help="no runs: the statistics and table again over an earlier --json file")
     opts = ap.parse_args()
 
     with open(MANIFEST) as f:
@@ -327,35 +370,16 @@ def main():
         if not os.path.isfile(a):
             sys.exit(f"steer_bench: {a} is missing (bash contracts/steer/build.sh)")
 
-    work = tempfile.mkdtemp(prefix="steer_bench-")
     started = time.monotonic()
-    try:
-        src, rudder, sha = binary_copy(work)
-        cfg = {"cases": names, "seeds": seeds, "budget": budget, "timeout": timeout, "workers": 1,
-               "nice": 19, "config": os.path.relpath(CONFIG, ROOT), "resamples": opts.resamples,
-               "bootSeed": opts.boot_seed, "binary": src, "binarySha256": sha, "short": opts.short}
-        log(f"{len(names)} case(s) x {len(seeds)} seed(s) x 2 arms, budget {budget:,} calls, "
-            f"wall cap {timeout} s, rudder {sha[:12]}")
-        runs = []
-        for n in names:
-            case = by_name[n]
-            for seed in seeds:
-                # Arms alternate per seed, so drifting load hits both alike.
-                for arm in ("blind", "steered"):
-                    r = run_one(case, arm, seed, cfg, work, rudder)
-                    runs.append(r)
-                    if r["error"]:
-                        log(f"{n} seed {seed} {arm}: FAILED: {r['error'][:500]}")
-                        continue
-                    st = r["steering"]
-                    what = (f"falsified at {r['spentCalls']:,} calls" if r["falsified"] else
-                            f"not falsified within the budget ({r['spentCalls']:,} calls spent)")
-                    log(f"{n} seed {seed} {arm}: {what}, {r['seconds']:.1f} s; tool calls {st.get('toolCalls')}, "
-                        f"run-once {st.get('runOnceCalls')}, injected {st.get('injectedCalls')} "
-                        f"[{r['wallSeconds']:.1f} s wall]")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
+    if opts.from_json:
+        # Statistics again over earlier raw runs (no campaign runs).
+        with open(opts.from_json) as f:
+            earlier = json.load(f)
+        cfg = {**earlier["config"], "resamples": opts.resamples, "bootSeed": opts.boot_seed}
+        names, budget = cfg["cases"], cfg["budget"]
+        runs = earlier["runs"]
+    else:
+        cfg, runs = measure(names, seeds, budget, timeout, opts, by_name)
     cases = [summarize(by_name[n], [r for r in runs if r["case"] == n], budget, opts.resamples,
                        opts.boot_seed) for n in names]
     ratios = [c["ratio"] if c["ratio"] is not None and c["bound"] != "none" else 1.0 for c in cases]
