@@ -31,6 +31,13 @@ cargo fmt --all --check
 cargo clippy --release --workspace --all-targets -- -D warnings
 echo "== unit, integration and end-to-end tests (release; the workspace: rudder, crates/calls, crates/lockfree)"
 cargo test --release --workspace --no-fail-fast
+echo "== README commands (every block marked runnable, against target/release/rudder)"
+bash scripts/readme_commands.sh
+echo "== steering benchmark, short (steer.py vs its sham on DeepChain, 3 seeds; the full table: BENCHMARKS.md)"
+steer=$(bash scripts/steer_bench.sh --short)
+echo "$steer"
+echo "$steer" | grep -q '^| DeepChain |' || { echo "steering benchmark printed no DeepChain row"; exit 1; }
+echo "$steer" | grep -q '^Geometric mean of per-case ratios' || { echo "steering benchmark printed no summary"; exit 1; }
 echo "== maze benchmark, short (rudder on maze 1 for 5 s; the full table: BENCHMARKS.md)"
 maze=$(RUDDER_PREBUILT=1 bash scripts/maze_bench.sh -m 1 -t 5 -S 1 -T rudder)
 echo "$maze"

@@ -159,10 +159,14 @@ pub struct Config {
     /// Total calls over all workers before the campaign ends
     /// ([`UNLIMITED`]: until it is stopped).
     pub test_limit: u64,
-    /// Whether the file set `testLimit` (an agent-driven run without one
-    /// fuzzes until it is stopped or its `timeout`).
+    /// Whether the file or a flag set `testLimit` (an agent-driven run
+    /// without one fuzzes until it is stopped or its `timeout`; a Foundry
+    /// suite without one runs forge's `runs × depth`).
     pub limit_given: bool,
     pub seq_len: usize,
+    /// Whether the file or a flag set `seqLen` (a Foundry suite without one
+    /// takes forge's `depth`).
+    pub seq_len_given: bool,
     pub shrink_limit: u64,
     /// Worker threads; `None`: the machine's available parallelism.
     pub workers: Option<usize>,
@@ -292,6 +296,7 @@ impl Default for Config {
             max_gas_price: 0,
             max_value: U256::from(100u64) * U256::from(10u64).pow(U256::from(18)),
             limit_given: false,
+            seq_len_given: false,
             timeout: None,
             stop_on_fail: false,
             keep_alive: false,
@@ -594,7 +599,10 @@ impl Config {
                     c.test_limit = as_u64(key, v)?;
                     c.limit_given = true;
                 }
-                "seqLen" => c.seq_len = as_u64(key, v)?.min(usize::MAX as u64) as usize,
+                "seqLen" => {
+                    c.seq_len = as_u64(key, v)?.min(usize::MAX as u64) as usize;
+                    c.seq_len_given = true;
+                }
                 "shrinkLimit" => c.shrink_limit = as_u64(key, v)?,
                 "workers" => c.workers = Some(as_u64(key, v)?.min(usize::MAX as u64) as usize),
                 // A seed as a number or as the decimal string reports print.

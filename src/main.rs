@@ -36,8 +36,9 @@ enum Format {
 
 #[derive(Args, Clone)]
 struct FuzzArgs {
-    /// The target: a .sol file, solc standard-JSON output, a Foundry build-info
-    /// file or a Foundry out/ directory.
+    /// The target: a .sol file, solc standard-JSON output, a build-info file
+    /// (Foundry's or Hardhat's), a Foundry project or its out/ directory, or a
+    /// Hardhat project or its artifacts/ directory.
     target: PathBuf,
     /// The contract to fuzz (default: the one defined last).
     #[arg(long)]
@@ -48,6 +49,8 @@ struct FuzzArgs {
     /// Worker threads (default: available cores).
     #[arg(long)]
     workers: Option<usize>,
+    /// The run's seed (default: random, printed in the report); with one
+    /// worker the same seed replays the same run.
     #[arg(long)]
     seed: Option<u64>,
     /// Total calls before the campaign ends (default 50000; under `rudder
@@ -146,9 +149,11 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     }
     if let Some(n) = a.test_limit {
         config.test_limit = n;
+        config.limit_given = true;
     }
     if let Some(n) = a.seq_len {
         config.seq_len = n;
+        config.seq_len_given = true;
     }
     if let Some(m) = &a.test_mode {
         config.test_mode = rudder::config::TestMode::parse(m).ok_or_else(|| {
@@ -335,6 +340,16 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    let report = finish(campaign, &a)?;
+    match a.format {
+        Format::Text => print!("{}", report.text()),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+    }
+    Ok(if report.any_falsified() { 1 } else { 0 })
+}
+
+/// Waits for the campaign's end and writes its LCOV when asked.
+fn finish(campaign: rudder::Campaign, a: &FuzzArgs) -> Result<Report> {
     let stores = campaign.stores().clone();
     let mut report: Report = campaign.wait();
     if let Some(path) = &a.lcov {
@@ -343,11 +358,7 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
             .with_context(|| format!("writing LCOV to {}", path.display()))?;
         report.lcov = Some(path.display().to_string());
     }
-    match a.format {
-        Format::Text => print!("{}", report.text()),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-    }
-    Ok(if report.any_falsified() { 1 } else { 0 })
+    Ok(report)
 }
 
 fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
@@ -359,8 +370,13 @@ fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
         .with_output_schemas(a.output_schemas);
     let served = runtime.block_on(rudder::mcp::transport::serve_stdio(server));
     campaign.stop_because(rudder::campaign::EndReason::ClientLeft);
-    let report = campaign.wait();
-    eprint!("{}", report.text());
+    let report = finish(campaign, &a)?;
+    // stdout belongs to the MCP transport: the report goes to stderr, as
+    // text or (--format json) as JSON.
+    match a.format {
+        Format::Text => eprint!("{}", report.text()),
+        Format::Json => eprintln!("{}", serde_json::to_string_pretty(&report)?),
+    }
     served.context("serving MCP over stdio")?;
     Ok(if report.any_falsified() { 1 } else { 0 })
 }

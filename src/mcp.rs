@@ -8,6 +8,8 @@
 //! * [`graph_tools`]: seed 004's graph family: the code graph with coverage
 //!   gaps, and the ETG of the agent's attempts.
 //! * [`ops_tools`]: seed 001's sixteen tools as campaign analogues.
+//! * [`journal_read`]: the journal port (pooled reads within the budget,
+//!   memoized answers) the events, traces and graph families read through.
 //! * [`conventions`]: seed 001's envelope, TTL cache, `_metadata`, errors.
 //! * [`errors`]: the seed's `ErrorResponse` and codes.
 //! * [`server`]: composes the families; validation, the 100 ms budget, rmcp.
@@ -20,6 +22,7 @@ pub mod errors;
 pub mod events_tools;
 pub mod family;
 pub mod graph_tools;
+pub mod journal_read;
 pub mod ops_tools;
 pub mod screen;
 pub mod server;
@@ -28,7 +31,7 @@ pub mod transport;
 
 pub use campaign_tools::CampaignTools;
 pub use errors::{ErrorCode, ToolError};
-pub use family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+pub use family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
 pub use server::RudderServer;
 
 /// Every tool answers within this budget or returns `EXECUTION_TIMEOUT`.

@@ -273,9 +273,61 @@ pub struct OpsState {
     pub(crate) spec_file: Mutex<()>,
 }
 
+/// `YYYY-MM-DD` → Unix seconds at 00:00 UTC.
+pub fn parse_date(d: &str) -> Option<u64> {
+    let mut it = d.split('-');
+    let (y, m, dd) = (
+        it.next()?.parse::<i64>().ok()?,
+        it.next()?.parse::<i64>().ok()?,
+        it.next()?.parse::<i64>().ok()?,
+    );
+    if it.next().is_some() || !(1970..=9999).contains(&y) || !(1..=12).contains(&m) {
+        return None;
+    }
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days_in = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=days_in[(m - 1) as usize]).contains(&dd) {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + dd - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days * 86_400).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_are_days_since_the_epoch_and_nonsense_is_refused() {
+        assert_eq!(parse_date("1970-01-01"), Some(0));
+        assert_eq!(parse_date("2000-03-01"), Some(951_868_800));
+        assert_eq!(parse_date("2024-02-29"), Some(1_709_164_800));
+        assert_eq!(parse_date("2023-02-29"), None);
+        assert_eq!(parse_date("2024-13-01"), None);
+        assert_eq!(parse_date("1969-12-31"), None);
+        assert_eq!(parse_date("2024-01-01-01"), None);
+        assert_eq!(parse_date("yesterday"), None);
+    }
 
     fn s(t_ms: u64, calls: u64, points: u64) -> Sample {
         Sample {

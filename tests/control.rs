@@ -1,6 +1,8 @@
 //! The control path on live campaigns: injection to every worker, the
 //! priority set's share of generated calls, the command log and its replay.
 
+mod common;
+
 use rudder::campaign::Campaign;
 use rudder::config::{Config, TestMode};
 use rudder::eventlog::{EventKind, Payload};
@@ -34,7 +36,15 @@ fn an_injected_call_breaks_a_property_random_fuzzing_cannot() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign("MagicHash", 2, dir.path());
     // Let the workers get busy on long random sequences first.
-    std::thread::sleep(Duration::from_millis(200));
+    let calls = || {
+        c.stores()
+            .stats
+            .workers
+            .iter()
+            .map(|w| w.calls.load(std::sync::atomic::Ordering::Relaxed))
+            .sum::<u64>()
+    };
+    common::wait_until("the workers to run 2,000 calls", 30, || calls() >= 2_000);
     assert_eq!(c.stores().tests.falsified_count(), 0);
     let t0 = Instant::now();
     let receipt = c

@@ -4,6 +4,8 @@
 //! rounded or accepted, injection floods, durable command logs, a worker that
 //! panics, a run killed while shrinking, an unwritable corpus directory.
 
+mod common;
+
 use rudder::campaign::{Campaign, ControlError};
 use rudder::config::{Config, TestMode};
 use rudder::eventlog::EventKind;
@@ -198,24 +200,22 @@ fn a_panicking_worker_is_reported_and_restarted_while_the_others_go_on() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = campaign("Token", config(2), dir.path());
     c.start().unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    let calls = |c: &Campaign| {
+        c.stores().stats.workers[0]
+            .calls
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    common::wait_until("worker 0 to run", 30, || calls(&c) > 0);
     c.stores().inject_worker_panic(0);
     let deadline = Instant::now() + Duration::from_secs(20);
     while c.events_of(EventKind::WorkerPanicked).is_empty() {
         assert!(Instant::now() < deadline, "no WorkerPanicked event");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let before = c.stores().stats.workers[0]
-        .calls
-        .load(std::sync::atomic::Ordering::Relaxed);
-    std::thread::sleep(Duration::from_millis(300));
-    let after = c.stores().stats.workers[0]
-        .calls
-        .load(std::sync::atomic::Ordering::Relaxed);
-    assert!(
-        after > before,
-        "worker 0 was not restarted ({before} -> {after})"
-    );
+    let before = calls(&c);
+    common::wait_until("worker 0, restarted, to call again", 30, || {
+        calls(&c) > before
+    });
     assert!(c.events_of(EventKind::WorkerStopped).is_empty());
     c.stop();
     c.wait();

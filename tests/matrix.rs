@@ -474,7 +474,12 @@ fn a_hardhat_project_built_by_hardhat() {
         1,
         20_000,
     );
-    assert_eq!(status(&r, "echidna_count_capped"), "passed", "{}", r.text());
+    assert_eq!(
+        status(&r, "echidna_count_capped"),
+        "passing",
+        "{}",
+        r.text()
+    );
 }
 
 #[test]

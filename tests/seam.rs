@@ -204,3 +204,117 @@ fn the_workers_together_run_exactly_the_test_limit() {
     let per_function: u64 = stores.stats.function_totals().iter().map(|f| f.calls).sum();
     assert_eq!(per_function, 10_007);
 }
+
+/// A family defined outside the crate: one module and one registry line
+/// (`RudderServer::with_extra`). The server lists its tool, validates its
+/// input from the typed parameters, keeps it to the budget and shapes its
+/// answers by the conventions it declares, as for the built-in families.
+mod tiny {
+    use rudder::campaign::Control;
+    use rudder::mcp::{
+        Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef, ToolError,
+    };
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    /// Counts corpus entries.
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct SizeParams {
+        /// Count at most this many
+        #[schemars(range(min = 1, max = 100))]
+        pub at_most: u64,
+        /// Work this long first (milliseconds)
+        #[serde(default)]
+        pub work_ms: u64,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct SizeAnswer {
+        pub entries: u64,
+    }
+
+    #[derive(Clone)]
+    pub struct Tiny {
+        control: Control,
+    }
+
+    impl Family for Tiny {
+        fn name(&self) -> FamilyName {
+            FamilyName::Extra("tiny")
+        }
+
+        fn tools(&self) -> Vec<ToolDef> {
+            vec![ToolDef::method::<SizeParams, SizeAnswer, _>(
+                "tiny_corpus_size",
+                "Corpus entries, counted up to at_most.",
+                Access::Blocking,
+                self,
+                Self::size,
+            )]
+        }
+
+        fn conventions(&self) -> Conventions {
+            Conventions {
+                metadata: Some("tiny"),
+                error_envelope: false,
+            }
+        }
+    }
+
+    impl Tiny {
+        pub fn new(control: Control) -> Self {
+            Tiny { control }
+        }
+
+        fn size(&self, p: SizeParams, _: &Gate) -> Result<ToolAnswer, ToolError> {
+            std::thread::sleep(std::time::Duration::from_millis(p.work_ms));
+            let entries = (self.control.stores().corpus.len() as u64).min(p.at_most);
+            ToolAnswer::json(&SizeAnswer { entries })
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_family_defined_outside_the_crate_is_served_like_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/out/SetSeven.json",
+        None,
+        Config {
+            workers: Some(1),
+            seed: Some(1),
+            test_limit: 2_000,
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let server = RudderServer::with_extra(
+        c.control(),
+        &[FamilyName::Campaign],
+        vec![Box::new(tiny::Tiny::new(c.control()))],
+    );
+    let tools = server.tool_list();
+    let tiny = tools.iter().find(|t| t.name == "tiny_corpus_size").unwrap();
+    assert_eq!(
+        tiny.input_schema["properties"]["at_most"]["maximum"],
+        json!(100)
+    );
+    assert!(server.families().contains(&FamilyName::Extra("tiny")));
+
+    let ok = call(&server, "tiny_corpus_size", json!({ "at_most": 100 })).await;
+    assert!(ok["entries"].as_u64().is_some(), "{ok}");
+    assert_eq!(ok["_metadata"]["source"], "tiny", "{ok}");
+
+    let bad = call(&server, "tiny_corpus_size", json!({ "at_most": 0 })).await;
+    assert_eq!(bad["error"]["code"], "INVALID_INPUT", "{bad}");
+    assert_eq!(bad["error"]["details"]["field"], "at_most", "{bad}");
+
+    let slow = call(
+        &server,
+        "tiny_corpus_size",
+        json!({ "at_most": 1, "work_ms": 400 }),
+    )
+    .await;
+    assert_eq!(slow["error"]["code"], "EXECUTION_TIMEOUT", "{slow}");
+}

@@ -256,9 +256,13 @@ impl Report {
         if *r != Resumed::default() {
             let _ = writeln!(
                 o,
-                "resumed from {}: {} corpus sequences replayed, {} falsified tests reloaded \
+                "resumed from {}: {} corpus sequence{} replayed, {} falsified test{} reloaded \
                  (an earlier run's finds; a fresh --corpus-dir or --out-dir starts from nothing)",
-                self.corpus_dir, r.corpus_sequences, r.falsified
+                self.corpus_dir,
+                r.corpus_sequences,
+                if r.corpus_sequences == 1 { "" } else { "s" },
+                r.falsified,
+                if r.falsified == 1 { "" } else { "s" },
             );
         }
         for t in &self.tests {

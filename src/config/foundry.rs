@@ -121,7 +121,7 @@ impl Config {
             });
         }
         let depth = s.depth.unwrap_or(FORGE_DEPTH);
-        if self.seq_len == defaults.seq_len {
+        if !self.seq_len_given && self.seq_len == defaults.seq_len {
             self.seq_len = depth as usize;
         }
         if !self.limit_given && self.test_limit == defaults.test_limit {

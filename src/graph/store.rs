@@ -396,13 +396,24 @@ impl GraphStore {
         enum Want<'a> {
             File(String),
             Functions(&'a str),
+            /// A state variable (or its public getter): the functions that
+            /// read or write it.
+            Variable(&'a str, Vec<String>),
         }
         let mut wants = Vec::new();
         for (i, f) in files.iter().enumerate() {
+            let variables: Vec<String> = graph
+                .state_vars
+                .iter()
+                .filter(|v| v.name == *f || v.qualified() == *f)
+                .map(|v| v.qualified())
+                .collect();
             if let Some(path) = find_indexed(&state, &root, f) {
                 wants.push(Want::File(path));
             } else if graph.functions_named(f).next().is_some() {
                 wants.push(Want::Functions(f.as_str()));
+            } else if !variables.is_empty() {
+                wants.push(Want::Variable(f.as_str(), variables));
             } else {
                 return Err(invalid(format!("files[{i}]"), not_indexed(&state, f)));
             }
@@ -420,6 +431,15 @@ impl GraphStore {
                 }
                 Want::Functions(name) => {
                     let fns: Vec<&FunctionNode> = graph.functions_named(name).collect();
+                    render(graph, &cov, &gaps, name, &fns, budget, false)
+                }
+                Want::Variable(name, qualified) => {
+                    let touches = |f: &&FunctionNode| {
+                        qualified
+                            .iter()
+                            .any(|q| f.reads.contains(q) || f.writes.contains(q))
+                    };
+                    let fns: Vec<&FunctionNode> = graph.functions.iter().filter(touches).collect();
                     render(graph, &cov, &gaps, name, &fns, budget, false)
                 }
             })
@@ -489,7 +509,7 @@ fn find_indexed(state: &Indexed, root: &Path, f: &str) -> Option<String> {
 fn not_indexed(state: &Indexed, f: &str) -> String {
     let some: Vec<&str> = state.files.keys().take(12).map(String::as_str).collect();
     format!(
-        "{f} is neither an indexed file nor a function of the graph (indexed: {}{})",
+        "{f} is neither an indexed file nor a function or state variable of the graph (indexed: {}{})",
         some.join(", "),
         if state.files.len() > some.len() {
             ", …"

@@ -31,6 +31,8 @@ use std::time::Instant;
 /// The tool families a server can serve (`--tools campaign,events,…`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FamilyName {
+    /// A family an embedding program adds ([`super::RudderServer::with_extra`]).
+    Extra(&'static str),
     /// Seed 002: the nine campaign tools and `status`.
     Campaign,
     /// Seed 000: the event journal's query tools.
@@ -54,6 +56,7 @@ impl FamilyName {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            FamilyName::Extra(name) => name,
             FamilyName::Campaign => "campaign",
             FamilyName::Events => "events",
             FamilyName::Traces => "traces",
@@ -83,9 +86,10 @@ impl FamilyName {
             out.push(f);
         }
         if out.is_empty() {
-            return Err(
-                "no tool family named; families: campaign, events, traces, graph, ops, all".into(),
-            );
+            return Err(format!(
+                "no tool family named; families: {}, all",
+                FamilyName::ALL.map(FamilyName::as_str).join(", ")
+            ));
         }
         out.sort();
         out.dedup();
@@ -143,6 +147,9 @@ pub struct ToolDef {
     pub input: Value,
     pub output: Option<Value>,
     pub access: Access,
+    /// Whether the server logs calls of this tool in the ETG (`tool_start`,
+    /// `tool_end`); a tool that writes the ETG itself says no.
+    pub logged: bool,
     handler: Handler,
     memo: Option<Arc<Memo>>,
 }
@@ -253,7 +260,14 @@ impl ToolDef {
                 f(p, gate)
             }),
             memo: None,
+            logged: true,
         }
+    }
+
+    /// A tool whose calls the server does not log in the ETG.
+    pub fn unlogged(mut self) -> Self {
+        self.logged = false;
+        self
     }
 
     /// Shares answers among identical calls at the same `version` of the
@@ -312,6 +326,32 @@ pub trait Family {
     fn name(&self) -> FamilyName;
     /// The family's tools, in the order they are advertised.
     fn tools(&self) -> Vec<ToolDef>;
+    /// How the server shapes this family's answers and refusals.
+    fn conventions(&self) -> Conventions {
+        Conventions::default()
+    }
+}
+
+/// How the server shapes a family's answers: declared by the family (the
+/// server names no family).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conventions {
+    /// Seed 001's `_metadata` on every answer and in every output schema,
+    /// naming this data source (`journal`, `code_graph`, `campaign`);
+    /// `None`: answers stand to the letter of their seed (seed 002's).
+    pub metadata: Option<&'static str>,
+    /// Refusals in seed 001's envelope (`success: false`, `error`,
+    /// `_metadata`) rather than the plain error object.
+    pub error_envelope: bool,
+}
+
+impl Default for Conventions {
+    fn default() -> Self {
+        Conventions {
+            metadata: Some("campaign"),
+            error_envelope: false,
+        }
+    }
 }
 
 /// The draft-07 schema of parameters `T`, as every tool advertises it (see

@@ -13,7 +13,7 @@
 //! as extensions and never `required`.
 
 use super::errors::ToolError;
-use super::family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
 use crate::campaign::{Control, Stores};
 use crate::graph::etg::{self, EtgKind};
 use crate::graph::join::Gap;
@@ -240,6 +240,13 @@ impl Family for GraphTools {
         FamilyName::Graph
     }
 
+    fn conventions(&self) -> Conventions {
+        Conventions {
+            metadata: Some("code_graph"),
+            ..Conventions::default()
+        }
+    }
+
     fn tools(&self) -> Vec<ToolDef> {
         vec![
             ToolDef::method::<IndexProjectInput, IndexProjectOutput, _>(
@@ -258,7 +265,7 @@ impl Family for GraphTools {
             ),
             ToolDef::method::<ContextInput, ContextOutput, _>(
                 "graph_context_for_files",
-                "Summarized context of files or functions (name, Contract.name or signature), coverage gaps first: each uncovered branch with its condition, what is missing (never true / never reached / never false), the parameters, state variables, constants and environment it depends on, the entry points that set that state and reach it; then contracts and functions (least covered first) with lines covered, reads, writes, calls and callers. What to prioritize or inject next.",
+                "Summarized context of files, functions (name, Contract.name or signature) or state variables (name or Contract.name: the functions that read or write it), coverage gaps first: each uncovered branch with its condition, what is missing (never true / never reached / never false), the parameters, state variables, constants and environment it depends on, the entry points that set that state and reach it; then contracts and functions (least covered first) with lines covered, reads, writes, calls and callers. What to prioritize or inject next.",
                 Access::Blocking,
                 self,
                 Self::context,
@@ -269,7 +276,9 @@ impl Family for GraphTools {
                 Access::Blocking,
                 self,
                 Self::log_event,
-            ),
+            )
+            // It writes the ETG itself: its call is not logged as a tool call.
+            .unlogged(),
             ToolDef::method::<SimilarAttemptsInput, SimilarAttemptsOutput, _>(
                 "etg_query_similar_attempts",
                 "Earlier attempts (this run and earlier runs of the corpus directory) on the same functions, argument shapes (transfer(address,uint)), branches (Bank.sol:33) or files as the query, best first, each with how it turned out: coverage its injections reached, coverage and falsified tests within 60 s. score: the share of the query's features (weighted by rarity) the attempt has; 1 = all.",
@@ -398,8 +407,11 @@ impl GraphTools {
             exclude.as_deref(),
         );
         let outcomes: Vec<Outcome> = match self.stores.journal() {
-            Some(j) if !found.is_empty() => {
-                super::events_tools::with_reader(j, "etg_query_similar_attempts", gate, |conn| {
+            Some(j) if !found.is_empty() => super::journal_read::JournalRead::with_reader(
+                j,
+                "etg_query_similar_attempts",
+                gate,
+                |conn| {
                     found
                         .iter()
                         .map(|s| {
@@ -413,9 +425,9 @@ impl GraphTools {
                         })
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(Into::into)
-                })?
-                .map_err(|e| ToolError::internal(e.to_string()))?
-            }
+                },
+            )?
+            .map_err(|e| ToolError::internal(e.to_string()))?,
             _ => found.iter().map(|_| Outcome::default()).collect(),
         };
         let matches = found

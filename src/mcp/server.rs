@@ -7,7 +7,8 @@
 use super::campaign_tools::CampaignTools;
 use super::errors::ToolError;
 use super::events_tools::EventsTools;
-use super::family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use super::journal_read::JournalRead;
 use crate::campaign::Control;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -21,7 +22,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 struct Served {
-    family: FamilyName,
+    conventions: Conventions,
     def: ToolDef,
     tool: Tool,
     validator: jsonschema::Validator,
@@ -58,12 +59,17 @@ fn build_families(control: &Control, selected: &[FamilyName]) -> Vec<Box<dyn Fam
     for name in selected {
         match name {
             FamilyName::Campaign => out.push(Box::new(CampaignTools::new(control.clone()))),
-            FamilyName::Events => out.push(Box::new(EventsTools::new(control))),
-            FamilyName::Traces => {
-                out.push(Box::new(super::traces_tools::TracesTools::new(control)))
-            }
+            FamilyName::Events => out.push(Box::new(EventsTools::new(
+                JournalRead::of(control),
+                control.stores().clone(),
+            ))),
+            FamilyName::Traces => out.push(Box::new(super::traces_tools::TracesTools::new(
+                JournalRead::of(control),
+            ))),
             FamilyName::Graph => out.push(Box::new(super::graph_tools::GraphTools::new(control))),
             FamilyName::Ops => out.push(Box::new(super::ops_tools::OpsTools::new(control))),
+            // Built by whoever defined them (`with_extra`).
+            FamilyName::Extra(_) => {}
         }
     }
     out
@@ -77,7 +83,20 @@ impl RudderServer {
 
     /// A server with the families in `selected` (`--tools`).
     pub fn with_families(control: Control, selected: &[FamilyName]) -> Self {
-        let families = build_families(&control, selected);
+        Self::with_extra(control, selected, Vec::new())
+    }
+
+    /// A server with the families in `selected` and `extra` families an
+    /// embedding program defines (each declares its name, tools and
+    /// conventions; the server validates, budgets and shapes them like its
+    /// own).
+    pub fn with_extra(
+        control: Control,
+        selected: &[FamilyName],
+        extra: Vec<Box<dyn Family>>,
+    ) -> Self {
+        let mut families = build_families(&control, selected);
+        families.extend(extra);
         let mut tools = HashMap::new();
         let mut order = Vec::new();
         for family in &families {
@@ -89,7 +108,7 @@ impl RudderServer {
                 let mut tool =
                     Tool::new(def.name, def.description.clone(), object(def.input.clone()));
                 let mut output = def.output.clone();
-                if family.name() != FamilyName::Campaign
+                if family.conventions().metadata.is_some()
                     && let Some(Value::Object(props)) =
                         output.as_mut().and_then(|o| o.get_mut("properties"))
                 {
@@ -107,7 +126,7 @@ impl RudderServer {
                 tools.insert(
                     def.name,
                     Served {
-                        family: family.name(),
+                        conventions: family.conventions(),
                         def,
                         tool,
                         validator,
@@ -203,20 +222,14 @@ impl RudderServer {
             *e = ToolError::timeout_after(name, self.budget);
         }
         let elapsed_us = started.elapsed().as_micros() as u64;
-        if name != "etg_log_event" {
+        let served = self.tools.get(name);
+        if served.is_none_or(|s| s.def.logged) {
             self.log_call(name, logged_args, started_ms, elapsed_us, &result, &gate);
         }
-        let family = self.tools.get(name).map(|t| t.family);
+        let conventions = served.map(|s| s.conventions).unwrap_or_default();
         match result {
             Ok(mut answer) => {
-                if let Some(f) = family
-                    && f != FamilyName::Campaign
-                {
-                    let source = match f {
-                        FamilyName::Events | FamilyName::Traces => "journal",
-                        FamilyName::Graph => "code_graph",
-                        _ => "campaign",
-                    };
+                if let Some(source) = conventions.metadata {
                     super::conventions::add_metadata(
                         &mut answer.structured,
                         started.elapsed(),
@@ -243,7 +256,7 @@ impl RudderServer {
                         .stores()
                         .journal_rejection(name, field, &e.message);
                 }
-                let body = if family == Some(FamilyName::Ops) {
+                let body = if conventions.error_envelope {
                     super::conventions::error_body(&e, started.elapsed())
                 } else {
                     e.to_json()

@@ -14,8 +14,8 @@
 //! code (`INVALID_QUERY`, `NOT_FOUND`) in `details.seedCode`.
 
 use super::errors::{ErrorCode, ToolError};
-use super::family::{Access, Family, FamilyName, Gate, ToolAnswer, ToolDef};
-use crate::campaign::{Control, Stores};
+use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use super::journal_read::JournalRead;
 use crate::journal::Journal;
 use crate::journal::query::QueryError;
 use crate::journal::trace_query::{
@@ -24,7 +24,6 @@ use crate::journal::trace_query::{
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use std::sync::Arc;
 
 /// Results a page holds at most (the seed's limit).
 pub const MAX_LIMIT: u64 = 200;
@@ -216,12 +215,19 @@ fn conditions(filters: Vec<SearchFilter>) -> Vec<Condition> {
 /// The traces tools over one campaign's trace store.
 #[derive(Clone)]
 pub struct TracesTools {
-    stores: Arc<Stores>,
+    journal: JournalRead,
 }
 
 impl Family for TracesTools {
     fn name(&self) -> FamilyName {
         FamilyName::Traces
+    }
+
+    fn conventions(&self) -> Conventions {
+        Conventions {
+            metadata: Some("journal"),
+            ..Conventions::default()
+        }
     }
 
     fn tools(&self) -> Vec<ToolDef> {
@@ -256,19 +262,18 @@ impl Family for TracesTools {
             ),
         ];
         // Every answer comes from the journal alone.
-        super::events_tools::memoize(tools, self.stores.journal(), &[])
+        self.journal.memoize(tools, &[])
     }
 }
 
 impl TracesTools {
-    pub fn new(control: &Control) -> Self {
-        TracesTools {
-            stores: control.stores().clone(),
-        }
+    /// The traces family reads the journal and nothing else.
+    pub fn new(journal: JournalRead) -> Self {
+        TracesTools { journal }
     }
 
     fn journal(&self) -> Result<&Journal, ToolError> {
-        self.stores.journal().ok_or_else(|| {
+        self.journal.journal().ok_or_else(|| {
             invalid(
                 "traceId",
                 "CONNECTION_FAILED",
@@ -285,8 +290,7 @@ impl TracesTools {
         gate: &Gate,
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, QueryError>,
     ) -> Result<T, ToolError> {
-        super::events_tools::with_reader(self.journal()?, tool, gate, f)?
-            .map_err(|e| query_error(e, tool))
+        JournalRead::with_reader(self.journal()?, tool, gate, f)?.map_err(|e| query_error(e, tool))
     }
 
     fn list(&self, a: ListTracesInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {

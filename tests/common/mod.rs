@@ -10,6 +10,21 @@ use rudder::mcp::RudderServer;
 use serde_json::Value;
 use std::path::Path;
 
+/// Waits until `done()` holds, checking every 10 ms, for at most `secs`
+/// seconds (generous: CI's two cores run campaigns side by side); panics
+/// naming `what` if it never does. Tests wait for the event they need, never
+/// for a fixed time.
+pub fn wait_until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "gave up waiting for {what} after {secs} s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 pub fn start(target: &str, config: Config, dir: &Path) -> Campaign {
     let mut c = Campaign::new(Path::new(target), None, config, Some(dir.to_path_buf())).unwrap();
     c.start().unwrap();

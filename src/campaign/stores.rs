@@ -1,0 +1,519 @@
+//! [`Stores`]: what the campaign's tools and embedders read, and the
+//! campaign's own working state beside it.
+
+use super::*;
+
+/// The test case of spec `spec` with id `id`.
+pub(super) fn spec_case(id: TestId, spec: spec::Spec) -> TestCase {
+    let function = spec
+        .conditions
+        .first()
+        .map(|c| c.lhs.function.clone())
+        .expect("a parsed spec has a condition");
+    TestCase {
+        id,
+        kind: TestKind::Property,
+        name: spec.source.name.clone(),
+        function,
+        spec: Some(Arc::new(spec)),
+    }
+}
+
+/// The specs kept in `path` (none if it is missing or unreadable, with a
+/// warning for the latter).
+pub(super) fn load_specs(path: &Path) -> Vec<spec::SpecSource> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            tracing::warn!("{}: not loaded: {e}", path.display());
+            Vec::new()
+        }),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Why a spec was not added.
+#[derive(Debug, Error)]
+pub enum SpecRefused {
+    #[error(transparent)]
+    Invalid(#[from] spec::SpecError),
+    #[error("a test named {0:?} exists already")]
+    Duplicate(String),
+    #[error("the campaign has {0} tests, the most it can check")]
+    Full(usize),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What the campaign's tools and embedders read: the target, the event log,
+/// the corpus, the priority set, the tests, coverage and the counters. The
+/// campaign's private working state (the dictionary, the disk writer, the
+/// selector index) is reachable only inside the crate.
+pub struct Stores {
+    pub config: Config,
+    pub target: Arc<Target>,
+    /// The functions workers call; priority indices point into this.
+    pub callable: Vec<Callable>,
+    pub events: Arc<EventLog>,
+    pub corpus: Arc<Corpus>,
+    pub priorities: Arc<PrioritySet>,
+    pub tests: Arc<TestStore>,
+    /// The target's code graph (built on first use), joined with coverage.
+    pub graph: crate::graph::GraphStore,
+    /// What agents tried: the execution trace graph's attempts.
+    pub etg: crate::graph::etg::Etg,
+    /// Metrics history and the agent's decisions (the ops family).
+    pub ops: crate::ops::OpsState,
+    pub stats: Stats,
+    pub stop: AtomicBool,
+    pub started: Instant,
+    pub started_ms: u64,
+    pub seed: u64,
+    pub run_id: String,
+    pub(super) layout: persist::Layout,
+    /// The corpus files read or written (a reload replays only new ones).
+    pub(super) corpus_files: corpus_dir::CorpusFiles,
+    pub(super) render: Arc<Renderer>,
+    pub(super) journal: Option<crate::journal::Journal>,
+    pub(crate) dictionary: Dictionary,
+    pub(super) selector_index: std::collections::HashMap<
+        (
+            Option<alloy_primitives::Address>,
+            alloy_primitives::Selector,
+        ),
+        usize,
+    >,
+    pub(super) writer: Writer,
+    pub(super) workers: usize,
+    pub(super) finished: AtomicBool,
+    /// Why fuzzing ended ([`EndReason`] as `u8 + 1`; 0: still fuzzing).
+    pub(super) ended: std::sync::atomic::AtomicU8,
+    /// Fault injection for tests: a worker whose bit is set panics at its
+    /// next sequence (see [`Stores::inject_worker_panic`]).
+    pub(super) panic_requests: AtomicU64,
+}
+
+impl std::fmt::Debug for Stores {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stores")
+            .field("run_id", &self.run_id)
+            .field("target", &self.target)
+            .finish()
+    }
+}
+
+impl Stores {
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    /// The id events of the campaign itself carry (one past the last worker).
+    pub fn campaign_worker_id(&self) -> WorkerId {
+        WorkerId(self.workers as u32)
+    }
+
+    /// Records why fuzzing ended (the first reason given wins) and, unless
+    /// the reason is the call budget (workers of a kept-alive campaign stay
+    /// to run injections), asks the workers to stop.
+    pub fn end(&self, reason: EndReason) {
+        let _ =
+            self.ended
+                .compare_exchange(0, reason as u8 + 1, Ordering::AcqRel, Ordering::Acquire);
+        if reason != EndReason::TestLimit {
+            self.stop.store(true, Ordering::Release);
+        }
+    }
+
+    /// Why fuzzing ended; `None` while workers still generate calls.
+    pub fn end_reason(&self) -> Option<EndReason> {
+        EndReason::ALL
+            .get((self.ended.load(Ordering::Acquire) as usize).checked_sub(1)?)
+            .copied()
+    }
+
+    /// Whether the campaign has ended (every worker stopped).
+    pub fn finished(&self) -> bool {
+        self.finished.load(Ordering::Acquire)
+    }
+
+    /// Where this campaign's files live.
+    pub fn layout(&self) -> &persist::Layout {
+        &self.layout
+    }
+
+    /// The SQLite journal of this corpus directory (`None` when `journal`
+    /// is off in the config).
+    pub fn journal(&self) -> Option<&crate::journal::Journal> {
+        self.journal.as_ref()
+    }
+
+    /// Hands a record to the journal, if there is one.
+    pub(crate) fn journal_send(&self, record: impl FnOnce() -> crate::journal::Record) {
+        if let Some(j) = &self.journal {
+            j.send(record());
+        }
+    }
+
+    /// Journals a tool call or injection rejected for bad input.
+    pub fn journal_rejection(&self, tool: &str, field: &str, message: &str) {
+        self.journal_send(|| crate::journal::Record::Rejected {
+            ts_ms: now_ms(),
+            tool: tool.to_string(),
+            field: field.to_string(),
+            message: message.to_string(),
+        });
+    }
+
+    /// Logs an ETG event (payload validated by the caller) and hands it to
+    /// the journal; `droppable`: a read tool's automatic log.
+    pub fn etg_log(
+        &self,
+        attempt_id: &str,
+        kind: crate::graph::etg::EtgKind,
+        ts_ms: u64,
+        payload: serde_json::Value,
+        auto: bool,
+        droppable: bool,
+    ) -> crate::graph::etg::EtgEvent {
+        let version = self.graph.version();
+        let event = self
+            .etg
+            .log(attempt_id, kind, ts_ms, payload, auto, version);
+        self.journal_send(|| crate::journal::Record::Etg {
+            event: Box::new(event.clone()),
+            droppable,
+        });
+        event
+    }
+
+    /// Stores the current code graph's version in the journal (once per
+    /// version).
+    pub fn journal_graph(&self, project_root: &str) {
+        let graph = self.graph.graph();
+        self.journal_send(|| {
+            crate::journal::Record::Graph(Box::new(crate::journal::graph_rows::GraphRows {
+                graph,
+                project_root: project_root.to_string(),
+                run_id: self.run_id.clone(),
+                ts_ms: now_ms(),
+            }))
+        });
+    }
+
+    /// Renders events and sequences as JSON and call syntax.
+    pub fn renderer(&self) -> &Renderer {
+        &self.render
+    }
+
+    /// The journal file of this run.
+    pub fn journal_path(&self) -> PathBuf {
+        self.layout.journal()
+    }
+
+    /// Line and branch coverage as of now, per contract and per file.
+    pub fn coverage_report(&self) -> crate::coverage::lcov::CoverageReport {
+        self.target.coverage_report()
+    }
+
+    /// The target function with canonical signature `signature`, or a
+    /// message listing the functions there are.
+    pub fn function_by_signature(
+        &self,
+        signature: &str,
+    ) -> Result<&Arc<alloy_json_abi::Function>, String> {
+        self.target
+            .functions
+            .iter()
+            .find(|f| f.signature() == signature)
+            .ok_or_else(|| {
+                let all: Vec<String> = self
+                    .target
+                    .functions
+                    .iter()
+                    .map(|f| f.signature())
+                    .collect();
+                format!(
+                    "{signature:?} is not a function of {}; functions: {}",
+                    self.target.contract.name,
+                    all.join(", ")
+                )
+            })
+    }
+
+    /// The campaign's metrics now.
+    pub fn sample_now(&self) -> crate::ops::Sample {
+        let open = self
+            .tests
+            .cases()
+            .filter(|c| c.kind != TestKind::Optimization && self.tests.is_open(c.id))
+            .count() as u64;
+        crate::ops::Sample {
+            t_ms: now_ms(),
+            calls: self.stats.calls(),
+            sequences: self
+                .stats
+                .workers
+                .iter()
+                .map(|w| w.sequences.load(Ordering::Relaxed))
+                .sum(),
+            points: self.target.coverage.points(),
+            corpus: self.corpus.len() as u64,
+            open,
+            falsified: self.tests.falsified_count() as u64,
+        }
+    }
+
+    /// Adds a spec parsed from `src` (checked by every worker from their
+    /// next call on) and rewrites `specs.json` before answering.
+    pub fn add_spec(&self, spec: spec::Spec) -> Result<TestId, SpecRefused> {
+        let _file = self.ops.spec_file.lock();
+        let name = spec.source.name.clone();
+        let id = self
+            .tests
+            .add(self.stats.calls(), |id, store| {
+                if store.cases().any(|c| c.name == spec.source.name) {
+                    return Err(SpecRefused::Duplicate(spec.source.name.clone()));
+                }
+                Ok(spec_case(id, spec))
+            })?
+            .ok_or(SpecRefused::Full(self.tests.len()))?;
+        let specs: Vec<&spec::SpecSource> = self
+            .tests
+            .cases()
+            .filter_map(|c| c.spec.as_ref().map(|s| &s.source))
+            .collect();
+        let path = self.layout.specs();
+        let bytes = serde_json::to_vec_pretty(&specs).expect("specs serialize");
+        persist::write_atomic(&path, &bytes).map_err(|source| SpecRefused::Io {
+            path: path.clone(),
+            source,
+        })?;
+        tracing::info!("spec {name:?} added as test {}", id.0);
+        Ok(id)
+    }
+
+    /// Keeps `d` (memory and journal) and waits for the journal to commit it.
+    pub fn save_decision(&self, d: crate::ops::Decision) {
+        self.ops.decisions.push(d.clone());
+        if let Some(j) = &self.journal {
+            j.send(crate::journal::Record::Decision(Box::new(d)));
+            j.flush();
+        }
+    }
+
+    /// The index in [`Stores::callable`] of the function with `selector`
+    /// of the contract at `to` (`None`: the target).
+    pub fn callable_index(
+        &self,
+        to: Option<alloy_primitives::Address>,
+        selector: &alloy_primitives::Selector,
+    ) -> Option<usize> {
+        self.selector_index.get(&(to, *selector)).copied()
+    }
+
+    /// Why the campaign should stop now, apart from the call budget (which
+    /// each worker tracks itself, see [`CallBudget`]).
+    pub(crate) fn stop_reason(&self) -> Option<StopReason> {
+        if self.stop.load(Ordering::Acquire) {
+            return Some(StopReason::Stopped);
+        }
+        if let Some(t) = self.config.timeout
+            && self.started.elapsed().as_secs() >= t
+        {
+            self.end(EndReason::Timeout);
+            return Some(StopReason::Timeout);
+        }
+        None
+    }
+
+    /// Pushes an event to the ring and hands it to the journal; the writer
+    /// thread renders it (workers never format JSON).
+    pub fn emit(&self, worker: WorkerId, payload: Payload) {
+        let ts = now_ms();
+        let seq = self.events.push_at(ts, worker, payload);
+        let event = Event {
+            seq: seq.unwrap_or(crate::ids::Seq(u64::MAX)),
+            timestamp_ms: ts,
+            worker,
+            payload,
+        };
+        self.journal_send(|| crate::journal::Record::Event(event));
+        self.writer.send(WriteJob::Event(event));
+    }
+
+    /// Records a panic message for a `WorkerPanicked` event.
+    pub(crate) fn note(&self, text: String) -> u64 {
+        self.render.note(text)
+    }
+
+    /// The printed calls of a sequence (sender shown when not the default).
+    pub fn print_sequence(&self, txs: &[Tx]) -> Vec<String> {
+        self.render.sequence(txs)
+    }
+
+    /// Calls with `?` wildcards, printed.
+    pub fn print_templates(&self, calls: &[(Tx, crate::tx::Holes)]) -> Vec<String> {
+        calls
+            .iter()
+            .map(|(t, h)| self.render.template(t, h))
+            .collect()
+    }
+
+    /// One call, printed.
+    pub fn print_call(&self, tx: &Tx) -> String {
+        self.render.call(tx)
+    }
+
+    pub(crate) fn add_corpus(
+        &self,
+        worker: Option<WorkerId>,
+        origin: Origin,
+        new_points: u32,
+        txs: Vec<Tx>,
+        gas: Vec<u64>,
+    ) -> Arc<CorpusEntry> {
+        let stored = StoredEntry {
+            origin,
+            new_points,
+            txs: txs
+                .iter()
+                .zip(gas.iter())
+                .map(|(t, g)| StoredTx::from_tx(t, Some(*g)))
+                .collect(),
+        };
+        let path = self.layout.corpus_entry(&txs);
+        self.corpus_files.mark(path.clone());
+        let entry = self.corpus.add(worker, origin, new_points, txs, gas);
+        if origin != Origin::Replayed
+            && let Ok(bytes) = serde_json::to_vec_pretty(&stored)
+        {
+            self.writer.send(WriteJob::File(path, bytes));
+        }
+        entry
+    }
+
+    pub(crate) fn persist_reproducer(&self, id: TestId) {
+        let (Some(case), Some(f)) = (self.tests.case(id), self.tests.falsified(id)) else {
+            return;
+        };
+        let stored = StoredReproducer {
+            test: case.name.clone(),
+            kind: case.kind,
+            reason: f.reason.clone(),
+            original: f
+                .original
+                .iter()
+                .map(|t| StoredTx::from_tx(t, None))
+                .collect(),
+            shrunk: f
+                .shrunk
+                .iter()
+                .map(|t| StoredTx::from_tx(t, None))
+                .collect(),
+            shrink_done: f.shrink_done,
+        };
+        if let Ok(bytes) = serde_json::to_vec_pretty(&stored) {
+            self.writer
+                .send(WriteJob::File(self.layout.reproducer(&case.name), bytes));
+        }
+    }
+
+    pub(crate) fn persist_optimum(&self, id: TestId) {
+        let (Some(case), Some(o)) = (self.tests.case(id), self.tests.optimum(id)) else {
+            return;
+        };
+        let stored = json!({
+            "test": case.name,
+            "value": o.value.to_string(),
+            "sequence": o.sequence.iter().map(|t| StoredTx::from_tx(t, None)).collect::<Vec<_>>(),
+        });
+        self.writer.send(WriteJob::File(
+            self.layout.optimum(&case.name),
+            stored.to_string().into_bytes(),
+        ));
+    }
+
+    /// Test hook: makes worker `worker` panic at its next sequence, to check
+    /// that a panicking worker is reported and restarted while the others go
+    /// on. Costs the workers one relaxed load per sequence.
+    #[doc(hidden)]
+    pub fn inject_worker_panic(&self, worker: usize) {
+        self.panic_requests
+            .fetch_or(1u64 << (worker % 64), Ordering::AcqRel);
+    }
+
+    /// Whether worker `worker` was asked to panic (clears the request).
+    pub(crate) fn take_panic_request(&self, worker: usize) -> bool {
+        let bit = 1u64 << (worker % 64);
+        self.panic_requests.load(Ordering::Relaxed) & bit != 0
+            && self.panic_requests.fetch_and(!bit, Ordering::AcqRel) & bit != 0
+    }
+
+    /// Records a falsification found outside the workers (a reproducer
+    /// replayed on resume, or a property false right after deployment):
+    /// shrinking done, persisted when `persist`, reported as a
+    /// `PropertyFalsified` event under the campaign's own id, its data
+    /// saying who found it and the gas its replay used.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn settle_falsified(
+        &self,
+        case: &TestCase,
+        found_by: properties::FoundBy,
+        reason: String,
+        original: Vec<Tx>,
+        shrunk: Vec<Tx>,
+        shrink_steps: u64,
+        gas_used: u64,
+        persist: bool,
+    ) {
+        let calls = if shrunk.is_empty() {
+            original.len()
+        } else {
+            shrunk.len()
+        } as u32;
+        self.tests.claim(case.id);
+        self.tests.close_at(case.id, self.stats.calls());
+        self.tests.set_falsified(
+            case.id,
+            properties::Falsification {
+                worker: None,
+                found_by,
+                found_ms: now_ms(),
+                reason,
+                original,
+                shrunk,
+                shrink_steps,
+                shrink_done: true,
+                gas_used,
+            },
+        );
+        if persist {
+            self.persist_reproducer(case.id);
+        }
+        self.emit(
+            self.campaign_worker_id(),
+            Payload::PropertyFalsified {
+                test: case.id,
+                calls,
+                gas_used,
+            },
+        );
+    }
+
+    /// Appends `line` to `path` and waits until it is synced to disk.
+    pub(crate) fn append_durable(&self, path: PathBuf, line: String) -> bool {
+        self.writer
+            .append_durable(path, line, std::time::Duration::from_secs(5))
+    }
+
+    /// Waits until everything sent to disk so far is written and synced,
+    /// and everything sent to the journal is committed.
+    pub fn flush(&self) {
+        self.writer.flush();
+        if let Some(j) = &self.journal {
+            j.flush();
+        }
+    }
+}

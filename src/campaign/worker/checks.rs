@@ -1,0 +1,239 @@
+//! After each call: the tests checked (properties, assertions, specs,
+//! optimization values), a falsification settled and shrunk.
+
+use super::*;
+
+impl Worker {
+    /// Checks the tests after the last call of `executed` (whose calls used
+    /// `gas`); returns how many were newly falsified (`None` when nothing
+    /// is checked in this mode).
+    pub(super) fn check_tests(
+        &mut self,
+        executed: &[Tx],
+        gas: &[u64],
+        meta: CallMeta<'_>,
+        logs: &[alloy_primitives::Log],
+    ) -> Option<u32> {
+        let last = meta.outcome;
+        let shared = self.shared.clone();
+        let mut falsified = 0;
+        // Summed only when something is falsified, not after every call.
+        let seq_gas = || gas.iter().fold(0u64, |a, g| a.saturating_add(*g));
+        match shared.config.test_mode {
+            crate::config::TestMode::Property => {
+                falsified += self
+                    .check_properties(executed, &seq_gas, meta, |c| c.kind == TestKind::Property);
+            }
+            crate::config::TestMode::Assertion | crate::config::TestMode::Overflow => {
+                falsified += self.check_specs(executed, &seq_gas, meta);
+                let tx = executed.last().expect("one call ran");
+                let fails = Oracle::new(&shared, &mut self.ex).call_fails(last, logs);
+                if let Some(reason) = fails
+                    && let Some(case) = shared.tests.cases().find(|c| c.checks_call(tx))
+                    && shared.tests.is_open(case.id)
+                {
+                    if let Some(o) = self.obs.last_mut() {
+                        o.mark(case.id, true);
+                    }
+                    falsified +=
+                        self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta) as u32;
+                }
+            }
+            crate::config::TestMode::Optimization => {
+                self.check_specs(executed, &seq_gas, meta);
+                for case in shared.tests.cases() {
+                    if case.kind != TestKind::Optimization {
+                        continue;
+                    }
+                    let value = Oracle::new(&shared, &mut self.ex).optimization_value(case);
+                    if let Some(v) = value {
+                        let improved = shared.tests.offer(case.id, v, || Optimum {
+                            value: v,
+                            sequence: executed.to_vec(),
+                            worker: Some(self.id),
+                            found_ms: now_ms(),
+                        });
+                        if improved {
+                            if self.tracing {
+                                let mut t = self.trace(
+                                    TraceRole::Optimization,
+                                    meta.source,
+                                    executed.to_vec(),
+                                );
+                                t.test = Some(case.id);
+                                t.value = Some(v.to_string());
+                                shared.journal_send(|| Record::Trace(Box::new(t)));
+                            }
+                            let limbs = v.into_raw().into_limbs();
+                            self.emit(Payload::OptimizationImproved {
+                                test: case.id,
+                                value: limbs,
+                            });
+                            shared.persist_optimum(case.id);
+                        }
+                    }
+                }
+                return None;
+            }
+            crate::config::TestMode::Exploration => {
+                self.check_specs(executed, &seq_gas, meta);
+                return None;
+            }
+        }
+        Some(falsified)
+    }
+
+    /// Checks the specs added at run time (in property mode they are
+    /// checked with the other properties); returns how many were newly
+    /// falsified.
+    pub(super) fn check_specs(
+        &mut self,
+        executed: &[Tx],
+        seq_gas: &dyn Fn() -> u64,
+        meta: CallMeta<'_>,
+    ) -> u32 {
+        self.check_properties(executed, seq_gas, meta, |c| c.spec.is_some())
+    }
+
+    /// Checks the open tests `which` selects as properties (a view that
+    /// must hold); returns how many were newly falsified.
+    pub(super) fn check_properties(
+        &mut self,
+        executed: &[Tx],
+        seq_gas: &dyn Fn() -> u64,
+        meta: CallMeta<'_>,
+        which: impl Fn(&TestCase) -> bool,
+    ) -> u32 {
+        let shared = self.shared.clone();
+        let mut falsified = 0;
+        for case in shared.tests.cases() {
+            if !which(case) || !shared.tests.is_open(case.id) {
+                continue;
+            }
+            let fails = Oracle::new(&shared, &mut self.ex).property_fails(case);
+            if let Some(o) = self.obs.last_mut() {
+                o.mark(case.id, fails.is_some());
+            }
+            if let Some(reason) = fails {
+                falsified +=
+                    self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta) as u32;
+            }
+        }
+        falsified
+    }
+
+    /// Claims `case`, records the counterexample (whose calls used `gas`),
+    /// shrinks it. Returns whether this worker was the one to falsify it.
+    pub(super) fn on_falsified(
+        &mut self,
+        case: &TestCase,
+        seq: Vec<Tx>,
+        gas: u64,
+        reason: String,
+        meta: CallMeta<'_>,
+    ) -> bool {
+        let shared = self.shared.clone();
+        if !shared.tests.claim(case.id) {
+            return false;
+        }
+        // The falsifying call first: the falsification's parent in the journal.
+        if let Some(last) = seq.last() {
+            self.journal_call(last, meta, true);
+        }
+        let found_ms = now_ms();
+        let me = self.id;
+        let record = |shrunk: Vec<Tx>, steps: u64, done: bool| Falsification {
+            worker: Some(me),
+            found_by: FoundBy::Worker,
+            found_ms,
+            reason: reason.clone(),
+            original: seq.clone(),
+            shrunk,
+            shrink_steps: steps,
+            shrink_done: done,
+            gas_used: gas,
+        };
+        shared.tests.close_at(case.id, shared.stats.calls());
+        shared
+            .tests
+            .set_falsified(case.id, record(Vec::new(), 0, false));
+        self.emit(Payload::PropertyFalsified {
+            test: case.id,
+            calls: seq.len() as u32,
+            gas_used: gas,
+        });
+        shared.persist_reproducer(case.id);
+        if self.tracing {
+            let mut t = self.trace(TraceRole::Falsifying, meta.source, seq.clone());
+            t.test = Some(case.id);
+            shared.journal_send(|| Record::Trace(Box::new(t)));
+        }
+        let id = self.id;
+        let mut oracle = Oracle::new(&shared, &mut self.ex);
+        let r = super::super::shrink::shrink(
+            &mut oracle,
+            &mut self.rng,
+            Goal::Fails(case),
+            seq.clone(),
+            shared.config.shrink_limit,
+            &mut |steps, calls| {
+                shared.emit(
+                    id,
+                    Payload::TestShrunk {
+                        test: case.id,
+                        calls: calls as u32,
+                        steps: steps as u32,
+                        done: false,
+                    },
+                )
+            },
+        );
+        if self.tracing {
+            self.trace_shrink(case, &r.trail, &r.txs, r.steps);
+        }
+        let calls = r.txs.len() as u32;
+        shared
+            .tests
+            .set_falsified(case.id, record(r.txs, r.steps, true));
+        self.emit(Payload::TestShrunk {
+            test: case.id,
+            calls,
+            steps: r.steps as u32,
+            done: true,
+        });
+        shared.persist_reproducer(case.id);
+        if shared.config.stop_on_fail {
+            shared.end(super::super::EndReason::StopOnFail);
+        } else if shared.tests.all_decided() && !shared.config.keep_alive {
+            shared.end(super::super::EndReason::AllTestsDecided);
+        }
+        true
+    }
+
+    /// Keeps shrinking's accepted steps (and the result) as traces, each
+    /// replayed for what its calls did.
+    pub(super) fn trace_shrink(
+        &mut self,
+        case: &TestCase,
+        trail: &[(u64, Vec<Tx>)],
+        last: &[Tx],
+        steps: u64,
+    ) {
+        let shared = self.shared.clone();
+        let mut all: Vec<(u64, &[Tx])> = trail.iter().map(|(n, t)| (*n, t.as_slice())).collect();
+        if all.last().is_none_or(|(_, t)| *t != last) {
+            all.push((steps, last));
+        }
+        let n = all.len();
+        for (k, (replays, txs)) in all.into_iter().enumerate() {
+            let calls = Oracle::new(&shared, &mut self.ex).trace(case, txs);
+            let mut t = TraceRecord::new(TraceRole::Shrink, Origin::Random, txs.to_vec(), calls);
+            t.worker = Some(self.id.0);
+            t.test = Some(case.id);
+            t.shrink_step = Some(k as u32 + 1);
+            t.replays = Some(replays);
+            t.final_step = k + 1 == n;
+            shared.journal_send(|| Record::Trace(Box::new(t)));
+        }
+    }
+}

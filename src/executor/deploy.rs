@@ -1,0 +1,490 @@
+//! Deploying the target: libraries and `deployContracts` first, the
+//! harness created at its final address with `balanceContract` as its value,
+//! Foundry suites' `setUp`, code registered for coverage.
+
+use super::*;
+
+/// Registers `c`'s runtime code for coverage: its code id.
+fn add_runtime(
+    codes: &mut Vec<CodeObject>,
+    infos: &mut Vec<CodeInfo>,
+    c: &Contract,
+    map: SourceMap,
+) -> CodeId {
+    let id = CodeId(codes.len() as u32);
+    codes.push(CodeObject {
+        id,
+        kind: CodeKind::Runtime,
+        contract: c.name.clone(),
+        map,
+    });
+    infos.push(CodeInfo {
+        contract: c.name.clone(),
+        kind: CodeKind::Runtime,
+        len: c.runtime_code.len(),
+    });
+    id
+}
+
+/// Whether `deployed` runtime code is `artifact`'s: the same length and the
+/// same bytes wherever the artifact's are not zero (immutables and linked
+/// library addresses are zeros in the artifact, filled in on chain).
+fn same_contract(artifact: &[u8], deployed: &[u8]) -> bool {
+    artifact.len() == deployed.len()
+        && artifact
+            .iter()
+            .zip(deployed)
+            .all(|(a, d)| *a == 0 || a == d)
+}
+
+/// The pseudo-function for a contract with a `receive` or `fallback`
+/// (payable if either is).
+fn fallback_function(abi: &alloy_json_abi::JsonAbi) -> Option<Function> {
+    use alloy_json_abi::StateMutability;
+    if abi.function(FALLBACK).is_some() {
+        return None; // a real function of that name (solc < 0.6): leave it be
+    }
+    let payable = abi.receive.is_some()
+        || abi
+            .fallback
+            .as_ref()
+            .is_some_and(|f| f.state_mutability == StateMutability::Payable);
+    (abi.receive.is_some() || abi.fallback.is_some()).then(|| Function {
+        name: FALLBACK.into(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        state_mutability: if payable {
+            StateMutability::Payable
+        } else {
+            StateMutability::NonPayable
+        },
+    })
+}
+
+/// Whether any code of the project mentions the cheatcode address.
+fn uses_cheatcodes(project: &Project) -> bool {
+    let needle = cheatcodes::CHEATCODE_ADDRESS;
+    project.contracts.iter().any(|c| {
+        // The address itself, or the string it is derived from when solc
+        // hashes it at run time (`keccak256("hevm cheat code")`, optimizer off).
+        [&c.creation_code, &c.runtime_code].iter().any(|code| {
+            code.windows(20).any(|w| w == needle.as_slice())
+                || code.windows(15).any(|w| w == b"hevm cheat code")
+        })
+    })
+}
+
+/// `topic0` of each `AssertionFailed` event declared anywhere in the project.
+fn assertion_topics(project: &Project) -> Vec<B256> {
+    let mut topics: Vec<B256> = project
+        .contracts
+        .iter()
+        .flat_map(|c| c.abi.events())
+        .filter(|e| e.name == "AssertionFailed")
+        .map(|e| e.selector())
+        .collect();
+    // Common shapes, for events declared only in an interface or library.
+    for sig in [
+        "AssertionFailed()",
+        "AssertionFailed(string)",
+        "AssertionFailed(uint256)",
+    ] {
+        topics.push(alloy_primitives::keccak256(sig));
+    }
+    topics.sort();
+    topics.dedup();
+    topics
+}
+
+/// Runs a CREATE of `code` from the deployer and commits it, at address
+/// `at` when given (the constructor runs there: its `address(this)`, and the
+/// owner it hands to contracts it creates, are where the contract stays).
+/// Returns where the contract lives.
+fn create(
+    evm: &mut Evm,
+    settings: &EvmSettings,
+    name: &str,
+    code: Bytes,
+    value: U256,
+    at: Option<Address>,
+) -> Result<Address, ExecError> {
+    let mut tx = tx_env(settings, settings.deployer, TxKind::Create, code, value);
+    // Deployments are not fuzzed calls: `testMaxGas` does not bound them.
+    tx.gas_limit = DEPLOY_GAS_LIMIT;
+    evm.inspector.next_create_at = at;
+    let result = evm.inspect_one_tx(tx).map_err(|e| {
+        evm.inspector.next_create_at = None;
+        let text = e.to_string();
+        if text.contains("initcode size") {
+            ExecError::Deploy {
+                contract: name.to_string(),
+                outcome: format!(
+                    "{text} (creation code over {} bytes, twice `codeSize`; raise `codeSize` to allow it)",
+                    settings.code_size.saturating_mul(2)
+                ),
+            }
+        } else {
+            ExecError::Evm(text)
+        }
+    })?;
+    let state = evm.finalize();
+    let created = match &result {
+        ExecutionResult::Success {
+            output: Output::Create(_, Some(a)),
+            ..
+        } => *a,
+        other => {
+            let mut outcome = convert(other.clone()).outcome.to_string();
+            if outcome.contains("CreateContractSizeLimit") {
+                outcome.push_str(&format!(
+                    " (runtime code over {} bytes, EIP-170; raise `codeSize` to allow it)",
+                    settings.code_size
+                ));
+            }
+            return Err(ExecError::Deploy {
+                contract: name.to_string(),
+                outcome,
+            });
+        }
+    };
+    use revm::DatabaseCommit;
+    evm.ctx.journaled_state.database.commit(state);
+    Ok(created)
+}
+
+impl Target {
+    /// Deploys `contract` of `project` from the deployer and moves it to
+    /// `settings.contract_addr`. `workers` coverage rows are made, plus one
+    /// for the campaign.
+    pub fn deploy(
+        project: Arc<Project>,
+        contract: &Contract,
+        settings: EvmSettings,
+        workers: usize,
+    ) -> Result<Target, ExecError> {
+        let code_err = |what: String| ExecError::Code {
+            contract: contract.name.clone(),
+            what,
+        };
+        let creation_map = SourceMap::new(
+            contract.creation_map.as_deref().unwrap_or(""),
+            &contract.creation_code,
+        )
+        .map_err(|e| code_err(format!("creation source map: {e}")))?;
+        let runtime_map = SourceMap::new(
+            contract.runtime_map.as_deref().unwrap_or(""),
+            &contract.runtime_code,
+        )
+        .map_err(|e| code_err(format!("runtime source map: {e}")))?;
+        let mut codes = vec![
+            CodeObject {
+                id: CodeId(0),
+                kind: CodeKind::Creation,
+                contract: contract.name.clone(),
+                map: creation_map,
+            },
+            CodeObject {
+                id: CodeId(1),
+                kind: CodeKind::Runtime,
+                contract: contract.name.clone(),
+                map: runtime_map,
+            },
+        ];
+        let mut infos = vec![
+            CodeInfo {
+                contract: contract.name.clone(),
+                kind: CodeKind::Creation,
+                len: contract.creation_code.len(),
+            },
+            CodeInfo {
+                contract: contract.name.clone(),
+                kind: CodeKind::Runtime,
+                len: contract.runtime_code.len(),
+            },
+        ];
+        // The runtime code of each linked library is covered too (its lines
+        // appear in LCOV under the library's source): code ids from 2, in
+        // link order.
+        let libraries = project
+            .link_order(contract)
+            .map_err(|e| code_err(e.to_string()))?;
+        let mut library_codes: Vec<(String, CodeId)> = Vec::new();
+        for lib in &libraries {
+            let Some(text) = lib.runtime_map.as_deref() else {
+                continue;
+            };
+            let Ok(map) = SourceMap::new(text, &lib.runtime_code) else {
+                tracing::warn!(
+                    "library {}: its runtime source map does not read; its lines are not in coverage",
+                    lib.name
+                );
+                continue;
+            };
+            let id = add_runtime(&mut codes, &mut infos, lib, map);
+            library_codes.push((lib.qualified_name(), id));
+        }
+        // With `allContracts`, every other contract of the project that has
+        // runtime code may be deployed with the target (by its constructor
+        // or `deployContracts`): its code is covered once found there.
+        // (Without a readable source map it is still called, not covered.)
+        let mut candidates: Vec<(&Contract, Option<CodeId>)> = Vec::new();
+        if settings.all_contracts || settings.foundry {
+            for c in &project.contracts {
+                if c.is_library
+                    || c.runtime_code.is_empty()
+                    || c.qualified_name() == contract.qualified_name()
+                {
+                    continue;
+                }
+                let id = c
+                    .runtime_map
+                    .as_deref()
+                    .and_then(|text| SourceMap::new(text, &c.runtime_code).ok())
+                    .map(|map| add_runtime(&mut codes, &mut infos, c, map));
+                candidates.push((c, id));
+            }
+        }
+        let coverage = Arc::new(CoverageMap::new(infos, workers + 1));
+        let campaign_row = workers;
+
+        if contract.runtime_code.len() as u64 > settings.code_size {
+            return Err(code_err(format!(
+                "runtime code is {} bytes, over the code size limit of {} (EIP-170); set `codeSize` in the config to deploy it anyway",
+                contract.runtime_code.len(),
+                settings.code_size
+            )));
+        }
+        let mut db = CacheDB::new(EmptyDB::default());
+        // `balanceContract` is the deployment's value when the constructor
+        // is payable (as Echidna sends it: a constructor may spend or check
+        // its funds); otherwise it is credited once the constructor ran.
+        let payable_constructor = contract
+            .abi
+            .constructor
+            .as_ref()
+            .is_some_and(|c| c.state_mutability == alloy_json_abi::StateMutability::Payable);
+        let endowment = if payable_constructor {
+            settings.balance_contract
+        } else {
+            U256::ZERO
+        };
+        let mut funded = settings.senders.clone();
+        funded.push(settings.deployer);
+        for a in funded {
+            // The deployer pays the endowment on top of its own balance.
+            let extra = if a == settings.deployer {
+                endowment.saturating_add(settings.deploy_value)
+            } else {
+                U256::ZERO
+            };
+            db.insert_account_info(
+                a,
+                AccountInfo {
+                    balance: settings.balance.saturating_add(extra),
+                    ..Default::default()
+                },
+            );
+        }
+        if uses_cheatcodes(&project) {
+            // Solidity checks `extcodesize` before a call that returns
+            // nothing: the cheatcode address needs code (never run: the
+            // inspector answers those calls), as in hevm and Foundry.
+            let code = revm::bytecode::Bytecode::new_raw(Bytes::from_static(&[0x00]));
+            db.insert_account_info(
+                cheatcodes::CHEATCODE_ADDRESS,
+                AccountInfo {
+                    code_hash: code.hash_slow(),
+                    code: Some(code),
+                    ..Default::default()
+                },
+            );
+        }
+        let mut insp = CoverageInspector::new(coverage.recorder(campaign_row), Vec::new());
+        insp.cheats = cheatcodes::Cheatcodes::new(settings.allow_ffi);
+        let mut evm = build_evm(db, &settings, insp);
+        let mut runtime_codes: Vec<(Address, CodeId)> = Vec::new();
+        // Libraries first (dependencies before dependents), then what the
+        // config asks to deploy, then the target.
+        let mut predeployed: Vec<(String, Address)> = Vec::new();
+        let link = |done: &[(String, Address)], c: &Contract| {
+            c.linked_creation_code(|lib| done.iter().find(|(n, _)| n == lib).map(|(_, a)| *a))
+                .map_err(|e| code_err(e.to_string()))
+        };
+        // Creation code followed by the constructor's encoded arguments.
+        let with_args = |code: Bytes, c: &Contract| -> Result<Bytes, ExecError> {
+            let given = settings
+                .constructor_args
+                .iter()
+                .find(|(n, _)| *n == c.name || *n == c.qualified_name())
+                .map(|(_, a)| a);
+            let args =
+                constructor_input(c, given, settings.deployer).map_err(|what| ExecError::Code {
+                    contract: c.name.clone(),
+                    what,
+                })?;
+            Ok([code.as_ref(), &args].concat().into())
+        };
+        for lib in libraries {
+            let code = link(&predeployed, lib)?;
+            let a = create(&mut evm, &settings, &lib.name, code, U256::ZERO, None)?;
+            if let Some((_, id)) = library_codes
+                .iter()
+                .find(|(n, _)| *n == lib.qualified_name())
+            {
+                runtime_codes.push((a, *id));
+                evm.inspector.runtime.push((a, *id));
+            }
+            predeployed.push((lib.qualified_name(), a));
+        }
+        for (at, name) in &settings.deploy_contracts {
+            let c = project.by_name(name).ok_or_else(|| {
+                code_err(format!(
+                    "deployContracts: no contract named {name:?} in the project"
+                ))
+            })?;
+            for lib in project.link_order(c).map_err(|e| code_err(e.to_string()))? {
+                if !predeployed.iter().any(|(n, _)| *n == lib.qualified_name()) {
+                    let code = link(&predeployed, lib)?;
+                    let a = create(&mut evm, &settings, &lib.name, code, U256::ZERO, None)?;
+                    predeployed.push((lib.qualified_name(), a));
+                }
+            }
+            let code = with_args(link(&predeployed, c)?, c)?;
+            let a = create(&mut evm, &settings, name, code, U256::ZERO, Some(*at))?;
+            predeployed.push((c.qualified_name(), a));
+        }
+        for (at, code) in &settings.deploy_bytecodes {
+            let label = format!("bytecode at {at}");
+            let a = create(
+                &mut evm,
+                &settings,
+                &label,
+                code.clone().into(),
+                U256::ZERO,
+                Some(*at),
+            )?;
+            predeployed.push((label, a));
+        }
+        let creation = with_args(link(&predeployed, contract)?, contract)?;
+        evm.inspector.next_creation = Some(CodeId(0));
+        let address = create(
+            &mut evm,
+            &settings,
+            &contract.name,
+            creation,
+            settings.deploy_value.saturating_add(endowment),
+            Some(settings.contract_addr),
+        )?;
+        // A Foundry suite's setUp() deploys the system under test.
+        let suite = if settings.foundry {
+            foundry::set_up(&mut evm, &settings, &contract.name, &contract.abi, address)?;
+            Some(foundry::targets(
+                &mut evm,
+                &settings,
+                &contract.abi,
+                address,
+            ))
+        } else {
+            None
+        };
+        evm.inspector.recorder.commit();
+        runtime_codes.insert(0, (address, CodeId(1)));
+        // Cheatcodes in constructors move the block: sequences start there.
+        let mut settings = settings;
+        let initial_block = evm.ctx.block.clone();
+        let initial_chain_id = evm.ctx.cfg.chain_id;
+        settings.block_number = initial_block.number.saturating_to();
+        settings.timestamp = initial_block.timestamp.saturating_to();
+        let mut db = std::mem::take(&mut evm.ctx.journaled_state.database);
+        if !payable_constructor
+            && !settings.balance_contract.is_zero()
+            && let Some(acc) = db.cache.accounts.get_mut(&address)
+        {
+            acc.info.balance = settings.balance_contract;
+        }
+        let assertion_topics = assertion_topics(&project);
+        let mut deployed_contracts: Vec<Address> = db
+            .cache
+            .accounts
+            .iter()
+            .filter(|(a, acc)| {
+                **a != cheatcodes::CHEATCODE_ADDRESS
+                    && acc.info.code.as_ref().is_some_and(|c| !c.is_empty())
+            })
+            .map(|(a, _)| *a)
+            .collect();
+        deployed_contracts.sort();
+        let mut others: Vec<crate::tx::Callee> = Vec::new();
+        for a in &deployed_contracts {
+            // Libraries are no candidates; the target is itself.
+            if *a == address {
+                continue;
+            }
+            let Some(code) = db
+                .cache
+                .accounts
+                .get(a)
+                .and_then(|acc| acc.info.code.as_ref())
+            else {
+                continue;
+            };
+            let runtime = code.original_byte_slice();
+            let Some((c, id)) = candidates
+                .iter()
+                .find(|(c, _)| same_contract(&c.runtime_code, runtime))
+            else {
+                continue;
+            };
+            if let Some(id) = id {
+                runtime_codes.push((*a, *id));
+            }
+            if suite.as_ref().is_some_and(|t| !t.targets(*a)) {
+                continue;
+            }
+            let mut functions: Vec<Arc<Function>> =
+                c.abi.functions().map(|f| Arc::new(f.clone())).collect();
+            if let Some(f) = fallback_function(&c.abi) {
+                functions.push(Arc::new(f));
+            }
+            if let Some(t) = &suite {
+                functions.retain(|f| t.calls(*a, f.selector()));
+            }
+            others.push(crate::tx::Callee {
+                name: c.name.clone(),
+                address: *a,
+                functions,
+            });
+        }
+        let uses_cheatcodes = uses_cheatcodes(&project);
+        let mut functions: Vec<Arc<Function>> = contract
+            .abi
+            .functions()
+            .map(|f| Arc::new(f.clone()))
+            .collect();
+        if let Some(f) = fallback_function(&contract.abi) {
+            functions.push(Arc::new(f));
+        }
+        if let Some(t) = &suite {
+            settings.senders = t.senders(&settings.senders);
+        }
+        Ok(Target {
+            project,
+            contract: contract.clone(),
+            settings,
+            address,
+            functions,
+            codes,
+            coverage,
+            deployed: db,
+            campaign_row,
+            assertion_topics,
+            predeployed,
+            runtime_codes,
+            uses_cheatcodes,
+            deployed_contracts,
+            others: others.into(),
+            initial_block,
+            initial_chain_id,
+        })
+    }
+}

@@ -1,0 +1,462 @@
+//! Seed 002's parameters and answers (its JSON Schemas, to the letter), with
+//! rudder's additions marked as extensions.
+
+use super::*;
+
+/// Canonical ABI signature: a name, then types without spaces, tuples allowed.
+pub const SIGNATURE_PATTERN: &str = r"^[a-zA-Z_$][a-zA-Z0-9_$]*(\([a-zA-Z0-9_,()\[\]]*\))?$";
+/// A call: a name, optional `{options}`, then parenthesised arguments.
+pub const CALL_PATTERN: &str = r"^\s*[a-zA-Z_$][a-zA-Z0-9_$]*\s*(\{[^}]*\})?\s*\(.*\)\s*$";
+/// An address as seed 002 writes it (EIP-55 is checked on top).
+pub const ADDRESS_PATTERN: &str = "^0x[0-9a-fA-F]{40}$";
+/// Matches listed by `find_transaction_in_corpus` (its `count` is exact).
+pub const MAX_FIND_MATCHES: usize = 1000;
+pub(super) fn all_event_types(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
+    json_schema!({ "type": "string", "enum": names })
+}
+
+// ---- read_logs ----
+
+/// Retrieve campaign event logs from EventLog ring buffer
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReadLogsInput {
+    /// Number of most recent events to retrieve
+    #[serde(default = "default_count")]
+    #[schemars(range(min = 1, max = DEFAULT_CAPACITY))]
+    pub count: usize,
+    /// Filter by event type (optional): every type read_logs returns
+    #[serde(default)]
+    #[schemars(schema_with = "all_event_types")]
+    pub event_type: Option<String>,
+    /// Filter by worker ID (optional)
+    pub worker_id: Option<u32>,
+}
+
+pub(super) fn default_count() -> usize {
+    100
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogEvent {
+    /// ISO 8601 timestamp
+    #[schemars(extend("format" = "date-time"))]
+    pub timestamp: String,
+    /// Event category
+    #[schemars(schema_with = "all_event_types")]
+    pub event_type: &'static str,
+    /// Worker that generated event
+    pub worker_id: u32,
+    /// Event-specific JSON payload
+    #[schemars(extend("type" = "object"))]
+    pub data: Value,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadLogsOutput {
+    pub events: Vec<LogEvent>,
+    /// Total events in EventLog buffer
+    #[schemars(range(max = DEFAULT_CAPACITY))]
+    pub total_count: usize,
+}
+
+// ---- show_coverage ----
+
+/// Retrieve line and branch coverage statistics
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowCoverageInput {
+    /// Filter by contract name (optional)
+    pub contract: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContractCoverage {
+    pub name: String,
+    #[schemars(range(min = 0, max = 100))]
+    pub line_coverage: f64,
+    #[schemars(range(min = 0, max = 100))]
+    pub branch_coverage: f64,
+    /// Executable lines of the contract's sources.
+    #[schemars(extend("x-extension" = true))]
+    pub lines: usize,
+    #[schemars(extend("x-extension" = true))]
+    pub lines_hit: usize,
+    /// Branch outcomes (two per conditional jump).
+    #[schemars(extend("x-extension" = true))]
+    pub branches: usize,
+    #[schemars(extend("x-extension" = true))]
+    pub branches_hit: usize,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowCoverageOutput {
+    pub contracts: Vec<ContractCoverage>,
+    /// Weighted average across all contracts
+    #[schemars(range(min = 0, max = 100))]
+    pub overall_coverage: f64,
+}
+
+// ---- dump_lcov ----
+
+/// Export coverage in LCOV format
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DumpLcovInput {
+    /// Output file path (optional, defaults to stdout)
+    pub output_path: Option<String>,
+}
+
+/// LCOV-formatted text is the text content; this object wraps it (lcov) or names the written file (path)
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DumpLcovOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("contentMediaType" = "text/plain"))]
+    pub lcov: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub bytes: usize,
+    pub files: usize,
+}
+
+// ---- get_corpus_size ----
+
+/// Get transaction count in corpus (no parameters)
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetCorpusSizeInput {}
+
+#[derive(Serialize, JsonSchema)]
+pub struct GetCorpusSizeOutput {
+    /// Number of transactions in corpus
+    pub size: u64,
+    /// Number of sequences (corpus entries) those transactions belong to.
+    #[schemars(extend("x-extension" = true))]
+    pub sequences: usize,
+}
+
+// ---- inspect_corpus_transactions / find_transaction_in_corpus ----
+
+// One corpus transaction (no doc comment: it would become the items'
+// description, which the seed does not have).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TxItem {
+    #[schemars(with = "i64")]
+    pub index: u64,
+    /// Solidity-like syntax
+    pub call: String,
+    pub sender: String,
+    pub value: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<i64>")]
+    pub gas_used: Option<u64>,
+    /// The corpus entry (sequence) the transaction belongs to.
+    #[schemars(extend("x-extension" = true))]
+    pub entry_id: u64,
+    /// Its position in that sequence.
+    #[schemars(extend("x-extension" = true))]
+    pub position: usize,
+}
+
+/// Paginated corpus transaction inspection
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InspectCorpusInput {
+    /// Pagination offset
+    #[serde(default)]
+    pub offset: u64,
+    /// Max transactions to return per page
+    #[serde(default = "default_limit")]
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: usize,
+}
+
+pub(super) fn default_limit() -> usize {
+    20
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct InspectCorpusOutput {
+    pub transactions: Vec<TxItem>,
+    /// Total corpus size
+    #[schemars(with = "i64")]
+    pub total: u64,
+}
+
+/// Search corpus for matching transactions
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("anyOf" = [
+    {"required": ["functionSignature"]},
+    {"required": ["sender"]},
+    {"required": ["minValue"]}
+]))]
+pub struct FindTransactionInput {
+    /// Function signature (e.g., 'transfer(address,uint256)')
+    pub function_signature: Option<String>,
+    /// Sender address filter
+    #[schemars(regex(pattern = ADDRESS_PATTERN))]
+    pub sender: Option<String>,
+    /// Minimum ETH value in wei
+    pub min_value: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct FindTransactionOutput {
+    pub matches: Vec<TxItem>,
+    /// Number of matching transactions
+    pub count: u64,
+}
+
+// ---- inject_transaction ----
+
+/// Solidity-like function call
+#[derive(Deserialize, JsonSchema)]
+#[serde(transparent)]
+#[schemars(extend("examples" = [
+    "transfer(0x1234567890abcdef1234567890abcdef12345678, 100)",
+    "approve(0xabcd..., 1000000000000000000)",
+    "deposit()"
+]))]
+pub struct CallText(#[schemars(regex(pattern = CALL_PATTERN))] pub String);
+
+/// Inject transaction sequence to all workers
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InjectTransactionInput {
+    /// Ordered list of function calls
+    #[schemars(length(min = 1, max = MAX_INJECTED_CALLS))]
+    pub sequence: Vec<CallText>,
+    /// Transaction sender address
+    #[schemars(regex(pattern = ADDRESS_PATTERN))]
+    pub sender: Option<String>,
+    /// ETH value in wei (decimal string)
+    #[serde(default = "zero")]
+    #[schemars(regex(pattern = "^[0-9]+$"))]
+    pub value: String,
+    /// How many times each worker runs the sequence; every `?` in it is
+    /// drawn anew each time.
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = crate::campaign::control::MAX_REPEAT))]
+    pub repeat: u32,
+}
+
+pub(super) fn one() -> u32 {
+    1
+}
+
+pub(super) fn zero() -> String {
+    "0".into()
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InjectTransactionOutput {
+    pub success: bool,
+    /// Human-readable result
+    pub message: String,
+    /// Number of transactions injected
+    pub injected_count: usize,
+    /// The injection's id, as `InjectionExecuted` events and the command log name it.
+    #[schemars(extend("x-extension" = true))]
+    pub injection_id: u64,
+}
+
+// ---- prioritize_function / clear_priorities ----
+
+/// Add function to prioritization set (90% weighting)
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PrioritizeFunctionInput {
+    /// Canonical ABI function signature (no spaces), or a bare name when
+    /// it names one function
+    #[schemars(regex(pattern = SIGNATURE_PATTERN))]
+    #[schemars(extend("examples" = ["transfer(address,uint256)", "approve(address,uint256)", "depositETH()"]))]
+    pub function_signature: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PrioritizeFunctionOutput {
+    pub success: bool,
+    pub message: String,
+    /// Current set of prioritized functions
+    pub prioritized_functions: Vec<String>,
+}
+
+/// Reset prioritization set to empty (no parameters)
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClearPrioritiesInput {}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClearPrioritiesOutput {
+    pub success: bool,
+    pub message: String,
+    /// Number of functions that were prioritized
+    pub cleared_count: usize,
+}
+
+// ---- status ----
+
+/// Campaign status (no parameters)
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusInput {}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusTest {
+    pub name: String,
+    pub kind: TestKind,
+    pub status: TestStatus,
+    /// The counterexample (falsified, shrinking) or best sequence (optimization).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub counterexample: Vec<String>,
+    /// An optimization test's best value (decimal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusConfig {
+    pub test_mode: crate::config::TestMode,
+    /// `testLimit` as a decimal string (it can exceed 2^53), or
+    /// `unlimited` for a campaign that fuzzes until it is stopped.
+    pub test_limit: String,
+    pub seq_len: usize,
+    /// `shrinkLimit` as a decimal string.
+    pub shrink_limit: String,
+    /// The run's seed as a decimal string (JavaScript clients lose
+    /// integers above 2^53).
+    pub seed: String,
+    pub senders: Vec<String>,
+    pub corpus_dir: String,
+    pub out_dir: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusOutput {
+    /// This run's id (journal file names carry it).
+    pub run_id: String,
+    pub contract: String,
+    pub mode: crate::config::TestMode,
+    pub running: bool,
+    /// Whether workers still generate calls (false once `endReason` is
+    /// set; a kept-alive campaign then still runs injections).
+    pub fuzzing: bool,
+    /// Why fuzzing ended: testLimit, timeout, stopOnFail, allTestsDecided,
+    /// signal, clientLeft or stopped; absent while it goes on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_reason: Option<crate::campaign::EndReason>,
+    pub workers: usize,
+    pub calls: u64,
+    #[schemars(range(min = 0))]
+    pub calls_per_second: f64,
+    #[schemars(range(min = 0))]
+    pub elapsed_seconds: f64,
+    #[schemars(range(min = 0, max = 100))]
+    pub line_coverage: f64,
+    #[schemars(range(min = 0, max = 100))]
+    pub branch_coverage: f64,
+    pub corpus_size: u64,
+    pub corpus_sequences: usize,
+    pub prioritized_functions: Vec<String>,
+    pub config: StatusConfig,
+    pub tests: Vec<StatusTest>,
+    /// The runs the journal of this corpus directory holds (the `runId`s the
+    /// events family answers for), oldest first; empty when the journal is off.
+    pub runs: Vec<crate::journal::RunInfo>,
+    /// Journal rows dropped under overload (execution batches and ordinary
+    /// calls only; never falsifications or commands).
+    pub journal_dropped: u64,
+}
+
+// ---- target ----
+
+/// What the campaign fuzzes (no parameters)
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetInput {}
+
+// ---- run_sequence ----
+
+/// Run a call sequence once on a copy of the deployed state
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSequenceInput {
+    /// Ordered list of function calls (same syntax as inject_transaction; `?` drawn once)
+    #[schemars(length(min = 1, max = MAX_INJECTED_CALLS))]
+    pub sequence: Vec<CallText>,
+    /// Transaction sender address
+    #[schemars(regex(pattern = ADDRESS_PATTERN))]
+    pub sender: Option<String>,
+    /// ETH value in wei (decimal string)
+    #[serde(default = "zero")]
+    #[schemars(regex(pattern = "^[0-9]+$"))]
+    pub value: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSequenceOutput {
+    pub success: bool,
+    #[serde(flatten)]
+    pub report: crate::campaign::run_report::SequenceReport,
+}
+
+// ---- reload_corpus ----
+
+/// Re-read the corpus directory (no parameters)
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReloadCorpusInput {}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReloadCorpusOutput {
+    pub success: bool,
+    /// Human-readable result
+    pub message: String,
+    #[serde(flatten)]
+    pub reload: crate::campaign::corpus_dir::Reload,
+    /// Corpus sequences after the reload.
+    pub corpus_sequences: usize,
+}
+
+// ---- foundry_reproducer ----
+
+/// A falsified test as a Foundry test
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FoundryReproducerInput {
+    /// The falsified test's name (as `status` lists it)
+    #[schemars(length(min = 1, max = 200))]
+    pub test: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FoundryReproducerOutput {
+    pub success: bool,
+    pub test: String,
+    /// Whether the test is falsified (no reproducer until it is).
+    pub falsified: bool,
+    /// The reproducer's contract name.
+    pub contract: String,
+    /// A file name for it (`{contract}.t.sol`), to put in the project's test folder.
+    pub file_name: String,
+    /// The Solidity source (null until the test is falsified): `forge test
+    /// --match-contract {contract} --match-test test_` fails on it.
+    pub solidity: Option<String>,
+}
