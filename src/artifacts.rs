@@ -74,6 +74,9 @@ pub struct Source {
     pub path: String,
     /// The text, when found (needed for lines).
     pub text: Option<String>,
+    /// The file on disk, absolute, when it was found (LCOV's `SF:`, so that
+    /// genhtml finds it from any directory).
+    pub file: Option<PathBuf>,
     pub lines: LineIndex,
     pub functions: Vec<FunctionSpan>,
     /// solc's compact AST of the source, when the output holds it (the
@@ -566,6 +569,7 @@ impl Project {
                         .map(str::to_string)
                 })
                 .or_else(|| find_source_text(spath, path));
+            let file = find_source_file(spath, path);
             if text.is_none() {
                 warnings.push(format!(
                     "source {spath} was not found (looked for it relative to the current directory and to each folder above {}): its lines and branches are left out of coverage and LCOV. Run rudder from the project root, or pass a Foundry build-info file (it embeds the sources)",
@@ -582,6 +586,7 @@ impl Project {
                 id,
                 path: spath.clone(),
                 text,
+                file,
                 lines,
                 functions,
                 ast,
@@ -694,8 +699,16 @@ fn read_json(path: &Path) -> Result<Value, ArtifactError> {
 }
 
 fn find_source_text(spath: &str, artifact: &Path) -> Option<String> {
+    find_source_file(spath, artifact).and_then(|p| std::fs::read_to_string(p).ok())
+}
+
+/// Where source `spath` is on disk, absolute: relative to the current
+/// directory or to a folder above the artifact (a project root).
+fn find_source_file(spath: &str, artifact: &Path) -> Option<PathBuf> {
     let mut bases: Vec<PathBuf> = vec![PathBuf::from(".")];
-    let mut dir = artifact.parent().map(Path::to_path_buf);
+    let mut dir = std::path::absolute(artifact)
+        .ok()
+        .and_then(|a| a.parent().map(Path::to_path_buf));
     while let Some(d) = dir {
         bases.push(d.clone());
         dir = d.parent().map(Path::to_path_buf);
@@ -704,7 +717,7 @@ fn find_source_text(spath: &str, artifact: &Path) -> Option<String> {
         .iter()
         .map(|b| b.join(spath))
         .find(|p| p.is_file())
-        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|p| p.canonicalize().ok())
 }
 
 fn parse_src(src: &str) -> Option<(u32, u32)> {

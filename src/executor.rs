@@ -334,6 +334,15 @@ fn tx_env(
 pub use crate::tx::{FALLBACK, is_fallback};
 
 impl Target {
+    /// The block every sequence starts from (after deployment): number and
+    /// timestamp.
+    pub fn initial_block(&self) -> (u64, u64) {
+        (
+            self.initial_block.number.saturating_to(),
+            self.initial_block.timestamp.saturating_to(),
+        )
+    }
+
     /// An executor over a fresh copy of the deployed state, recording into
     /// coverage row `row`.
     pub fn executor(self: &Arc<Self>, row: usize) -> Executor {

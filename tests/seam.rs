@@ -318,3 +318,44 @@ async fn a_family_defined_outside_the_crate_is_served_like_the_others() {
     .await;
     assert_eq!(slow["error"]["code"], "EXECUTION_TIMEOUT", "{slow}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_target_names_parameters_and_the_block_sequences_start_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        "contracts/out/SetSeven.json",
+        None,
+        Config {
+            workers: Some(1),
+            seed: Some(1),
+            test_limit: 100,
+            max_time_delay: 3_600,
+            ..Config::default()
+        },
+        dir.path(),
+    );
+    let server = RudderServer::new(c.control());
+    let t = call(&server, "target", json!({})).await;
+    let set = t["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["signature"] == "set(uint256)")
+        .unwrap();
+    assert_eq!(
+        set["inputs"],
+        json!([{ "name": "v", "type": "uint256" }]),
+        "{t}"
+    );
+    let prop = t["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["signature"] == "echidna_not_gone()")
+        .unwrap();
+    assert_eq!(prop["outputs"][0]["type"], "bool", "{t}");
+    // Echidna's initial block, which this constructor does not move.
+    assert_eq!(t["block"]["timestamp"], 1_524_785_992, "{t}");
+    assert_eq!(t["block"]["number"], 4_370_000, "{t}");
+    assert_eq!(t["block"]["maxTimeDelay"], 3_600, "{t}");
+}

@@ -107,6 +107,10 @@ fn as_decimal_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Er
 pub struct Report {
     pub contract: String,
     pub mode: crate::config::TestMode,
+    /// What kind of suite the target is, when it is not an Echidna harness
+    /// (`"foundry-invariant"`: `invariant*` functions, forge's targets).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
     pub run_id: String,
     /// Printed in JSON as a decimal string: jq and JavaScript round 64-bit
     /// numbers, and the run could not be reproduced from them.
@@ -200,6 +204,8 @@ impl Report {
         Report {
             contract: s.target.contract.name.clone(),
             mode: s.config.test_mode,
+            suite: (s.config.prefix == crate::executor::foundry::INVARIANT_PREFIX)
+                .then(|| "foundry-invariant".to_string()),
             run_id: s.run_id.clone(),
             seed: s.seed,
             workers: s.workers(),
@@ -239,12 +245,18 @@ impl Report {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "{} ({} mode): {} calls in {:.1}s ({:.0} calls/s) on {} worker{}, seed {}",
+            "{} ({}): {} calls in {:.1}s ({:.0} calls/s) on {} worker{}, seed {}",
             self.contract,
-            serde_json::to_value(self.mode)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
+            match self.suite.as_deref() {
+                Some("foundry-invariant") => "Foundry invariant suite".to_string(),
+                _ => format!(
+                    "{} mode",
+                    serde_json::to_value(self.mode)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default()
+                ),
+            },
             self.calls,
             self.elapsed_secs,
             self.calls_per_sec,
@@ -311,16 +323,22 @@ impl Report {
             }
         }
         let c = &self.coverage;
+        let branches = if c.branches == 0 {
+            "no branches".to_string()
+        } else {
+            format!(
+                "branches {}/{} ({:.1}%)",
+                c.branches_hit, c.branches, c.branch_percent
+            )
+        };
         let _ = writeln!(
             o,
-            "coverage: lines {}/{} ({:.1}%), branches {}/{} ({:.1}%); corpus {} sequences, {} calls",
+            "coverage: lines {}/{} ({:.1}%), {branches}; corpus {} sequence{}, {} calls",
             c.lines_hit,
             c.lines,
             c.line_percent,
-            c.branches_hit,
-            c.branches,
-            c.branch_percent,
             self.corpus_sequences,
+            if self.corpus_sequences == 1 { "" } else { "s" },
             self.corpus_calls
         );
         if let Some(l) = &self.lcov {

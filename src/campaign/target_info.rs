@@ -34,6 +34,44 @@ pub struct TargetFunction {
     pub mutability: String,
     /// Whether workers generate calls to it.
     pub fuzzed: bool,
+    /// Its parameters in order, with their names (empty when the source
+    /// gives none): what a condition naming a parameter refers to.
+    pub inputs: Vec<TargetParam>,
+    /// What it returns.
+    pub outputs: Vec<TargetParam>,
+}
+
+/// One parameter or return value.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetParam {
+    pub name: String,
+    /// Its Solidity type (tuples as `(uint256,address)`).
+    #[serde(rename = "type")]
+    pub ty: String,
+}
+
+fn params(ps: &[alloy_json_abi::Param]) -> Vec<TargetParam> {
+    ps.iter()
+        .map(|p| TargetParam {
+            name: p.name.clone(),
+            ty: p.selector_type().into_owned(),
+        })
+        .collect()
+}
+
+/// The block every sequence starts from, and how far a call may move it.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BlockInfo {
+    /// Block number after deployment.
+    pub number: u64,
+    /// Block timestamp after deployment (Unix seconds).
+    pub timestamp: u64,
+    /// The largest time delay a generated call adds (`maxTimeDelay`).
+    pub max_time_delay: u64,
+    /// The largest block delay a generated call adds (`maxBlockDelay`).
+    pub max_block_delay: u64,
 }
 
 /// One test of the campaign.
@@ -59,6 +97,8 @@ pub struct TargetInfo {
     pub contracts: Vec<DeployedContract>,
     pub functions: Vec<TargetFunction>,
     pub tests: Vec<TargetTest>,
+    /// The block each sequence starts from.
+    pub block: BlockInfo,
 }
 
 fn mutability(f: &alloy_json_abi::Function) -> String {
@@ -101,6 +141,8 @@ impl TargetInfo {
                     selector: format!("{}", f.selector()),
                     mutability: mutability(f),
                     signature,
+                    inputs: params(&f.inputs),
+                    outputs: params(&f.outputs),
                 }
             })
             .collect();
@@ -118,6 +160,8 @@ impl TargetInfo {
                     selector: format!("{}", f.selector()),
                     mutability: mutability(f),
                     signature,
+                    inputs: params(&f.inputs),
+                    outputs: params(&f.outputs),
                 });
             }
         }
@@ -131,7 +175,14 @@ impl TargetInfo {
             }
         }
         let report = super::Report::build(s);
+        let (number, timestamp) = t.initial_block();
         TargetInfo {
+            block: BlockInfo {
+                number,
+                timestamp,
+                max_time_delay: s.config.max_time_delay,
+                max_block_delay: s.config.max_block_delay,
+            },
             contract: t.contract.name.clone(),
             address: hex(&t.address),
             deployer: hex(&s.config.deployer),

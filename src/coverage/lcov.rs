@@ -11,6 +11,8 @@
 //! * Functions come from the AST; a function's count is the hit count of the
 //!   instructions whose range is the whole function (its entry).
 //! * Only the compilation's own sources count, not compiler-generated Yul.
+//! * `SF:` is the source file's absolute path when rudder found it on disk
+//!   (genhtml then works from any directory), else the path as compiled.
 
 use super::{CodeId, CoverageMap};
 use crate::artifacts::Project;
@@ -28,7 +30,10 @@ pub struct CodeSource<'a> {
 /// Coverage of one source file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileCoverage {
+    /// The source's path as compiled (relative to its project root).
     pub path: String,
+    /// The file on disk, absolute, when found: what LCOV's `SF:` names.
+    pub file: Option<PathBuf>,
     /// line → hit count.
     pub lines: BTreeMap<u32, u64>,
     /// (line, block id) → (jumped, fell through); `None` when never reached.
@@ -129,6 +134,7 @@ impl CoverageReport {
                 let hits = counts.hits.get(pc).copied().unwrap_or(0);
                 let fc = files.entry(file).or_insert_with(|| FileCoverage {
                     path: src.path.clone(),
+                    file: src.file.clone(),
                     ..Default::default()
                 });
                 let l = fc.lines.entry(line).or_insert(0);
@@ -254,7 +260,7 @@ impl CoverageReport {
             report.sections.insert(
                 section::Key {
                     test_name: String::new(),
-                    source_file: PathBuf::from(&f.path),
+                    source_file: f.file.clone().unwrap_or_else(|| PathBuf::from(&f.path)),
                 },
                 value,
             );

@@ -153,7 +153,7 @@ impl Family for CampaignTools {
             ),
             ToolDef::method::<TargetInput, crate::campaign::target_info::TargetInfo, _>(
                 "target",
-                "What the campaign fuzzes: the deployed contracts with their addresses, each function with its canonical signature, selector, mutability and whether workers call it, each test with its kind and status, the deployer and the senders.",
+                "What the campaign fuzzes: the deployed contracts with their addresses, each function with its canonical signature, selector, mutability, named parameters and returns and whether workers call it, each test with its kind and status, the deployer, the senders, and the block every sequence starts from (number, timestamp, the largest delays a call adds).",
                 Access::Inline,
                 self,
                 Self::target,
