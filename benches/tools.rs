@@ -38,8 +38,9 @@ fn main() {
     println!("Read tools, {workers} workers saturating {workers} cores, {n} calls per cell:\n");
     println!("| tool (arguments) | workers | reads on | p50 | p95 | p99 |");
     println!("|---|---|---|---|---|---|");
-    for yield_cpu in [false, true] {
-        let (_dir, c) = common::busy_campaign_with("Token", workers, yield_cpu);
+    use rudder::config::WorkerPriority;
+    for priority in [WorkerPriority::Normal, WorkerPriority::Low] {
+        let (_dir, c) = common::busy_campaign_with("Token", workers, priority);
         std::thread::sleep(Duration::from_millis(500));
         let inline = RudderServer::new(c.control());
         let hop = RudderServer::new(c.control()).with_blocking_reads();
@@ -58,10 +59,9 @@ fn main() {
             for (i, how) in ["blocking pool", "inline"].into_iter().enumerate() {
                 println!(
                     "| {name} {args} | {} | {how} | {} | {} | {} |",
-                    if yield_cpu {
-                        "nice+10, batch"
-                    } else {
-                        "normal"
+                    match priority {
+                        WorkerPriority::Low => "low (nice+10, batch)",
+                        WorkerPriority::Normal => "normal (batch)",
                     },
                     common::fmt_ns(common::percentile(&mut lat[i], 50.0)),
                     common::fmt_ns(common::percentile(&mut lat[i], 95.0)),

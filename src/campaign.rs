@@ -202,10 +202,12 @@ fn discover_tests(
     cases
 }
 
-/// Puts the calling thread (a worker) behind the control plane: nice +10 and
-/// `SCHED_BATCH` on Linux, so a tool call that wakes up gets a core at once
-/// even when every core runs a worker. Failures are ignored (best effort).
-fn lower_this_threads_priority() {
+/// Schedules the calling thread (a worker) as batch work (`SCHED_BATCH` on
+/// Linux: the scheduler lets a waking interactive thread — a tool call —
+/// preempt it, without taking CPU share from it), and with
+/// [`WorkerPriority::Low`] also behind everything else (nice +10). Failures
+/// are ignored (best effort).
+fn set_worker_priority(priority: crate::config::WorkerPriority) {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: both calls only read the integers and the struct passed by
@@ -213,12 +215,16 @@ fn lower_this_threads_priority() {
         // change the scheduling of the calling thread alone (tid from
         // gettid, pid 0 = the calling thread for sched_setscheduler).
         unsafe {
-            let tid = libc::gettid();
-            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+            if priority == crate::config::WorkerPriority::Low {
+                let tid = libc::gettid();
+                libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+            }
             let param = libc::sched_param { sched_priority: 0 };
             libc::sched_setscheduler(0, libc::SCHED_BATCH, &param);
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = priority;
 }
 
 /// How many times a panicking worker is restarted before it stays down.
@@ -601,9 +607,7 @@ impl Campaign {
             let handle = std::thread::Builder::new()
                 .name(format!("rudder-worker-{i}"))
                 .spawn(move || {
-                    if stores.config.yield_to_control_plane {
-                        lower_this_threads_priority();
-                    }
+                    set_worker_priority(stores.config.worker_priority);
                     stores.stats.workers[i]
                         .running
                         .store(true, Ordering::Release);

@@ -191,11 +191,8 @@ pub struct Config {
     pub stop_on_fail: bool,
     /// Keep workers alive (idle, waiting for injections) after the test limit.
     pub keep_alive: bool,
-    /// Run workers at a lower CPU priority (nice +10, `SCHED_BATCH` on Linux)
-    /// so that the control plane answers promptly while they saturate every
-    /// core. On by default; the campaign's throughput is the same when
-    /// nothing else wants the CPU.
-    pub yield_to_control_plane: bool,
+    /// How workers share the CPU (`workerPriority`, `--worker-priority`).
+    pub worker_priority: WorkerPriority,
     /// Sender of property and optimization checks (`psender`).
     pub psender: Address,
     /// Balance of the deployer and every sender (`balanceAddr`).
@@ -271,6 +268,7 @@ pub fn flag_of(key: &str) -> String {
         "seqLen" => "--seq-len".into(),
         "testLimit" => "--test-limit".into(),
         "testMode" => "--test-mode".into(),
+        "workerPriority" => "--worker-priority".into(),
         other => format!("config key `{other}`"),
     }
 }
@@ -300,7 +298,7 @@ impl Default for Config {
             timeout: None,
             stop_on_fail: false,
             keep_alive: false,
-            yield_to_control_plane: true,
+            worker_priority: WorkerPriority::Normal,
             psender: DEFAULT_SENDERS[0],
             balance_addr: U256::from(0xffff_ffffu64) * U256::from(10u64).pow(U256::from(18)),
             balance_contract: U256::ZERO,
@@ -375,7 +373,31 @@ const KNOWN: &[&str] = &[
     "traceWindow",
     "comparisonFeedback",
     "stateFeedback",
+    "workerPriority",
 ];
+
+/// How workers share the CPU with the rest of the machine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WorkerPriority {
+    /// The process's own priority, as batch work (`SCHED_BATCH` on Linux):
+    /// a fair share beside other programs, and a control-plane thread that
+    /// wakes up still runs first.
+    #[default]
+    Normal,
+    /// Behind everything else (nice +10 as well): the campaign takes what
+    /// other programs leave.
+    Low,
+}
+
+impl WorkerPriority {
+    pub fn parse(s: &str) -> Option<WorkerPriority> {
+        match s {
+            "normal" => Some(WorkerPriority::Normal),
+            "low" => Some(WorkerPriority::Low),
+            _ => None,
+        }
+    }
+}
 
 fn key_err(key: &str, message: impl Into<String>) -> ConfigError {
     ConfigError::Key {
@@ -685,6 +707,12 @@ impl Config {
                 }
                 "coverageDir" => c.coverage_dir = Some(PathBuf::from(as_string(key, v)?)),
                 "reproDir" => c.repro_dir = Some(PathBuf::from(as_string(key, v)?)),
+                "workerPriority" => {
+                    let s = as_string(key, v)?;
+                    c.worker_priority = WorkerPriority::parse(&s).ok_or_else(|| {
+                        key_err(key, format!("expected normal or low, found {s:?}"))
+                    })?;
+                }
                 "deployContracts" => {
                     c.deploy_contracts = pairs(key, v)?
                         .into_iter()
@@ -854,11 +882,19 @@ mod tests {
     }
 
     #[test]
+    fn workers_take_a_fair_share_unless_told_to_stay_behind() {
+        assert_eq!(Config::default().worker_priority, WorkerPriority::Normal);
+        let (c, _) = Config::from_yaml_str("workerPriority: low\n").unwrap();
+        assert_eq!(c.worker_priority, WorkerPriority::Low);
+    }
+
+    #[test]
     fn limits_name_the_key_and_file_errors_name_the_file() {
         for (yaml, key) in [
             ("workers: 0\n", "workers"),
             ("workers: 100000\n", "workers"),
             ("seqLen: 1000000000\n", "seqLen"),
+            ("workerPriority: fast\n", "workerPriority"),
         ] {
             let e = Config::from_yaml_str(yaml).unwrap_err();
             assert!(e.to_string().contains(&format!("`{key}`")), "{e}");

@@ -76,6 +76,10 @@ struct FuzzArgs {
     /// (`forge test` replays it and fails).
     #[arg(long)]
     repro_dir: Option<PathBuf>,
+    /// How workers share the CPU: normal (a fair share beside other
+    /// programs; the default) or low (behind everything else).
+    #[arg(long)]
+    worker_priority: Option<String>,
     /// Write LCOV here at the end.
     #[arg(long)]
     lcov: Option<PathBuf>,
@@ -165,6 +169,10 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     }
     if let Some(d) = &a.corpus_dir {
         config.corpus_dir = Some(d.clone());
+    }
+    if let Some(p) = &a.worker_priority {
+        config.worker_priority = rudder::config::WorkerPriority::parse(p)
+            .ok_or_else(|| format!("--worker-priority: expected normal or low, found {p:?}"))?;
     }
     if let Some(d) = &a.repro_dir {
         config.repro_dir = Some(d.clone());

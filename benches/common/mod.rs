@@ -49,15 +49,15 @@ pub fn busy_campaign(
     contract: &str,
     workers: usize,
 ) -> (tempfile::TempDir, rudder::campaign::Campaign) {
-    busy_campaign_with(contract, workers, true)
+    busy_campaign_with(contract, workers, rudder::config::WorkerPriority::Low)
 }
 
-/// As [`busy_campaign`]; `yield_cpu` says whether the workers run behind the
-/// control plane (nice +10, `SCHED_BATCH`: the default) or at normal priority.
+/// As [`busy_campaign`], with the workers at `priority` (`Normal`:
+/// `SCHED_BATCH`, the default; `Low`: nice +10 as well).
 pub fn busy_campaign_with(
     contract: &str,
     workers: usize,
-    yield_cpu: bool,
+    priority: rudder::config::WorkerPriority,
 ) -> (tempfile::TempDir, rudder::campaign::Campaign) {
     let dir = tempfile::tempdir().unwrap();
     let config = rudder::config::Config {
@@ -65,7 +65,7 @@ pub fn busy_campaign_with(
         seed: Some(1),
         test_limit: u64::MAX,
         timeout: Some(600),
-        yield_to_control_plane: yield_cpu,
+        worker_priority: priority,
         ..Default::default()
     };
     let mut c = rudder::campaign::Campaign::new(
