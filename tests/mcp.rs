@@ -1,6 +1,8 @@
 //! The MCP control plane in process: rmcp's client against rudder's server
 //! over `tokio::io::duplex`, on a live campaign.
 
+mod common;
+
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rudder::campaign::Campaign;
@@ -167,7 +169,11 @@ async fn every_tool_happy_path_and_injection_falsifies() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign(dir.path());
     let s = connect(&c).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    common::wait_until("both workers to start", 30, || {
+        c.events_of(rudder::eventlog::EventKind::WorkerStarted)
+            .len()
+            >= 2
+    });
 
     let logs = s.ok("read_logs", json!({"count": 10})).await;
     assert!(logs["events"].as_array().unwrap().len() <= 10);
