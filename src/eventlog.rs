@@ -375,10 +375,10 @@ impl Select<Event> for Filter {
         self.after.map(|s| s.0)
     }
 
+    /// The kind and the worker; `after` is the ring's to apply (it skips
+    /// older chunks whole instead of testing each event).
     fn keeps(&self, e: &Event) -> bool {
-        self.kind.is_none_or(|k| k == e.kind())
-            && self.worker.is_none_or(|w| w == e.worker)
-            && self.after.is_none_or(|s| e.seq > s)
+        self.kind.is_none_or(|k| k == e.kind()) && self.worker.is_none_or(|w| w == e.worker)
     }
 
     fn keeps_every(&self) -> bool {
