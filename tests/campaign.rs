@@ -141,6 +141,19 @@ fn a_resumed_run_reloads_falsified_results() {
         dir.path(),
     );
     assert_eq!(falsified(&first, "echidna_not_gone"), ["set(7)", "go()"]);
+    // The corpus on disk is the corpus in memory: one file per sequence,
+    // even when two workers keep the same compacted sequence.
+    let files = std::fs::read_dir(dir.path().join("corpus/coverage"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "json")
+        })
+        .count();
+    assert_eq!(files, first.corpus_sequences, "{}", first.text());
     // A fresh directory: everything is this run's.
     assert_eq!(first.resumed, rudder::campaign::report::Resumed::default());
     assert!(!first.text().contains("resumed from"), "{}", first.text());

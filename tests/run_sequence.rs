@@ -236,10 +236,13 @@ async fn reload_corpus_adds_what_another_run_wrote_and_names_what_it_cannot_read
     assert_eq!(c.stores().corpus.len(), before + written.len());
     assert_eq!(v["corpusSequences"], before + written.len());
 
-    // Again: nothing new, the broken file is named again and still there.
+    // Again, with one sequence copied under a third name: nothing new (the
+    // corpus holds each sequence once), the broken file is named again and
+    // still there.
+    std::fs::copy(&written[0], coverage.join("again.json")).unwrap();
     let v = call(&s, "reload_corpus", json!({})).await;
     assert_eq!(v["added"], 0);
-    assert_eq!(v["alreadyKnown"], own + written.len());
+    assert_eq!(v["alreadyKnown"], own + written.len() + 1);
     assert_eq!(v["malformed"].as_array().unwrap().len(), 1);
     assert!(coverage.join("broken.json").exists());
     assert_eq!(c.stores().corpus.len(), before + written.len());

@@ -24,9 +24,10 @@ pub struct CorpusFiles {
 }
 
 impl CorpusFiles {
-    /// Remembers a file as read (or written by this campaign).
-    pub fn mark(&self, path: PathBuf) {
-        self.known.lock().insert(path);
+    /// Remembers a file as read (or written by this campaign); false when
+    /// it was already known.
+    pub fn mark(&self, path: PathBuf) -> bool {
+        self.known.lock().insert(path)
     }
 }
 
@@ -122,10 +123,18 @@ impl Stores {
             };
             let new = oracle.replay_for_coverage(&txs);
             let gas = stored.txs.iter().map(|t| t.gas_used.unwrap_or(0)).collect();
+            // A file under another name holding a sequence the corpus has is
+            // known content: it is not added twice.
+            if self
+                .add_corpus(None, Origin::Replayed, new, txs, gas)
+                .is_some()
+            {
+                out.added += 1;
+                out.new_coverage_points += u64::from(new);
+            } else {
+                out.already_known += 1;
+            }
             self.corpus_files.mark(path.clone());
-            self.add_corpus(None, Origin::Replayed, new, txs, gas);
-            out.added += 1;
-            out.new_coverage_points += u64::from(new);
         }
         out
     }

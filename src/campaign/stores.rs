@@ -366,6 +366,8 @@ impl Stores {
         self.render.call(tx)
     }
 
+    /// Adds a sequence to the corpus and writes its file (replayed entries
+    /// are on disk already); `None` when the corpus holds it already.
     pub(crate) fn add_corpus(
         &self,
         worker: Option<WorkerId>,
@@ -373,7 +375,7 @@ impl Stores {
         new_points: u32,
         txs: Vec<Tx>,
         gas: Vec<u64>,
-    ) -> Arc<CorpusEntry> {
+    ) -> Option<Arc<CorpusEntry>> {
         let stored = StoredEntry {
             origin,
             new_points,
@@ -383,15 +385,21 @@ impl Stores {
                 .map(|(t, g)| StoredTx::from_tx(t, Some(*g)))
                 .collect(),
         };
+        // The corpus is content-addressed: a sequence it already holds (two
+        // workers reaching the same new state with the same compacted calls,
+        // or a resumed entry found again) is not added twice, so the corpus
+        // in memory and its directory on disk hold the same sequences.
         let path = self.layout.corpus_entry(&txs);
-        self.corpus_files.mark(path.clone());
+        if !self.corpus_files.mark(path.clone()) {
+            return None;
+        }
         let entry = self.corpus.add(worker, origin, new_points, txs, gas);
         if origin != Origin::Replayed
             && let Ok(bytes) = serde_json::to_vec_pretty(&stored)
         {
             self.writer.send(WriteJob::File(path, bytes));
         }
-        entry
+        Some(entry)
     }
 
     pub(crate) fn persist_reproducer(&self, id: TestId) {

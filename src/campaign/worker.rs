@@ -616,9 +616,14 @@ impl Worker {
             }
             let calls = executed.len() as u32;
             let kept = self.tracing.then(|| executed.clone());
-            let entry =
+            let Some(entry) =
                 self.shared
-                    .add_corpus(Some(self.id), origin, result.new_points, executed, gas);
+                    .add_corpus(Some(self.id), origin, result.new_points, executed, gas)
+            else {
+                // Another worker kept the same sequence first: its entry
+                // and event stand for this find.
+                return result;
+            };
             if let Some(txs) = kept {
                 let mut t = self.trace(TraceRole::Corpus, &source, txs);
                 t.corpus_entry = Some(entry.id.0);
