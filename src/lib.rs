@@ -50,6 +50,7 @@ pub mod corpus;
 pub mod coverage;
 pub mod eventlog;
 pub mod executor;
+pub mod families;
 pub mod graph;
 pub mod ids;
 pub mod journal;

@@ -4,12 +4,12 @@
 //! [`Gate`], and shapes results and errors. This is the one place that
 //! knows about budgets and gates; families only declare tools.
 
-use super::campaign_tools::CampaignTools;
-use super::errors::ToolError;
-use super::events_tools::EventsTools;
-use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
-use super::journal_read::JournalRead;
 use crate::campaign::Control;
+use crate::families::campaign::CampaignTools;
+use crate::families::errors::ToolError;
+use crate::families::events::EventsTools;
+use crate::families::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use crate::families::journal_read::JournalRead;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -63,11 +63,13 @@ fn build_families(control: &Control, selected: &[FamilyName]) -> Vec<Box<dyn Fam
                 JournalRead::of(control),
                 control.stores().clone(),
             ))),
-            FamilyName::Traces => out.push(Box::new(super::traces_tools::TracesTools::new(
+            FamilyName::Traces => out.push(Box::new(crate::families::traces::TracesTools::new(
                 JournalRead::of(control),
             ))),
-            FamilyName::Graph => out.push(Box::new(super::graph_tools::GraphTools::new(control))),
-            FamilyName::Ops => out.push(Box::new(super::ops_tools::OpsTools::new(control))),
+            FamilyName::Graph => {
+                out.push(Box::new(crate::families::graph::GraphTools::new(control)))
+            }
+            FamilyName::Ops => out.push(Box::new(crate::families::ops::OpsTools::new(control))),
             // Built by whoever defined them (`with_extra`).
             FamilyName::Extra(_) => {}
         }
@@ -114,7 +116,10 @@ impl RudderServer {
                 {
                     // Seed 001's response metadata, on every answer outside
                     // seed 002 (whose schemas stand to the letter).
-                    props.insert("_metadata".into(), super::conventions::metadata_schema());
+                    props.insert(
+                        "_metadata".into(),
+                        crate::families::conventions::metadata_schema(),
+                    );
                 }
                 tool.output_schema = output.map(object);
                 assert!(
@@ -216,7 +221,7 @@ impl RudderServer {
         let gate = Gate::new(started + self.budget).for_session(self.session.clone());
         let mut result = self.run(name, args, &gate).await;
         if let Err(e) = &mut result
-            && e.code == super::errors::ErrorCode::ExecutionTimeout
+            && e.code == crate::families::errors::ErrorCode::ExecutionTimeout
             && self.budget != super::TOOL_BUDGET
         {
             *e = ToolError::timeout_after(name, self.budget);
@@ -230,7 +235,7 @@ impl RudderServer {
         match result {
             Ok(mut answer) => {
                 if let Some(source) = conventions.metadata {
-                    super::conventions::add_metadata(
+                    crate::families::conventions::add_metadata(
                         &mut answer.structured,
                         started.elapsed(),
                         source,
@@ -244,7 +249,7 @@ impl RudderServer {
                 r
             }
             Err(e) => {
-                if e.code == super::errors::ErrorCode::InvalidInput {
+                if e.code == crate::families::errors::ErrorCode::InvalidInput {
                     // Rejected input is history too (get_validation_errors).
                     let field = e
                         .details
@@ -257,7 +262,7 @@ impl RudderServer {
                         .journal_rejection(name, field, &e.message);
                 }
                 let body = if conventions.error_envelope {
-                    super::conventions::error_body(&e, started.elapsed())
+                    crate::families::conventions::error_body(&e, started.elapsed())
                 } else {
                     e.to_json()
                 };

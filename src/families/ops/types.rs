@@ -1,6 +1,6 @@
 //! The ops family's parameters and answers (seed 001's shapes, typed).
 
-use crate::mcp::conventions::Pagination;
+use crate::families::conventions::Pagination;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

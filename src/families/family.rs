@@ -5,7 +5,7 @@
 //! typed answer struct (`serde` + `schemars::JsonSchema`, doc comments as
 //! descriptions): the advertised input and output schemas are generated from
 //! them ([`schema_for`]), so a limit or default is written once, on the type.
-//! The server ([`super::server`]) composes the families a run selects and
+//! The server ([`crate::mcp::server`]) composes the families a run selects and
 //! owns what is common to every tool: validation against the advertised
 //! schema, the 100 ms budget, and the commit-or-expire [`Gate`].
 //!
@@ -31,7 +31,7 @@ use std::time::Instant;
 /// The tool families a server can serve (`--tools campaign,events,…`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FamilyName {
-    /// A family an embedding program adds ([`super::RudderServer::with_extra`]).
+    /// A family an embedding program adds ([`crate::mcp::RudderServer::with_extra`]).
     Extra(&'static str),
     /// Seed 002: the nine campaign tools and `status`.
     Campaign,

@@ -1,0 +1,33 @@
+//! The tool families: each a vertical slice in its own directory, over the
+//! seam the server serves them through.
+//!
+//! The seam (what every family is written against):
+//! * [`family`]: typed tool declarations, derived schemas, the gate, the
+//!   [`Family`](family::Family) trait a family implements.
+//! * [`errors`]: the seeds' `ErrorResponse` and codes.
+//! * [`conventions`]: seed 001's envelope, TTL cache, `_metadata`.
+//! * [`journal_read`]: the journal port (pooled reads within the budget,
+//!   memoized answers) the events and traces families read through.
+//!
+//! The slices (each `mod.rs`: the `Family` impl and thin handlers;
+//! `types.rs`: parameters and answers):
+//! * [`campaign`]: seed 002's nine campaign tools and `status`.
+//! * [`events`]: seed 000's query tools over the SQLite journal.
+//! * [`traces`]: seed 003's executed sequences as traces and spans.
+//! * [`graph`]: seed 004's code graph with coverage gaps, and the ETG of
+//!   the agent's attempts.
+//! * [`ops`]: seed 001's sixteen tools as campaign analogues.
+
+pub mod conventions;
+pub mod errors;
+pub mod family;
+pub mod journal_read;
+
+pub mod campaign;
+pub mod events;
+pub mod graph;
+pub mod ops;
+pub mod traces;
+
+/// Every tool answers within this budget or returns `EXECUTION_TIMEOUT`.
+pub const TOOL_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
