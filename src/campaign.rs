@@ -459,6 +459,8 @@ impl Campaign {
                     started_ms,
                     &contract.name,
                     render.clone(),
+                    // The families' own tables.
+                    &[crate::graph::rows::SCHEMA, crate::ops::rows::SCHEMA],
                 )
                 .map_err(|e| CampaignError::Setup(e.to_string()))?,
             )
@@ -468,18 +470,22 @@ impl Campaign {
         let etg = crate::graph::etg::Etg::new(&run_id);
         if let Some(j) = &journal {
             // Attempts of earlier runs of this corpus directory.
-            match j.reader().map_err(|e| e.to_string()).and_then(|r| {
-                crate::journal::graph_rows::load_etg(r.conn()).map_err(|e| e.to_string())
-            }) {
+            match j
+                .reader()
+                .map_err(|e| e.to_string())
+                .and_then(|r| crate::graph::rows::load_etg(r.conn()).map_err(|e| e.to_string()))
+            {
                 Ok(events) => etg.load(events),
                 Err(e) => tracing::warn!("ETG of earlier runs not loaded: {e}"),
             }
         }
         let ops = crate::ops::OpsState::default();
         if let Some(j) = &journal {
-            match j.reader().map_err(|e| e.to_string()).and_then(|r| {
-                crate::journal::ops_rows::load_decisions(r.conn()).map_err(|e| e.to_string())
-            }) {
+            match j
+                .reader()
+                .map_err(|e| e.to_string())
+                .and_then(|r| crate::ops::rows::load_decisions(r.conn()).map_err(|e| e.to_string()))
+            {
                 Ok(old) => ops.decisions.load(old),
                 Err(e) => tracing::warn!("decisions of earlier runs not loaded: {e}"),
             }

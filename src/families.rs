@@ -31,3 +31,26 @@ pub mod traces;
 
 /// Every tool answers within this budget or returns `EXECUTION_TIMEOUT`.
 pub const TOOL_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
+
+use crate::campaign::Control;
+use family::{Family, FamilyName};
+use journal_read::JournalRead;
+
+/// A family rudder serves: its name and how it is built over a campaign.
+pub struct Registered {
+    pub name: FamilyName,
+    /// The family over `control`; its constructor's signature says what of
+    /// the campaign it may touch.
+    pub build: fn(&Control) -> Box<dyn Family>,
+}
+
+/// rudder's families, in the order `tools/list` advertises them. Adding a
+/// family is a directory under `src/families/` and one line here.
+#[rustfmt::skip]
+pub const REGISTRY: &[Registered] = &[
+    Registered { name: campaign::NAME, build: |c| Box::new(campaign::CampaignTools::new(c.clone())) },
+    Registered { name: events::NAME, build: |c| Box::new(events::EventsTools::new(JournalRead::of(c), c.stores().clone())) },
+    Registered { name: traces::NAME, build: |c| Box::new(traces::TracesTools::new(JournalRead::of(c))) },
+    Registered { name: graph::NAME, build: |c| Box::new(graph::GraphTools::new(c)) },
+    Registered { name: ops::NAME, build: |c| Box::new(ops::OpsTools::new(c)) },
+];

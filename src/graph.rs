@@ -28,6 +28,7 @@ mod ast;
 use ast::*;
 pub mod etg;
 pub mod join;
+pub mod rows;
 pub mod store;
 
 pub use store::GraphStore;

@@ -32,8 +32,6 @@
 
 mod writer;
 use writer::*;
-pub mod graph_rows;
-pub mod ops_rows;
 pub mod query;
 pub mod rollup;
 pub mod trace_query;
@@ -248,16 +246,9 @@ pub enum Record {
     },
     /// An executed sequence kept as a trace (see [`traces`]).
     Trace(Box<traces::TraceRecord>),
-    /// An ETG event (see [`crate::graph::etg`]); `droppable`: a read tool's
-    /// automatic log, which may give way under overload.
-    Etg {
-        event: Box<crate::graph::etg::EtgEvent>,
-        droppable: bool,
-    },
-    /// A code graph version (see [`graph_rows`]).
-    Graph(Box<graph_rows::GraphRows>),
-    /// An agent's decision (`save_decision`).
-    Decision(Box<crate::ops::Decision>),
+    /// A tool family's own rows (the ETG, code graph versions, decisions):
+    /// the journal commits them in order with the rest and names no family.
+    Family(Box<dyn FamilyRows>),
     /// Commit everything queued so far, then acknowledge.
     Flush(Sender<()>),
 }
@@ -268,9 +259,22 @@ impl Record {
             Record::Event(e) => Kind::from(e.kind()).droppable(),
             Record::Call(c) => !c.falsified && c.injection.is_none(),
             Record::Trace(t) => t.role == traces::TraceRole::Recent,
-            Record::Etg { droppable, .. } => *droppable,
+            Record::Family(rows) => rows.droppable(),
             _ => false,
         }
+    }
+}
+
+/// Rows a tool family keeps in the journal's database. Its tables come with
+/// the schemas given to [`Journal::open`]; the writer thread runs
+/// [`FamilyRows::insert`] in its transaction, in order with every other
+/// record.
+pub trait FamilyRows: Send {
+    fn insert(&self, tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()>;
+    /// Whether the record may give way under overload (a read tool's
+    /// automatic log); a record of a state change may not.
+    fn droppable(&self) -> bool {
+        false
     }
 }
 
@@ -469,6 +473,7 @@ impl Journal {
         started_ms: u64,
         contract: &str,
         render: Arc<dyn Render>,
+        family_schemas: &[&str],
     ) -> Result<Journal, JournalError> {
         if let Some(d) = path.parent() {
             std::fs::create_dir_all(d)?;
@@ -483,8 +488,9 @@ impl Journal {
         conn.execute_batch(SCHEMA).map_err(&err)?;
         conn.execute_batch(rollup::SCHEMA).map_err(&err)?;
         conn.execute_batch(traces::SCHEMA).map_err(&err)?;
-        conn.execute_batch(graph_rows::SCHEMA).map_err(&err)?;
-        conn.execute_batch(ops_rows::SCHEMA).map_err(&err)?;
+        for schema in family_schemas {
+            conn.execute_batch(schema).map_err(&err)?;
+        }
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(&err)?;

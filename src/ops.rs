@@ -4,6 +4,8 @@
 //! agent's steering decisions (kept in the journal database and reloaded on
 //! resume), and the lock that keeps `specs.json` in step with the tests.
 
+pub mod rows;
+
 use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;

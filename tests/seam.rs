@@ -69,10 +69,10 @@ async fn the_server_serves_the_selected_families_only() {
         },
         dir.path(),
     );
-    let campaign_only = RudderServer::with_families(c.control(), &[FamilyName::Campaign]);
-    assert_eq!(campaign_only.families(), [FamilyName::Campaign]);
+    let campaign_only = RudderServer::with_families(c.control(), &[FamilyName("campaign")]);
+    assert_eq!(campaign_only.families(), [FamilyName("campaign")]);
     assert_eq!(campaign_only.tool_list().len(), 14);
-    let none = RudderServer::with_families(c.control(), &[FamilyName::Events]);
+    let none = RudderServer::with_families(c.control(), &[FamilyName("events")]);
     assert!(none.tool_list().iter().all(|t| t.name != "read_logs"));
     let v = call(&none, "read_logs", json!({})).await;
     assert_eq!(v["error"]["code"], "TOOL_NOT_FOUND", "{v}");
@@ -241,7 +241,7 @@ mod tiny {
 
     impl Family for Tiny {
         fn name(&self) -> FamilyName {
-            FamilyName::Extra("tiny")
+            FamilyName("tiny")
         }
 
         fn tools(&self) -> Vec<ToolDef> {
@@ -291,7 +291,7 @@ async fn a_family_defined_outside_the_crate_is_served_like_the_others() {
     );
     let server = RudderServer::with_extra(
         c.control(),
-        &[FamilyName::Campaign],
+        &[FamilyName("campaign")],
         vec![Box::new(tiny::Tiny::new(c.control()))],
     );
     let tools = server.tool_list();
@@ -300,7 +300,7 @@ async fn a_family_defined_outside_the_crate_is_served_like_the_others() {
         tiny.input_schema["properties"]["at_most"]["maximum"],
         json!(100)
     );
-    assert!(server.families().contains(&FamilyName::Extra("tiny")));
+    assert!(server.families().contains(&FamilyName("tiny")));
 
     let ok = call(&server, "tiny_corpus_size", json!({ "at_most": 100 })).await;
     assert!(ok["entries"].as_u64().is_some(), "{ok}");

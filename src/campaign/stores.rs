@@ -181,9 +181,11 @@ impl Stores {
         let event = self
             .etg
             .log(attempt_id, kind, ts_ms, payload, auto, version);
-        self.journal_send(|| crate::journal::Record::Etg {
-            event: Box::new(event.clone()),
-            droppable,
+        self.journal_send(|| {
+            crate::journal::Record::Family(Box::new(crate::graph::rows::EtgRow {
+                event: event.clone(),
+                droppable,
+            }))
         });
         event
     }
@@ -193,7 +195,7 @@ impl Stores {
     pub fn journal_graph(&self, project_root: &str) {
         let graph = self.graph.graph();
         self.journal_send(|| {
-            crate::journal::Record::Graph(Box::new(crate::journal::graph_rows::GraphRows {
+            crate::journal::Record::Family(Box::new(crate::graph::rows::GraphRows {
                 graph,
                 project_root: project_root.to_string(),
                 run_id: self.run_id.clone(),
@@ -298,7 +300,9 @@ impl Stores {
     pub fn save_decision(&self, d: crate::ops::Decision) {
         self.ops.decisions.push(d.clone());
         if let Some(j) = &self.journal {
-            j.send(crate::journal::Record::Decision(Box::new(d)));
+            j.send(crate::journal::Record::Family(Box::new(
+                crate::ops::rows::DecisionRow(d),
+            )));
             j.flush();
         }
     }

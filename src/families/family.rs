@@ -23,77 +23,52 @@ use schemars::generate::{Contract, SchemaSettings};
 use schemars::transform::{RestrictFormats, Transform, transform_subschemas};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
 
-/// The tool families a server can serve (`--tools campaign,events,…`).
+/// A tool family's name (`--tools campaign,events,…`). rudder's own are
+/// listed in [`REGISTRY`](super::REGISTRY); an embedding program names its
+/// own ([`crate::mcp::RudderServer::with_extra`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FamilyName {
-    /// A family an embedding program adds ([`crate::mcp::RudderServer::with_extra`]).
-    Extra(&'static str),
-    /// Seed 002: the nine campaign tools and `status`.
-    Campaign,
-    /// Seed 000: the event journal's query tools.
-    Events,
-    /// Seed 003: executed sequences as traces and spans.
-    Traces,
-    /// Seed 004: the code graph and the agent's execution trace graph.
-    Graph,
-    /// Seed 001: the shared conventions and the sixteen campaign analogues.
-    Ops,
-}
+pub struct FamilyName(pub &'static str);
 
 impl FamilyName {
-    pub const ALL: [FamilyName; 5] = [
-        FamilyName::Campaign,
-        FamilyName::Events,
-        FamilyName::Traces,
-        FamilyName::Graph,
-        FamilyName::Ops,
-    ];
+    /// Every family in the registry, in its order.
+    pub fn all() -> Vec<FamilyName> {
+        super::REGISTRY.iter().map(|r| r.name).collect()
+    }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            FamilyName::Extra(name) => name,
-            FamilyName::Campaign => "campaign",
-            FamilyName::Events => "events",
-            FamilyName::Traces => "traces",
-            FamilyName::Graph => "graph",
-            FamilyName::Ops => "ops",
-        }
+        self.0
     }
 
     /// Parses a comma-separated list (`campaign,events`); `all` selects
     /// every family. An unknown name is an error naming it and the choices.
     pub fn parse_list(list: &str) -> Result<Vec<FamilyName>, String> {
+        let choices = || {
+            let names: Vec<&str> = super::REGISTRY.iter().map(|r| r.name.0).collect();
+            format!("families: {}, all", names.join(", "))
+        };
         let mut out = Vec::new();
         for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             if word == "all" {
-                out.extend(FamilyName::ALL);
+                out.extend(0..super::REGISTRY.len());
                 continue;
             }
-            let f = FamilyName::ALL
-                .into_iter()
-                .find(|f| f.as_str() == word)
-                .ok_or_else(|| {
-                    format!(
-                        "unknown tool family {word:?}; families: {}, all",
-                        FamilyName::ALL.map(FamilyName::as_str).join(", ")
-                    )
-                })?;
-            out.push(f);
+            let i = super::REGISTRY
+                .iter()
+                .position(|r| r.name.0 == word)
+                .ok_or_else(|| format!("unknown tool family {word:?}; {}", choices()))?;
+            out.push(i);
         }
         if out.is_empty() {
-            return Err(format!(
-                "no tool family named; families: {}, all",
-                FamilyName::ALL.map(FamilyName::as_str).join(", ")
-            ));
+            return Err(format!("no tool family named; {}", choices()));
         }
         out.sort();
         out.dedup();
-        Ok(out)
+        Ok(out.into_iter().map(|i| super::REGISTRY[i].name).collect())
     }
 }
 
@@ -147,8 +122,9 @@ pub struct ToolDef {
     pub input: Value,
     pub output: Option<Value>,
     pub access: Access,
-    /// Whether the server logs calls of this tool in the ETG (`tool_start`,
-    /// `tool_end`); a tool that writes the ETG itself says no.
+    /// Whether families observe calls of this tool ([`Family::observe`]:
+    /// the ETG's `tool_start` and `tool_end`); a tool that writes the ETG
+    /// itself says no.
     pub logged: bool,
     handler: Handler,
     memo: Option<Arc<Memo>>,
@@ -322,7 +298,7 @@ impl ToolDef {
 }
 
 /// A family of tools over one campaign.
-pub trait Family {
+pub trait Family: Send + Sync {
     fn name(&self) -> FamilyName;
     /// The family's tools, in the order they are advertised.
     fn tools(&self) -> Vec<ToolDef>;
@@ -330,6 +306,37 @@ pub trait Family {
     fn conventions(&self) -> Conventions {
         Conventions::default()
     }
+    /// Sees every answered call of a tool that is [`ToolDef::logged`]
+    /// (any family's, and names no tool knows), after its answer: the graph
+    /// family logs it in the ETG. Runs on the call's path: it must be cheap.
+    fn observe(&self, _call: &Observed<'_>) {}
+}
+
+/// The MCP session a call came from (one per stdio server, one per HTTP
+/// session): what a family keys per-session state by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SessionId(pub u64);
+
+impl SessionId {
+    /// A session id no other session of this process has.
+    pub fn next() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        SessionId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// An answered call, as [`Family::observe`] sees it.
+pub struct Observed<'a> {
+    pub session: SessionId,
+    pub tool: &'a str,
+    pub arguments: &'a Map<String, Value>,
+    /// When the call arrived (ms since the Unix epoch).
+    pub started_ms: u64,
+    pub elapsed_us: u64,
+    pub result: &'a Result<ToolAnswer, ToolError>,
+    /// Whether the handler changed state (a read's record may give way under
+    /// overload; a change's may not).
+    pub committed: bool,
 }
 
 /// How the server shapes a family's answers: declared by the family (the
@@ -509,7 +516,7 @@ impl Transform for Draft7Tidy {
 pub struct Gate {
     deadline: Instant,
     state: Arc<AtomicU8>,
-    session: Option<Arc<crate::graph::etg::Session>>,
+    session: Option<SessionId>,
 }
 
 const RUNNING: u8 = 0;
@@ -526,14 +533,14 @@ impl Gate {
     }
 
     /// The gate of a call made by MCP session `session`.
-    pub fn for_session(mut self, session: Arc<crate::graph::etg::Session>) -> Self {
+    pub fn for_session(mut self, session: SessionId) -> Self {
         self.session = Some(session);
         self
     }
 
     /// The calling session (absent for calls made outside a server).
-    pub fn session(&self) -> Option<&Arc<crate::graph::etg::Session>> {
-        self.session.as_ref()
+    pub fn session(&self) -> Option<SessionId> {
+        self.session
     }
 
     /// Whether the handler claimed the right to change state.
@@ -580,9 +587,9 @@ mod tests {
     fn families_parse_with_errors_naming_the_word() {
         assert_eq!(
             FamilyName::parse_list("events, campaign,events").unwrap(),
-            [FamilyName::Campaign, FamilyName::Events]
+            [FamilyName("campaign"), FamilyName("events")]
         );
-        assert_eq!(FamilyName::parse_list("all").unwrap(), FamilyName::ALL);
+        assert_eq!(FamilyName::parse_list("all").unwrap(), FamilyName::all());
         let e = FamilyName::parse_list("campaign,bogus").unwrap_err();
         assert!(e.contains("\"bogus\"") && e.contains("traces"), "{e}");
         assert!(FamilyName::parse_list(" , ").is_err());

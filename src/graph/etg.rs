@@ -20,7 +20,6 @@ use parking_lot::{Mutex, RwLock};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The seed's event kinds.
@@ -283,19 +282,6 @@ pub struct AttemptDoc {
     pub features: BTreeSet<String>,
 }
 
-/// A session's current attempt (per MCP session; the latest attempt id its
-/// `etg_log_event` named).
-#[derive(Debug)]
-pub struct Session {
-    attempt: Mutex<String>,
-}
-
-impl Session {
-    pub fn attempt(&self) -> String {
-        self.attempt.lock().clone()
-    }
-}
-
 /// Words too common to tell attempts apart.
 const STOP: &[&str] = &[
     "the", "a", "an", "and", "or", "of", "to", "in", "on", "for", "with", "is", "it", "at", "by",
@@ -310,7 +296,8 @@ const KEEP: usize = 16;
 pub struct Etg {
     run_id: String,
     seq: AtomicU64,
-    sessions: AtomicU64,
+    /// Each MCP session's current attempt, once it named one.
+    sessions: Mutex<std::collections::HashMap<u64, String>>,
     index: RwLock<Index>,
 }
 
@@ -336,17 +323,19 @@ impl Etg {
         Etg {
             run_id: run_id.to_string(),
             seq: AtomicU64::new(0),
-            sessions: AtomicU64::new(0),
+            sessions: Mutex::default(),
             index: RwLock::new(Index::default()),
         }
     }
 
-    /// A new MCP session, with an attempt of its own until it names one.
-    pub fn session(&self) -> Arc<Session> {
-        let n = self.sessions.fetch_add(1, Ordering::Relaxed) + 1;
-        Arc::new(Session {
-            attempt: Mutex::new(format!("{}/session-{n}", self.run_id)),
-        })
+    /// MCP session `session`'s current attempt: the one it last named, or
+    /// one of its own until it names one.
+    pub fn attempt_of(&self, session: u64) -> String {
+        self.sessions
+            .lock()
+            .get(&session)
+            .cloned()
+            .unwrap_or_else(|| format!("{}/session-{session}", self.run_id))
     }
 
     /// Logs an event (payload already validated); `session`'s current
@@ -375,9 +364,9 @@ impl Etg {
         event
     }
 
-    /// Makes `attempt_id` the session's current attempt.
-    pub fn enter(&self, session: &Session, attempt_id: &str) {
-        *session.attempt.lock() = attempt_id.to_string();
+    /// Makes `attempt_id` MCP session `session`'s current attempt.
+    pub fn enter(&self, session: u64, attempt_id: &str) {
+        self.sessions.lock().insert(session, attempt_id.to_string());
     }
 
     /// Re-indexes events of earlier runs (resume).

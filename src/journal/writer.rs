@@ -198,9 +198,7 @@ impl Writer {
         match record {
             Record::Event(e) => self.event(tx, &e),
             Record::Call(c) => self.call(tx, *c),
-            Record::Etg { event, .. } => graph_rows::insert_etg(tx, &event),
-            Record::Graph(rows) => graph_rows::insert_graph(tx, &rows),
-            Record::Decision(d) => ops_rows::insert_decision(tx, &d),
+            Record::Family(rows) => rows.insert(tx),
             Record::Command {
                 ts_ms,
                 command,

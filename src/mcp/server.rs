@@ -5,11 +5,10 @@
 //! knows about budgets and gates; families only declare tools.
 
 use crate::campaign::Control;
-use crate::families::campaign::CampaignTools;
 use crate::families::errors::ToolError;
-use crate::families::events::EventsTools;
-use crate::families::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
-use crate::families::journal_read::JournalRead;
+use crate::families::family::{
+    Access, Conventions, Family, FamilyName, Gate, Observed, SessionId, ToolAnswer, ToolDef,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -33,7 +32,7 @@ struct Served {
 pub struct RudderServer {
     tools: Arc<HashMap<&'static str, Served>>,
     order: Arc<Vec<&'static str>>,
-    families: Arc<Vec<FamilyName>>,
+    families: Arc<Vec<Box<dyn Family>>>,
     inline_reads: bool,
     /// Each call's budget: [`TOOL_BUDGET`](super::TOOL_BUDGET) unless an
     /// embedder chose another ([`RudderServer::with_budget`]).
@@ -42,8 +41,8 @@ pub struct RudderServer {
     /// schemas' `$schema`, `title` and root `description`); see [`RudderServer::with_output_schemas`].
     output_schemas: bool,
     control: Control,
-    /// This session's current ETG attempt.
-    session: Arc<crate::graph::etg::Session>,
+    /// The MCP session this server answers.
+    session: SessionId,
 }
 
 fn object(v: Value) -> Arc<JsonObject> {
@@ -53,34 +52,20 @@ fn object(v: Value) -> Arc<JsonObject> {
     }
 }
 
-/// The families that exist so far, built over `control`, in `selected`.
+/// The registry's families in `selected`, built over `control` (an
+/// embedder's own families come built, through `with_extra`).
 fn build_families(control: &Control, selected: &[FamilyName]) -> Vec<Box<dyn Family>> {
-    let mut out: Vec<Box<dyn Family>> = Vec::new();
-    for name in selected {
-        match name {
-            FamilyName::Campaign => out.push(Box::new(CampaignTools::new(control.clone()))),
-            FamilyName::Events => out.push(Box::new(EventsTools::new(
-                JournalRead::of(control),
-                control.stores().clone(),
-            ))),
-            FamilyName::Traces => out.push(Box::new(crate::families::traces::TracesTools::new(
-                JournalRead::of(control),
-            ))),
-            FamilyName::Graph => {
-                out.push(Box::new(crate::families::graph::GraphTools::new(control)))
-            }
-            FamilyName::Ops => out.push(Box::new(crate::families::ops::OpsTools::new(control))),
-            // Built by whoever defined them (`with_extra`).
-            FamilyName::Extra(_) => {}
-        }
-    }
-    out
+    crate::families::REGISTRY
+        .iter()
+        .filter(|r| selected.contains(&r.name))
+        .map(|r| (r.build)(control))
+        .collect()
 }
 
 impl RudderServer {
     /// A server with every family.
     pub fn new(control: Control) -> Self {
-        Self::with_families(control, &FamilyName::ALL)
+        Self::with_families(control, &FamilyName::all())
     }
 
     /// A server with the families in `selected` (`--tools`).
@@ -142,20 +127,20 @@ impl RudderServer {
         RudderServer {
             tools: Arc::new(tools),
             order: Arc::new(order),
-            families: Arc::new(families.iter().map(|f| f.name()).collect()),
+            families: Arc::new(families),
             inline_reads: true,
             budget: super::TOOL_BUDGET,
             output_schemas: true,
-            session: control.stores().etg.session(),
+            session: SessionId::next(),
             control,
         }
     }
 
-    /// The same server for another MCP session (an HTTP client): its own
-    /// current ETG attempt.
+    /// The same server for another MCP session (an HTTP client): families
+    /// keep its state (its current ETG attempt) apart.
     pub fn for_session(&self) -> Self {
         let mut s = self.clone();
-        s.session = self.control.stores().etg.session();
+        s.session = SessionId::next();
         s
     }
 
@@ -187,8 +172,8 @@ impl RudderServer {
     }
 
     /// The families this server serves.
-    pub fn families(&self) -> &[FamilyName] {
-        &self.families
+    pub fn families(&self) -> Vec<FamilyName> {
+        self.families.iter().map(|f| f.name()).collect()
     }
 
     /// The advertised tools, in a stable order (family by family).
@@ -218,7 +203,7 @@ impl RudderServer {
         let started = Instant::now();
         let started_ms = crate::eventlog::now_ms();
         let logged_args = args.clone();
-        let gate = Gate::new(started + self.budget).for_session(self.session.clone());
+        let gate = Gate::new(started + self.budget).for_session(self.session);
         let mut result = self.run(name, args, &gate).await;
         if let Err(e) = &mut result
             && e.code == crate::families::errors::ErrorCode::ExecutionTimeout
@@ -229,7 +214,18 @@ impl RudderServer {
         let elapsed_us = started.elapsed().as_micros() as u64;
         let served = self.tools.get(name);
         if served.is_none_or(|s| s.def.logged) {
-            self.log_call(name, logged_args, started_ms, elapsed_us, &result, &gate);
+            let call = Observed {
+                session: self.session,
+                tool: name,
+                arguments: &logged_args.unwrap_or_default(),
+                started_ms,
+                elapsed_us,
+                result: &result,
+                committed: gate.committed(),
+            };
+            for family in self.families.iter() {
+                family.observe(&call);
+            }
         }
         let conventions = served.map(|s| s.conventions).unwrap_or_default();
         match result {
@@ -274,69 +270,6 @@ impl RudderServer {
                 CallToolResult::error(vec![ContentBlock::text(body.to_string())])
             }
         }
-    }
-
-    /// Logs a tool call in the ETG as `tool_start` and `tool_end` of the
-    /// session's current attempt. A read's log may give way under overload;
-    /// a call that changed state is always kept.
-    fn log_call(
-        &self,
-        name: &str,
-        args: Option<JsonObject>,
-        started_ms: u64,
-        elapsed_us: u64,
-        result: &Result<ToolAnswer, ToolError>,
-        gate: &Gate,
-    ) {
-        use crate::graph::etg::EtgKind;
-        let stores = self.control.stores();
-        let attempt = self.session.attempt();
-        let droppable = !gate.committed();
-        let arguments = Value::Object(args.unwrap_or_default());
-        stores.etg_log(
-            &attempt,
-            EtgKind::ToolStart,
-            started_ms,
-            serde_json::json!({ "tool": name, "arguments": arguments }),
-            true,
-            droppable,
-        );
-        let mut end = serde_json::json!({
-            "tool": name,
-            "duration_ms": elapsed_us as f64 / 1000.0,
-        });
-        match result {
-            Ok(a) => {
-                end["status"] = "ok".into();
-                let text = a.structured.to_string();
-                end["result"] = if text.len() <= 1024 {
-                    a.structured.clone()
-                } else {
-                    // A summary of a large answer: its keys, its size, and
-                    // the ids a later query links by.
-                    let mut r = serde_json::json!({ "bytes": text.len() });
-                    if let Some(o) = a.structured.as_object() {
-                        r["keys"] = o.keys().cloned().collect::<Vec<_>>().into();
-                        if let Some(id) = o.get("injectionId") {
-                            r["injectionId"] = id.clone();
-                        }
-                    }
-                    r
-                };
-            }
-            Err(e) => {
-                end["status"] = e.code.as_str().into();
-                end["error"] = e.message.clone().into();
-            }
-        }
-        stores.etg_log(
-            &attempt,
-            EtgKind::ToolEnd,
-            started_ms + elapsed_us / 1000,
-            end,
-            true,
-            droppable,
-        );
     }
 
     async fn run(

@@ -70,9 +70,12 @@ pub struct CampaignTools {
     control: Control,
 }
 
+/// Seed 002: the nine campaign tools and `status`.
+pub const NAME: FamilyName = FamilyName("campaign");
+
 impl Family for CampaignTools {
     fn name(&self) -> FamilyName {
-        FamilyName::Campaign
+        NAME
     }
 
     fn conventions(&self) -> Conventions {

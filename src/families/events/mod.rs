@@ -129,9 +129,12 @@ pub struct EventsTools {
     stores: Arc<Stores>,
 }
 
+/// Seed 000: the event journal's query tools.
+pub const NAME: FamilyName = FamilyName("events");
+
 impl Family for EventsTools {
     fn name(&self) -> FamilyName {
-        FamilyName::Events
+        NAME
     }
 
     fn conventions(&self) -> Conventions {

@@ -13,12 +13,12 @@
 //! as extensions and never `required`.
 
 use super::errors::ToolError;
-use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
+use super::family::{Access, Conventions, Family, FamilyName, Gate, Observed, ToolAnswer, ToolDef};
 use crate::campaign::{Control, Stores};
 use crate::graph::etg::{self, EtgKind};
 use crate::graph::join::Gap;
+use crate::graph::rows::{self as graph_rows, Outcome};
 use crate::graph::store::GraphError;
-use crate::journal::graph_rows::{self, Outcome};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -235,9 +235,12 @@ fn graph_error(e: GraphError) -> ToolError {
     }
 }
 
+/// Seed 004: the code graph and the agent's execution trace graph.
+pub const NAME: FamilyName = FamilyName("graph");
+
 impl Family for GraphTools {
     fn name(&self) -> FamilyName {
-        FamilyName::Graph
+        NAME
     }
 
     fn conventions(&self) -> Conventions {
@@ -287,6 +290,61 @@ impl Family for GraphTools {
                 Self::similar,
             ),
         ]
+    }
+
+    /// Logs every observed tool call in the ETG as `tool_start` and
+    /// `tool_end` of its session's current attempt. A read's log may give way
+    /// under overload; a call that changed state is always kept.
+    fn observe(&self, call: &Observed<'_>) {
+        let stores = &self.stores;
+        let attempt = stores.etg.attempt_of(call.session.0);
+        let droppable = !call.committed;
+        let arguments = Value::Object(call.arguments.clone());
+        let name = call.tool;
+        stores.etg_log(
+            &attempt,
+            EtgKind::ToolStart,
+            call.started_ms,
+            serde_json::json!({ "tool": name, "arguments": arguments }),
+            true,
+            droppable,
+        );
+        let mut end = serde_json::json!({
+            "tool": name,
+            "duration_ms": call.elapsed_us as f64 / 1000.0,
+        });
+        match call.result {
+            Ok(a) => {
+                end["status"] = "ok".into();
+                let text = a.structured.to_string();
+                end["result"] = if text.len() <= 1024 {
+                    a.structured.clone()
+                } else {
+                    // A summary of a large answer: its keys, its size, and
+                    // the ids a later query links by.
+                    let mut r = serde_json::json!({ "bytes": text.len() });
+                    if let Some(o) = a.structured.as_object() {
+                        r["keys"] = o.keys().cloned().collect::<Vec<_>>().into();
+                        if let Some(id) = o.get("injectionId") {
+                            r["injectionId"] = id.clone();
+                        }
+                    }
+                    r
+                };
+            }
+            Err(e) => {
+                end["status"] = e.code.as_str().into();
+                end["error"] = e.message.clone().into();
+            }
+        }
+        stores.etg_log(
+            &attempt,
+            EtgKind::ToolEnd,
+            call.started_ms + call.elapsed_us / 1000,
+            end,
+            true,
+            droppable,
+        );
     }
 }
 
@@ -385,7 +443,7 @@ impl GraphTools {
             .stores
             .etg_log(&a.attempt_id, a.kind, ts_ms, payload, false, false);
         if let Some(session) = gate.session() {
-            self.stores.etg.enter(session, &a.attempt_id);
+            self.stores.etg.enter(session.0, &a.attempt_id);
         }
         ToolAnswer::json(&LogEventOutput {
             event_id: event.event_id,
@@ -398,7 +456,7 @@ impl GraphTools {
             return Err(ToolError::invalid("query: must not be empty")
                 .with_details(json!({ "field": "query" })));
         }
-        let exclude = gate.session().map(|s| s.attempt());
+        let exclude = gate.session().map(|s| self.stores.etg.attempt_of(s.0));
         let found = self.stores.etg.similar(
             &a.query,
             &a.files,

@@ -217,9 +217,12 @@ fn dry_run_from(
     Ok((calls, report.falsified))
 }
 
+/// Seed 001: the shared conventions and the sixteen campaign analogues.
+pub const NAME: FamilyName = FamilyName("ops");
+
 impl Family for OpsTools {
     fn name(&self) -> FamilyName {
-        FamilyName::Ops
+        NAME
     }
 
     fn conventions(&self) -> Conventions {

@@ -218,9 +218,12 @@ pub struct TracesTools {
     journal: JournalRead,
 }
 
+/// Seed 003: executed sequences as traces and spans.
+pub const NAME: FamilyName = FamilyName("traces");
+
 impl Family for TracesTools {
     fn name(&self) -> FamilyName {
-        FamilyName::Traces
+        NAME
     }
 
     fn conventions(&self) -> Conventions {

@@ -1,4 +1,5 @@
-//! The code graph and the ETG in the journal's database: each graph
+//! The graph family's rows in the journal's database ([`SCHEMA`], given to
+//! the journal when it opens): the code graph and the ETG: each graph
 //! version's files, symbols and edges (written once per version), and every
 //! ETG event with its attempt. Read back on resume ([`load_etg`]) and when
 //! an attempt's outcome is asked for ([`attempt_outcome`]).
@@ -71,7 +72,30 @@ pub struct GraphRows {
     pub ts_ms: u64,
 }
 
-pub fn insert_graph(tx: &Transaction<'_>, rows: &GraphRows) -> rusqlite::Result<()> {
+impl crate::journal::FamilyRows for GraphRows {
+    fn insert(&self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+        insert_graph(tx, self)
+    }
+}
+
+/// An ETG event to store; `droppable`: a read tool's automatic log, which
+/// may give way under overload.
+pub struct EtgRow {
+    pub event: EtgEvent,
+    pub droppable: bool,
+}
+
+impl crate::journal::FamilyRows for EtgRow {
+    fn insert(&self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+        insert_etg(tx, &self.event)
+    }
+
+    fn droppable(&self) -> bool {
+        self.droppable
+    }
+}
+
+fn insert_graph(tx: &Transaction<'_>, rows: &GraphRows) -> rusqlite::Result<()> {
     let g = &rows.graph;
     let known: Option<String> = tx
         .query_row(
@@ -158,7 +182,7 @@ pub fn insert_graph(tx: &Transaction<'_>, rows: &GraphRows) -> rusqlite::Result<
     Ok(())
 }
 
-pub fn insert_etg(tx: &Transaction<'_>, e: &EtgEvent) -> rusqlite::Result<()> {
+fn insert_etg(tx: &Transaction<'_>, e: &EtgEvent) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT OR IGNORE INTO etg_attempts (attempt_id, run_id, started_ms, graph_version) VALUES (?1, ?2, ?3, ?4)",
     )?

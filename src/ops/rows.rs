@@ -1,4 +1,5 @@
-//! The ops family's rows: the agent's decisions (`save_decision`).
+//! The ops family's rows in the journal's database ([`SCHEMA`], given to the
+//! journal when it opens): the agent's decisions (`save_decision`).
 
 use crate::ops::Decision;
 use rusqlite::{Connection, Transaction, params};
@@ -18,7 +19,16 @@ CREATE TABLE IF NOT EXISTS decisions (
 CREATE INDEX IF NOT EXISTS decisions_ts ON decisions(ts_ms);
 ";
 
-pub fn insert_decision(tx: &Transaction<'_>, d: &Decision) -> rusqlite::Result<()> {
+/// A decision to store.
+pub struct DecisionRow(pub Decision);
+
+impl crate::journal::FamilyRows for DecisionRow {
+    fn insert(&self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+        insert_decision(tx, &self.0)
+    }
+}
+
+fn insert_decision(tx: &Transaction<'_>, d: &Decision) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT OR IGNORE INTO decisions (decision_id, run_id, ts_ms, symbol, action, confidence, opportunity_score, reasoning, tool_calls)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
