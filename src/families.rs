@@ -49,8 +49,8 @@ pub struct Registered {
 #[rustfmt::skip]
 pub const REGISTRY: &[Registered] = &[
     Registered { name: campaign::NAME, build: |c| Box::new(campaign::CampaignTools::new(c.clone())) },
-    Registered { name: events::NAME, build: |c| Box::new(events::EventsTools::new(JournalRead::of(c), c.stores().clone())) },
-    Registered { name: traces::NAME, build: |c| Box::new(traces::TracesTools::new(JournalRead::of(c))) },
+    Registered { name: events::NAME, build: |c| Box::new(events::EventsTools::new(JournalRead::of(&c.read()), c.read())) },
+    Registered { name: traces::NAME, build: |c| Box::new(traces::TracesTools::new(JournalRead::of(&c.read()))) },
     Registered { name: graph::NAME, build: |c| Box::new(graph::GraphTools::new(c)) },
     Registered { name: ops::NAME, build: |c| Box::new(ops::OpsTools::new(c)) },
 ];

@@ -95,6 +95,31 @@ impl Control {
         }
     }
 
+    /// What a tool family may read of the campaign.
+    pub fn read(&self) -> super::CampaignRead {
+        super::CampaignRead::new(self.stores().clone())
+    }
+
+    /// The state tool families keep in the campaign (graph, ETG, decisions).
+    pub fn family_state(&self) -> super::FamilyState {
+        super::FamilyState::new(self.stores().clone())
+    }
+
+    /// Reads the corpus directory's new entries into the corpus (see
+    /// [`Stores::reload_corpus`]).
+    pub fn reload_corpus(&self, deadline: Option<std::time::Instant>) -> super::corpus_dir::Reload {
+        self.stores.reload_corpus(deadline)
+    }
+
+    /// Adds a runtime spec as a test every worker checks (see
+    /// [`Stores::add_spec`]).
+    pub fn add_spec(
+        &self,
+        spec: super::spec::Spec,
+    ) -> Result<crate::ids::TestId, super::SpecRefused> {
+        self.stores.add_spec(spec)
+    }
+
     pub fn stores(&self) -> &Arc<Stores> {
         &self.stores
     }
@@ -494,6 +519,12 @@ impl Control {
     /// Asks the workers to stop, saying why (`status.endReason`).
     pub fn stop_because(&self, reason: super::EndReason) {
         self.stores.end(reason);
+    }
+
+    /// Journals a tool call or injection refused for bad input (the ops
+    /// family's `get_validation_errors` reads them).
+    pub fn log_rejection(&self, tool: &str, field: &str, message: &str) {
+        self.stores.journal_rejection(tool, field, message);
     }
 
     /// Appends one command to `{corpusDir}/mcp-commands.jsonl` (fsynced).

@@ -6,7 +6,7 @@
 
 use super::errors::ToolError;
 use super::family::{Gate, ToolDef};
-use crate::campaign::Control;
+use crate::campaign::CampaignRead;
 use crate::journal::Journal;
 use crate::journal::query::{self, QueryError};
 
@@ -18,12 +18,11 @@ pub struct JournalRead {
 }
 
 impl JournalRead {
-    /// The journal of `control`'s campaign.
-    pub fn of(control: &Control) -> Self {
-        let s = control.stores();
+    /// The journal of `campaign`.
+    pub fn of(campaign: &CampaignRead) -> Self {
         JournalRead {
-            journal: s.journal().cloned(),
-            run_id: s.run_id.clone(),
+            journal: campaign.journal().cloned(),
+            run_id: campaign.run_id().to_string(),
         }
     }
 

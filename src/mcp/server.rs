@@ -253,9 +253,7 @@ impl RudderServer {
                         .and_then(|d| d.get("field"))
                         .and_then(Value::as_str)
                         .unwrap_or("arguments");
-                    self.control
-                        .stores()
-                        .journal_rejection(name, field, &e.message);
+                    self.control.log_rejection(name, field, &e.message);
                 }
                 let body = if conventions.error_envelope {
                     crate::families::conventions::error_body(&e, started.elapsed())

@@ -18,7 +18,7 @@ use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, T
 use crate::campaign::control::MAX_INJECTED_CALLS;
 use crate::campaign::properties::TestKind;
 use crate::campaign::report::TestStatus;
-use crate::campaign::{Control, Stores};
+use crate::campaign::{CampaignRead, Control};
 use crate::corpus::{TxQuery, TxRef};
 use crate::eventlog::{DEFAULT_CAPACITY, EventKind, Filter};
 use crate::ids::WorkerId;
@@ -26,7 +26,6 @@ use alloy_primitives::{Address, U256};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::sync::Arc;
 
 mod types;
 pub use types::*;
@@ -66,7 +65,7 @@ fn plural(n: usize) -> &'static str {
 /// The campaign tools over one campaign.
 #[derive(Clone)]
 pub struct CampaignTools {
-    stores: Arc<Stores>,
+    campaign: CampaignRead,
     control: Control,
 }
 
@@ -87,7 +86,7 @@ impl Family for CampaignTools {
     }
 
     fn tools(&self) -> Vec<ToolDef> {
-        let sender = lower(&self.stores.config.senders[0]);
+        let sender = lower(&self.campaign.config().senders[0]);
         vec![
             ToolDef::method::<ReadLogsInput, ReadLogsOutput, _>(
                 "read_logs",
@@ -197,7 +196,7 @@ impl Family for CampaignTools {
 impl CampaignTools {
     pub fn new(control: Control) -> Self {
         CampaignTools {
-            stores: control.stores().clone(),
+            campaign: control.read(),
             control,
         }
     }
@@ -218,11 +217,11 @@ impl CampaignTools {
             worker: a.worker_id.map(WorkerId),
             after: None,
         };
-        let view = self.stores.events.view();
+        let view = self.campaign.events().view();
         let mut events: Vec<_> = view.select(&filter).take(a.count).collect();
         // Newest first by timestamp; sequence order breaks ties.
         events.sort_by_key(|e| std::cmp::Reverse((e.timestamp_ms, e.seq)));
-        let render = self.stores.renderer();
+        let render = self.campaign.renderer();
         let events = events
             .iter()
             .map(|e| LogEvent {
@@ -239,7 +238,7 @@ impl CampaignTools {
     }
 
     fn show_coverage(&self, a: ShowCoverageInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
-        let report = self.stores.coverage_report();
+        let report = self.campaign.coverage_report();
         let mut contracts: Vec<_> = report.contracts.iter().collect();
         if let Some(name) = &a.contract {
             contracts.retain(|c| &c.name == name);
@@ -276,7 +275,7 @@ impl CampaignTools {
         let target = a
             .output_path
             .as_deref()
-            .map(|p| self.stores.layout().export_path(p))
+            .map(|p| self.campaign.layout().export_path(p))
             .transpose()
             .map_err(|e| match e {
                 crate::campaign::persist::ExportError::Refused(m) => {
@@ -285,7 +284,7 @@ impl CampaignTools {
                 }
                 io => ToolError::internal(io.to_string()),
             })?;
-        let report = self.stores.coverage_report();
+        let report = self.campaign.coverage_report();
         let text = report.lcov_text();
         let files = report.files.len();
         let bytes = text.len();
@@ -318,8 +317,8 @@ impl CampaignTools {
 
     fn corpus_size(&self, _: GetCorpusSizeInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
         ToolAnswer::json(&GetCorpusSizeOutput {
-            size: self.stores.corpus.tx_count(),
-            sequences: self.stores.corpus.len(),
+            size: self.campaign.corpus().tx_count(),
+            sequences: self.campaign.corpus().len(),
         })
     }
 
@@ -327,7 +326,7 @@ impl CampaignTools {
         let tx = t.tx();
         TxItem {
             index: t.index,
-            call: self.stores.print_call(tx),
+            call: self.campaign.print_call(tx),
             sender: lower(&tx.sender),
             value: tx.value.to_string(),
             gas_used: t.gas_used(),
@@ -337,16 +336,16 @@ impl CampaignTools {
     }
 
     fn inspect(&self, a: InspectCorpusInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
-        let page = self.stores.corpus.tx_page(a.offset, a.limit);
+        let page = self.campaign.corpus().tx_page(a.offset, a.limit);
         ToolAnswer::json(&InspectCorpusOutput {
             transactions: page.iter().map(|t| self.tx_item(t)).collect(),
-            total: self.stores.corpus.tx_count(),
+            total: self.campaign.corpus().tx_count(),
         })
     }
 
     fn find(&self, a: FindTransactionInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
         if let Some(sig) = &a.function_signature {
-            self.stores.function_by_signature(sig).map_err(|m| {
+            self.campaign.function_by_signature(sig).map_err(|m| {
                 ToolError::invalid(format!("functionSignature: {m}"))
                     .with_details(serde_json::json!({ "field": "functionSignature" }))
             })?;
@@ -375,10 +374,10 @@ impl CampaignTools {
             min_value,
             argument: None,
         };
-        let matches = self.stores.corpus.find(&query, MAX_FIND_MATCHES);
+        let matches = self.campaign.corpus().find(&query, MAX_FIND_MATCHES);
         ToolAnswer::json(&FindTransactionOutput {
             matches: matches.iter().map(|t| self.tx_item(t)).collect(),
-            count: self.stores.corpus.count_matches(&query),
+            count: self.campaign.corpus().count_matches(&query),
         })
     }
 
@@ -410,7 +409,7 @@ impl CampaignTools {
     fn prioritize(&self, a: PrioritizeFunctionInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
         // A bare name stands for its one function (or lists the overloads).
         let i = self.control.resolve_signature(&a.function_signature)?;
-        let signature = self.stores.callable[i].function.signature();
+        let signature = self.campaign.callable()[i].function.signature();
         gate.commit("prioritize_function")?;
         let set = self.control.prioritize(&signature, 1)?;
         ToolAnswer::json(&PrioritizeFunctionOutput {
@@ -453,7 +452,7 @@ impl CampaignTools {
 
     fn reload_corpus(&self, _: ReloadCorpusInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
         gate.commit("reload_corpus")?;
-        let reload = self.stores.reload_corpus(Some(answer_by(gate)));
+        let reload = self.control.reload_corpus(Some(answer_by(gate)));
         let message = format!(
             "Added {} corpus entr{} ({} new coverage points); {} already known, {} malformed, {} left for the next reload",
             reload.added,
@@ -466,7 +465,7 @@ impl CampaignTools {
         ToolAnswer::json(&ReloadCorpusOutput {
             success: true,
             message,
-            corpus_sequences: self.stores.corpus.len(),
+            corpus_sequences: self.campaign.corpus().len(),
             reload,
         })
     }
@@ -476,8 +475,8 @@ impl CampaignTools {
         a: FoundryReproducerInput,
         _: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
-        use crate::campaign::foundry_repro::{Repro, for_test};
-        let r = for_test(&self.stores, &a.test).map_err(|m| {
+        use crate::campaign::foundry_repro::Repro;
+        let r = self.campaign.foundry_reproducer(&a.test).map_err(|m| {
             ToolError::invalid(m).with_details(serde_json::json!({ "field": "test" }))
         })?;
         let (falsified, contract, solidity) = match r {
@@ -495,12 +494,12 @@ impl CampaignTools {
     }
 
     fn target(&self, _: TargetInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
-        ToolAnswer::json(&crate::campaign::target_info::TargetInfo::of(&self.stores))
+        ToolAnswer::json(&self.campaign.target_info())
     }
 
     fn status(&self, _: StatusInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
-        let s = &self.stores;
-        let report = crate::campaign::Report::build(s);
+        let s = &self.campaign;
+        let report = s.report();
         ToolAnswer::json(&StatusOutput {
             run_id: report.run_id.clone(),
             contract: report.contract.clone(),
@@ -516,18 +515,18 @@ impl CampaignTools {
             branch_coverage: report.coverage.branch_percent,
             corpus_size: report.corpus_calls,
             corpus_sequences: report.corpus_sequences,
-            prioritized_functions: s.priorities.snapshot().signatures(),
+            prioritized_functions: s.priorities().snapshot().signatures(),
             config: StatusConfig {
-                test_mode: s.config.test_mode,
-                test_limit: if s.config.test_limit == crate::config::UNLIMITED {
+                test_mode: s.config().test_mode,
+                test_limit: if s.config().test_limit == crate::config::UNLIMITED {
                     "unlimited".into()
                 } else {
-                    s.config.test_limit.to_string()
+                    s.config().test_limit.to_string()
                 },
-                seq_len: s.config.seq_len,
-                shrink_limit: s.config.shrink_limit.to_string(),
-                seed: s.seed.to_string(),
-                senders: s.config.senders.iter().map(lower).collect(),
+                seq_len: s.config().seq_len,
+                shrink_limit: s.config().shrink_limit.to_string(),
+                seed: s.seed().to_string(),
+                senders: s.config().senders.iter().map(lower).collect(),
                 corpus_dir: s.layout().corpus_dir().display().to_string(),
                 out_dir: s.layout().out_dir().display().to_string(),
             },

@@ -23,14 +23,13 @@
 use super::errors::{ErrorCode, ToolError};
 use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
 use super::journal_read::JournalRead;
-use crate::campaign::{Stores, rfc3339};
+use crate::campaign::{CampaignRead, rfc3339};
 use crate::journal::query::{self, Entity, Filter, QueryError};
 use crate::journal::{Journal, Kind, Severity};
 use rusqlite::types::Value as Sql;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use std::sync::Arc;
 use std::time::Instant;
 
 mod types;
@@ -125,8 +124,8 @@ fn entity_of(e: &query::Row) -> EventEntity {
 #[derive(Clone)]
 pub struct EventsTools {
     journal: JournalRead,
-    /// The live stores, for a snapshot at or after the live run's end.
-    stores: Arc<Stores>,
+    /// The live campaign, for a snapshot at or after the live run's end.
+    campaign: CampaignRead,
 }
 
 /// Seed 000: the event journal's query tools.
@@ -195,8 +194,8 @@ impl Family for EventsTools {
 }
 
 impl EventsTools {
-    pub fn new(journal: JournalRead, stores: Arc<Stores>) -> Self {
-        EventsTools { journal, stores }
+    pub fn new(journal: JournalRead, campaign: CampaignRead) -> Self {
+        EventsTools { journal, campaign }
     }
 
     fn journal(&self) -> Result<&Journal, ToolError> {
@@ -406,7 +405,7 @@ impl EventsTools {
             .transpose()?;
         let run = a.run_id.clone();
         let live = run == self.journal.run_id();
-        let s = &self.stores;
+        let s = &self.campaign;
         let symbol = a.security_symbol.clone();
         let built = self.read("get_state_snapshot", &run, gate, |c| {
             let cutoff = match (at_event, at_ms) {
@@ -566,9 +565,9 @@ impl EventsTools {
         let (mut state, reconstructed, cutoff) = built;
         if !reconstructed {
             // The live run, now: the stores are the truth.
-            let report = crate::campaign::Report::build(s);
-            state.coverage_points = s.target.coverage.points();
-            state.corpus_size = s.corpus.len() as u64;
+            let report = s.report();
+            state.coverage_points = s.target().coverage.points();
+            state.corpus_size = s.corpus().len() as u64;
             state.calls = report.calls;
             if a.include_indicators {
                 state.properties = report
@@ -582,7 +581,7 @@ impl EventsTools {
                     .collect();
             }
             state.prioritized_functions = s
-                .priorities
+                .priorities()
                 .snapshot()
                 .signatures()
                 .into_iter()
@@ -590,7 +589,7 @@ impl EventsTools {
                 .collect();
         } else if a.include_indicators && live {
             // Properties never falsified by the cutoff were passing.
-            for c in s.tests.cases() {
+            for c in s.tests().cases() {
                 if !state.properties.iter().any(|p| p.name == c.name) {
                     state.properties.push(SnapshotProperty {
                         name: c.name.clone(),

@@ -14,7 +14,7 @@
 
 use super::errors::ToolError;
 use super::family::{Access, Conventions, Family, FamilyName, Gate, Observed, ToolAnswer, ToolDef};
-use crate::campaign::{Control, Stores};
+use crate::campaign::{CampaignRead, Control, FamilyState};
 use crate::graph::etg::{self, EtgKind};
 use crate::graph::join::Gap;
 use crate::graph::rows::{self as graph_rows, Outcome};
@@ -23,7 +23,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// After an attempt's last event, how long its effects are still counted
 /// as its outcome (coverage reached, tests falsified).
@@ -225,7 +224,9 @@ pub struct ContextOutput {
 /// The graph family over one campaign.
 #[derive(Clone)]
 pub struct GraphTools {
-    stores: Arc<Stores>,
+    campaign: CampaignRead,
+    /// The code graph's index and the ETG: this family's state.
+    state: FamilyState,
 }
 
 fn graph_error(e: GraphError) -> ToolError {
@@ -296,12 +297,11 @@ impl Family for GraphTools {
     /// `tool_end` of its session's current attempt. A read's log may give way
     /// under overload; a call that changed state is always kept.
     fn observe(&self, call: &Observed<'_>) {
-        let stores = &self.stores;
-        let attempt = stores.etg.attempt_of(call.session.0);
+        let attempt = self.campaign.etg().attempt_of(call.session.0);
         let droppable = !call.committed;
         let arguments = Value::Object(call.arguments.clone());
         let name = call.tool;
-        stores.etg_log(
+        self.state.etg_log(
             &attempt,
             EtgKind::ToolStart,
             call.started_ms,
@@ -337,7 +337,7 @@ impl Family for GraphTools {
                 end["error"] = e.message.clone().into();
             }
         }
-        stores.etg_log(
+        self.state.etg_log(
             &attempt,
             EtgKind::ToolEnd,
             call.started_ms + call.elapsed_us / 1000,
@@ -351,7 +351,8 @@ impl Family for GraphTools {
 impl GraphTools {
     pub fn new(control: &Control) -> Self {
         GraphTools {
-            stores: control.stores().clone(),
+            campaign: control.read(),
+            state: control.family_state(),
         }
     }
 
@@ -365,13 +366,13 @@ impl GraphTools {
             }
         }
         let out = self
-            .stores
-            .graph
+            .state
+            .graph()
             .index(&a.project_root, &a.files, || {
                 gate.commit("graph_index_project").is_ok()
             })
             .map_err(graph_error)?;
-        self.stores.journal_graph(&a.project_root);
+        self.state.journal_graph(&a.project_root);
         ToolAnswer::json(&IndexProjectOutput {
             indexed_files: out.files,
             graph_version: out.version,
@@ -381,13 +382,13 @@ impl GraphTools {
 
     fn update(&self, a: UpdateFilesInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
         let out = self
-            .stores
-            .graph
+            .state
+            .graph()
             .update(&a.project_root, &a.added_or_modified, &a.deleted, || {
                 gate.commit("graph_update_files").is_ok()
             })
             .map_err(graph_error)?;
-        self.stores.journal_graph(&a.project_root);
+        self.state.journal_graph(&a.project_root);
         ToolAnswer::json(&UpdateFilesOutput {
             updated_files: out.files,
             graph_version: out.version,
@@ -397,8 +398,8 @@ impl GraphTools {
 
     fn context(&self, a: ContextInput, _gate: &Gate) -> Result<ToolAnswer, ToolError> {
         let contexts = self
-            .stores
-            .graph
+            .campaign
+            .graph()
             .context(&a.project_root, &a.files, a.max_tokens as usize)
             .map_err(graph_error)?;
         ToolAnswer::json(&ContextOutput {
@@ -436,14 +437,14 @@ impl GraphTools {
         etg::validate(a.kind, &payload).map_err(|e| field(&e.field, e.message))?;
         if a.kind == EtgKind::Checkpoint && payload.get("graph_version").is_none() {
             // Checkpoints are tied to the graph they were made against.
-            payload["graph_version"] = self.stores.graph.graph().version.clone().into();
+            payload["graph_version"] = self.campaign.graph().graph().version.clone().into();
         }
         gate.commit("etg_log_event")?;
         let event = self
-            .stores
+            .state
             .etg_log(&a.attempt_id, a.kind, ts_ms, payload, false, false);
         if let Some(session) = gate.session() {
-            self.stores.etg.enter(session.0, &a.attempt_id);
+            self.state.etg_enter(session.0, &a.attempt_id);
         }
         ToolAnswer::json(&LogEventOutput {
             event_id: event.event_id,
@@ -456,15 +457,15 @@ impl GraphTools {
             return Err(ToolError::invalid("query: must not be empty")
                 .with_details(json!({ "field": "query" })));
         }
-        let exclude = gate.session().map(|s| self.stores.etg.attempt_of(s.0));
-        let found = self.stores.etg.similar(
+        let exclude = gate.session().map(|s| self.campaign.etg().attempt_of(s.0));
+        let found = self.campaign.etg().similar(
             &a.query,
             &a.files,
             a.top_k.min(100) as usize,
             a.min_score,
             exclude.as_deref(),
         );
-        let outcomes: Vec<Outcome> = match self.stores.journal() {
+        let outcomes: Vec<Outcome> = match self.campaign.journal() {
             Some(j) if !found.is_empty() => super::journal_read::JournalRead::with_reader(
                 j,
                 "etg_query_similar_attempts",

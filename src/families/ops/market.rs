@@ -76,7 +76,7 @@ impl OpsTools {
         _: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
         let width = self.width(&p.timeframe)?;
-        let s = self.stores().clone();
+        let s = self.campaign().clone();
         // A function's own coverage, or a metric.
         let function = match Metric::parse(&p.symbol) {
             Some(_) => None,
@@ -113,20 +113,20 @@ impl OpsTools {
                 let lo = candles.iter().map(|c| c.low).fold(f64::MAX, f64::min);
                 let now = now_ms();
                 let since = |ms: u64| (ms > 0).then(|| now.saturating_sub(ms));
-                let totals = s.stats.function_totals();
+                let totals = s.stats().function_totals();
                 let mut per_function: Vec<FunctionGrowth> = totals
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| function.is_none_or(|f| f == *i))
                     .map(|(i, t)| FunctionGrowth {
-                        function: s.callable[i].function.signature(),
+                        function: s.callable()[i].function.signature(),
                         new_points: t.new_points,
                         ms_since_new_coverage: since(t.last_new_ms),
                     })
                     .collect();
                 per_function.sort_by_key(|f| std::cmp::Reverse(f.ms_since_new_coverage.unwrap_or(u64::MAX)));
                 let campaign_last = s
-                    .stats
+                    .stats()
                     .workers
                     .iter()
                     .map(|w| w.last_new_ms.load(std::sync::atomic::Ordering::Relaxed))
@@ -151,19 +151,19 @@ impl OpsTools {
     // ------------------------------------------------------------ trading
 
     pub(super) fn balance(&self, _: BalanceParams, _: &Gate) -> Result<ToolAnswer, ToolError> {
-        let s = self.stores();
+        let s = self.campaign();
         let r = std::sync::atomic::Ordering::Relaxed;
-        let used = s.stats.calls();
-        let limit = s.config.test_limit;
+        let used = s.stats().calls();
+        let limit = s.config().test_limit;
         let left = limit.saturating_sub(used);
-        let elapsed_ms = s.started.elapsed().as_millis() as u64;
+        let elapsed_ms = s.started().elapsed().as_millis() as u64;
         let rate = if elapsed_ms > 0 {
             used as f64 * 1000.0 / elapsed_ms as f64
         } else {
             0.0
         };
         let time_left_ms = s
-            .config
+            .config()
             .timeout
             .map(|t| (t * 1000).saturating_sub(elapsed_ms));
         let unrealized = match time_left_ms {
@@ -172,7 +172,7 @@ impl OpsTools {
         };
         let workers = (0..s.workers())
             .map(|i| {
-                let w = &s.stats.workers[i];
+                let w = &s.stats().workers[i];
                 WorkerBudget {
                     worker: i as u32,
                     calls: w.calls.load(r),
@@ -195,19 +195,19 @@ impl OpsTools {
     }
 
     pub(super) fn positions(&self, p: PositionsParams, _: &Gate) -> Result<ToolAnswer, ToolError> {
-        let s = self.stores();
-        let contract = s.target.contract.name.clone();
+        let s = self.campaign();
+        let contract = s.target().contract.name.clone();
         let filter = match p.symbol.as_deref() {
             None => None,
             Some(sym) if sym == contract || sym == "*" => None,
             Some(sym) => Some(self.callable(sym, "symbol")?),
         };
         let r = std::sync::atomic::Ordering::Relaxed;
-        let points = s.target.coverage.points();
+        let points = s.target().coverage.points();
         let now = now_ms();
         let all: Vec<PositionItem> = (0..s.workers())
             .filter_map(|i| {
-                let w = &s.stats.workers[i];
+                let w = &s.stats().workers[i];
                 let pos = w.position.snapshot();
                 if filter.is_some() && pos.last_function != filter {
                     return None;
@@ -223,14 +223,14 @@ impl OpsTools {
                     opened_at: rfc3339(if pos.started_ms > 0 {
                         pos.started_ms
                     } else {
-                        s.started_ms
+                        s.started_ms()
                     }),
                     worker: i as u32,
                     source: pos.source.map(|o| o.as_str().to_string()),
                     planned_calls: pos.planned,
                     last_function: pos
                         .last_function
-                        .map(|k| s.callable[k].function.signature()),
+                        .map(|k| s.callable()[k].function.signature()),
                     calls: w.calls.load(r),
                     ms_since_new_coverage: (last > 0).then(|| now.saturating_sub(last)),
                 })
@@ -245,7 +245,7 @@ impl OpsTools {
         p: TradeParams,
         gate: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
-        let s = self.stores();
+        let s = self.campaign();
         if !(p.size >= 1.0 && p.size <= 100.0 && p.size.fract() == 0.0) {
             return Err(ToolError::seed001(
                 "INVALID_SIZE",

@@ -25,11 +25,10 @@
 use super::conventions::{TtlCache, mark, page};
 use super::errors::ToolError;
 use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
-use crate::campaign::oracle::{DryStop, Oracle};
-use crate::campaign::run_report;
+use crate::campaign::oracle::DryStop;
 use crate::campaign::signals::{Direction, Signal, Strategy};
 use crate::campaign::spec::{Spec, SpecSource};
-use crate::campaign::{Control, SpecRefused, Stores, rfc3339};
+use crate::campaign::{CampaignRead, Control, FamilyState, SpecRefused, rfc3339};
 use crate::corpus::Origin;
 use crate::eventlog::now_ms;
 use crate::ops::{Metric, Sample};
@@ -67,20 +66,26 @@ mod ttl {
 /// The ops family over one campaign.
 #[derive(Clone)]
 pub struct OpsTools {
+    campaign: CampaignRead,
+    /// Specs go to the campaign's tests through steering.
     control: Control,
+    /// Decisions.
+    state: FamilyState,
     cache: Arc<TtlCache>,
 }
 
 impl OpsTools {
     pub fn new(control: &Control) -> Self {
         OpsTools {
+            campaign: control.read(),
             control: control.clone(),
+            state: control.family_state(),
             cache: Arc::new(TtlCache::default()),
         }
     }
 
-    fn stores(&self) -> &Arc<Stores> {
-        self.control.stores()
+    fn campaign(&self) -> &CampaignRead {
+        &self.campaign
     }
 
     /// A cached read: `key` names the call (tool, arguments, data version).
@@ -115,12 +120,12 @@ impl OpsTools {
     }
 
     fn samples(&self) -> Vec<Sample> {
-        let s = self.stores();
-        s.ops.history.with_now(s.sample_now())
+        let s = self.campaign();
+        s.ops().history.with_now(s.sample_now())
     }
 
     fn contract_symbol(&self, symbol: &str) -> Result<(), ToolError> {
-        let name = &self.stores().target.contract.name;
+        let name = &self.campaign().target().contract.name;
         if symbol == name || symbol == "*" {
             Ok(())
         } else {
@@ -134,12 +139,16 @@ impl OpsTools {
 
     /// The callable function with signature `sig`.
     fn callable(&self, sig: &str, field: &str) -> Result<usize, ToolError> {
-        let s = self.stores();
-        s.callable
+        let s = self.campaign();
+        s.callable()
             .iter()
             .position(|c| c.function.signature() == sig)
             .ok_or_else(|| {
-                let all: Vec<String> = s.callable.iter().map(|c| c.function.signature()).collect();
+                let all: Vec<String> = s
+                    .callable()
+                    .iter()
+                    .map(|c| c.function.signature())
+                    .collect();
                 ToolError::seed001(
                     "INVALID_SYMBOL",
                     field,
@@ -173,23 +182,26 @@ fn fresh<A: Serialize>(answer: A) -> Result<ToolAnswer, ToolError> {
     })
 }
 
-fn dry_run(s: &Stores, txs: &[Tx], gate: &Gate) -> Result<(Vec<DryCall>, Vec<String>), ToolError> {
+fn dry_run(
+    s: &CampaignRead,
+    txs: &[Tx],
+    gate: &Gate,
+) -> Result<(Vec<DryCall>, Vec<String>), ToolError> {
     dry_run_from(s, txs, gate, None, None)
 }
 
 /// Runs `txs` once on an isolated executor from the deployed state (at
 /// block time `start` if later), stopping before a call whose block time
-/// passes `end` (the campaign's dry run, [`run_report`]); each call's
+/// passes `end` (the campaign's dry run, [`CampaignRead::dry_run`]); each call's
 /// outcome, gas, new coverage points and failing tests.
 fn dry_run_from(
-    s: &Stores,
+    s: &CampaignRead,
     txs: &[Tx],
     gate: &Gate,
     start: Option<u64>,
     end: Option<u64>,
 ) -> Result<(Vec<DryCall>, Vec<String>), ToolError> {
-    let mut ex = s.target.isolated_executor();
-    let run = Oracle::new(s, &mut ex).dry_run(txs, gate.deadline(), start, end);
+    let (run, report) = s.dry_run(txs, gate.deadline(), start, end);
     if run.stop == DryStop::Deadline {
         return Err(ToolError::seed001(
             "BACKTEST_TIMEOUT",
@@ -201,7 +213,6 @@ fn dry_run_from(
             ),
         ));
     }
-    let report = run_report::describe(s, txs, &run);
     let calls = report
         .calls
         .into_iter()

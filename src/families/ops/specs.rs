@@ -8,8 +8,8 @@ impl OpsTools {
     // -------------------------------------------------------------- specs
 
     pub(super) fn top_specs(&self, p: TopSpecsParams, _: &Gate) -> Result<ToolAnswer, ToolError> {
-        let s = self.stores().clone();
-        let version = (s.tests.len(), s.tests.falsified_count());
+        let s = self.campaign().clone();
+        let version = (s.tests().len(), s.tests().falsified_count());
         self.cached(
             format!(
                 "specs:{}:{}:{}:{version:?}",
@@ -18,10 +18,10 @@ impl OpsTools {
             ttl::TOP_SPECS,
             p.force_refresh,
             || {
-                let graph = s.graph.graph();
-                let calls = s.stats.calls();
+                let graph = s.graph().graph();
+                let calls = s.stats().calls();
                 let mut all: Vec<SpecItem> = s
-                    .tests
+                    .tests()
                     .cases()
                     .filter(|c| match p.source {
                         SpecSourceFilter::ALL => true,
@@ -29,9 +29,10 @@ impl OpsTools {
                         SpecSourceFilter::LLM_GENERATED => c.spec.is_some(),
                     })
                     .map(|c| {
-                        let (added, closed) = s.tests.evaluated_between(c.id).unwrap_or((0, None));
+                        let (added, closed) =
+                            s.tests().evaluated_between(c.id).unwrap_or((0, None));
                         let evaluations = closed.unwrap_or(calls).saturating_sub(added);
-                        let f = s.tests.falsified(c.id);
+                        let f = s.tests().falsified(c.id);
                         let indicators = match &c.spec {
                             Some(spec) => spec.reads.clone(),
                             None => vec![c.function.signature()],
@@ -41,7 +42,7 @@ impl OpsTools {
                             .iter()
                             .filter(|g| {
                                 indicators.iter().any(|i| {
-                                    g.signature == *i && g.contract == s.target.contract.name
+                                    g.signature == *i && g.contract == s.target().contract.name
                                 })
                             })
                             .flat_map(|g| g.reads.clone())
@@ -89,15 +90,15 @@ impl OpsTools {
         p: ImplementationsParams,
         _: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
-        let s = self.stores().clone();
-        let test = s.tests.cases().find(|c| c.name == p.spec_id).cloned();
+        let s = self.campaign().clone();
+        let test = s.tests().cases().find(|c| c.name == p.spec_id).cloned();
         let is_function = s
-            .target
+            .target()
             .functions
             .iter()
             .any(|f| f.signature() == p.spec_id);
         if test.is_none() && !is_function {
-            let tests: Vec<String> = s.tests.cases().map(|c| c.name.clone()).collect();
+            let tests: Vec<String> = s.tests().cases().map(|c| c.name.clone()).collect();
             return Err(ToolError::seed001(
                 "SPEC_NOT_FOUND",
                 "spec_id",
@@ -113,8 +114,8 @@ impl OpsTools {
             ttl::IMPLEMENTATIONS,
             p.force_refresh,
             || {
-                let graph = s.graph.graph();
-                let contract = s.target.contract.name.clone();
+                let graph = s.graph().graph();
+                let contract = s.target().contract.name.clone();
                 let node = |sig: &str| {
                     graph
                         .functions
@@ -151,12 +152,12 @@ impl OpsTools {
                 }
                 let mut seen = std::collections::HashSet::new();
                 related.retain(|(sig, _)| seen.insert(sig.clone()));
-                let totals = s.stats.function_totals();
+                let totals = s.stats().function_totals();
                 let all: Vec<ImplItem> = related
                     .iter()
                     .map(|(sig, role)| {
                         let n = node(sig);
-                        let k = s.callable.iter().position(|c| c.function.signature() == *sig);
+                        let k = s.callable().iter().position(|c| c.function.signature() == *sig);
                         let t = k.map(|k| &totals[k]);
                         let calls = t.map_or(0, |t| t.calls);
                         let status = match (test.is_some() && *role == "root", t) {
@@ -213,7 +214,7 @@ impl OpsTools {
         p: SubmitSpecParams,
         gate: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
-        let s = self.stores();
+        let s = self.campaign();
         let src = SpecSource {
             name: p.name,
             description: p.description.unwrap_or_default(),
@@ -224,9 +225,9 @@ impl OpsTools {
             reasoning: p.reasoning.unwrap_or_default(),
             submitted_ms: now_ms(),
         };
-        let spec = Spec::parse(src, &s.target.functions)
+        let spec = Spec::parse(src, &s.target().functions)
             .map_err(|e| ToolError::seed001(e.code, &e.field, e.to_string()))?;
-        if s.tests.cases().any(|c| c.name == spec.source.name) {
+        if s.tests().cases().any(|c| c.name == spec.source.name) {
             return Err(ToolError::seed001(
                 "DUPLICATE_NAME",
                 "name",
@@ -235,7 +236,7 @@ impl OpsTools {
         }
         gate.commit("submit_new_spec")?;
         let name = spec.source.name.clone();
-        match s.add_spec(spec) {
+        match self.control.add_spec(spec) {
             Ok(_) => {}
             Err(SpecRefused::Duplicate(n)) => {
                 return Err(ToolError::seed001(
@@ -272,7 +273,7 @@ impl OpsTools {
         p: SaveDecisionParams,
         gate: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
-        let s = self.stores();
+        let s = self.campaign();
         let symbol = p.symbol.trim();
         if symbol.is_empty() || symbol.len() > 256 || symbol.chars().any(char::is_control) {
             return Err(ToolError::seed001(
@@ -308,10 +309,10 @@ impl OpsTools {
         }
         gate.commit("save_decision")?;
         let created_ms = now_ms();
-        let decision_id = format!("dec-{}-{:04}", s.run_id, s.ops.decisions.len() + 1);
-        s.save_decision(crate::ops::Decision {
+        let decision_id = format!("dec-{}-{:04}", s.run_id(), s.ops().decisions.len() + 1);
+        self.state.save_decision(crate::ops::Decision {
             decision_id: decision_id.clone(),
-            run_id: s.run_id.clone(),
+            run_id: s.run_id().to_string(),
             symbol: symbol.to_string(),
             action: p.action.as_str().into(),
             confidence: p.confidence,
@@ -331,8 +332,8 @@ impl OpsTools {
         p: RecentDecisionsParams,
         _: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
-        let s = self.stores().clone();
-        let version = s.ops.decisions.len();
+        let s = self.campaign().clone();
+        let version = s.ops().decisions.len();
         self.cached(
             format!(
                 "decisions:{:?}:{:?}:{}:{}:{version}",
@@ -342,7 +343,7 @@ impl OpsTools {
             p.force_refresh,
             || {
                 let all: Vec<DecisionItem> = s
-                    .ops
+                    .ops()
                     .decisions
                     .recent(p.symbol.as_deref(), p.action.map(Action::as_str))
                     .into_iter()
@@ -366,7 +367,7 @@ impl OpsTools {
     // ----------------------------------------------------------- backtest
 
     pub(super) fn backtest(&self, p: BacktestParams, gate: &Gate) -> Result<ToolAnswer, ToolError> {
-        let s = self.stores();
+        let s = self.campaign();
         self.contract_symbol(&p.symbol)?;
         let day = |field: &str, d: &Option<String>| -> Result<Option<u64>, ToolError> {
             d.as_deref()
@@ -405,7 +406,7 @@ impl OpsTools {
             Some(("corpus", n)) => n
                 .parse::<u64>()
                 .ok()
-                .and_then(|n| s.corpus.get(crate::ids::EntryId(n)))
+                .and_then(|n| s.corpus().get(crate::ids::EntryId(n)))
                 .map(|e| e.txs.clone())
                 .ok_or_else(|| {
                     ToolError::seed001(
@@ -414,15 +415,15 @@ impl OpsTools {
                         format!(
                             "{}: the corpus has entries 0 to {}",
                             p.strategy_id,
-                            s.corpus.len() as i64 - 1
+                            s.corpus().len() as i64 - 1
                         ),
                     )
                 })?,
             Some(("test", name)) => s
-                .tests
+                .tests()
                 .cases()
                 .find(|c| c.name == name)
-                .and_then(|c| s.tests.falsified(c.id))
+                .and_then(|c| s.tests().falsified(c.id))
                 .map(|f| f.sequence().to_vec())
                 .ok_or_else(|| {
                     ToolError::seed001(
@@ -505,8 +506,8 @@ impl OpsTools {
             ttl::HISTORICAL_PERFORMANCE,
             p.force_refresh,
             || {
-                let s = self.stores();
-                let totals = s.stats.function_totals();
+                let s = self.campaign();
+                let totals = s.stats().function_totals();
                 let rows: Vec<FunctionPerformance> = totals
                     .iter()
                     .enumerate()
@@ -514,7 +515,7 @@ impl OpsTools {
                     .map(|(k, t)| {
                         let errors = t.reverts.saturating_sub(t.panics + t.raw_reverts + t.halts);
                         FunctionPerformance {
-                            function: s.callable[k].function.signature(),
+                            function: s.callable()[k].function.signature(),
                             calls: t.calls,
                             generated: t.generated,
                             reverts: t.reverts,

@@ -16,14 +16,14 @@ impl OpsTools {
             ttl::TOP_STRATEGIES,
             p.force_refresh,
             || {
-                let s = self.stores();
+                let s = self.campaign();
                 let r = std::sync::atomic::Ordering::Relaxed;
                 let mut all: Vec<StrategyItem> = Origin::ALL
                     .iter()
                     .map(|o| {
                         let i = o.index();
                         let sum = |f: fn(&crate::campaign::WorkerStats) -> &[std::sync::atomic::AtomicU64; Origin::COUNT]| -> u64 {
-                            s.stats.workers.iter().map(|w| f(w)[i].load(r)).sum()
+                            s.stats().workers.iter().map(|w| f(w)[i].load(r)).sum()
                         };
                         let calls = sum(|w| &w.origin_calls);
                         let reverts = sum(|w| &w.origin_reverts);
@@ -76,9 +76,9 @@ impl OpsTools {
             ttl::STRATEGY_SIGNAL,
             p.force_refresh,
             || {
-                let s = self.stores();
-                let gaps = s.graph.gaps();
-                let signal = s.signal(k, strategy, &gaps, &s.stats.function_totals());
+                let s = self.campaign();
+                let gaps = s.graph().gaps();
+                let signal = s.signal(k, strategy, &gaps, &s.stats().function_totals());
                 Ok(SignalAnswer::from(&signal))
             },
         )
@@ -89,8 +89,8 @@ impl OpsTools {
         p: ConsensusParams,
         _: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
-        let s = self.stores().clone();
-        let only = if p.symbol == s.target.contract.name || p.symbol == "*" {
+        let s = self.campaign().clone();
+        let only = if p.symbol == s.target().contract.name || p.symbol == "*" {
             None
         } else {
             Some(self.callable(&p.symbol, "symbol").map_err(|_| {
@@ -99,12 +99,13 @@ impl OpsTools {
                     "symbol",
                     format!(
                         "{:?}: the contract's name ({}) or a function's signature",
-                        p.symbol, s.target.contract.name
+                        p.symbol,
+                        s.target().contract.name
                     ),
                 )
             })?)
         };
-        if s.callable.is_empty() {
+        if s.callable().is_empty() {
             return Err(ToolError::seed001(
                 "NO_ACTIVE_STRATEGIES",
                 "symbol",
@@ -116,11 +117,11 @@ impl OpsTools {
             ttl::STRATEGY_CONSENSUS,
             p.force_refresh,
             || {
-                let gaps = s.graph.gaps();
-                let totals = s.stats.function_totals();
+                let gaps = s.graph().gaps();
+                let totals = s.stats().function_totals();
                 let (mut bull, mut bear, mut neutral) = (0u64, 0u64, 0u64);
                 let mut ranked = Vec::new();
-                for k in 0..s.callable.len() {
+                for k in 0..s.callable().len() {
                     if only.is_some_and(|o| o != k) {
                         continue;
                     }
@@ -137,7 +138,7 @@ impl OpsTools {
                     }
                     let word = |x: &Signal| x.direction.seed_word().to_string();
                     ranked.push(RankedFunction {
-                        function: s.callable[k].function.signature(),
+                        function: s.callable()[k].function.signature(),
                         score,
                         signals: StrategySignals {
                             coverage: word(&coverage),

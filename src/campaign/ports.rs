@@ -1,0 +1,228 @@
+//! The ports a tool family receives instead of the campaign's whole state:
+//! a family's constructor says, in its signature, what it may touch.
+//!
+//! * [`CampaignRead`]: snapshots and totals — configuration, target,
+//!   corpus, tests, statistics, the event log, the code graph. No method
+//!   changes the campaign.
+//! * [`Control`](super::Control): steering — inject, prioritize, specs,
+//!   stop (and the journal of those commands).
+//! * [`FamilyState`]: the state a family keeps in the campaign (the code
+//!   graph's versions and the ETG, the agent's decisions), written through
+//!   the journal so that it survives the run.
+//! * [`JournalRead`](crate::families::journal_read::JournalRead): pooled
+//!   reads of the journal within the budget.
+//!
+//! Workers and `Control` hold the campaign ([`Stores`]) itself.
+
+use super::*;
+use crate::campaign::generate::Callable;
+use crate::campaign::properties::TestStore;
+use crate::corpus::Corpus;
+use crate::eventlog::EventLog;
+use crate::graph::GraphStore;
+use crate::graph::etg::{Etg, EtgEvent, EtgKind};
+use crate::priority::PrioritySet;
+
+/// What a family may read of the campaign. Cheap to clone.
+#[derive(Clone)]
+pub struct CampaignRead(Arc<Stores>);
+
+impl CampaignRead {
+    pub(super) fn new(stores: Arc<Stores>) -> Self {
+        CampaignRead(stores)
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.0.config
+    }
+    pub fn target(&self) -> &Arc<Target> {
+        &self.0.target
+    }
+    /// The functions workers call; priority indices point into this.
+    pub fn callable(&self) -> &[Callable] {
+        &self.0.callable
+    }
+    pub fn events(&self) -> &EventLog {
+        &self.0.events
+    }
+    pub fn corpus(&self) -> &Corpus {
+        &self.0.corpus
+    }
+    pub fn priorities(&self) -> &PrioritySet {
+        &self.0.priorities
+    }
+    pub fn tests(&self) -> &TestStore {
+        &self.0.tests
+    }
+    pub fn stats(&self) -> &Stats {
+        &self.0.stats
+    }
+    /// The target's code graph joined with coverage (read; the graph
+    /// family indexes through [`FamilyState::graph`]).
+    pub fn graph(&self) -> GraphRead<'_> {
+        GraphRead(&self.0.graph)
+    }
+    pub fn seed(&self) -> u64 {
+        self.0.seed
+    }
+    pub fn run_id(&self) -> &str {
+        &self.0.run_id
+    }
+    pub fn started(&self) -> Instant {
+        self.0.started
+    }
+    pub fn started_ms(&self) -> u64 {
+        self.0.started_ms
+    }
+    pub fn workers(&self) -> usize {
+        self.0.workers()
+    }
+    pub fn finished(&self) -> bool {
+        self.0.finished()
+    }
+    pub fn end_reason(&self) -> Option<EndReason> {
+        self.0.end_reason()
+    }
+    pub fn layout(&self) -> &persist::Layout {
+        self.0.layout()
+    }
+    pub fn journal(&self) -> Option<&crate::journal::Journal> {
+        self.0.journal()
+    }
+    pub fn renderer(&self) -> &Renderer {
+        self.0.renderer()
+    }
+    pub fn coverage_report(&self) -> crate::coverage::lcov::CoverageReport {
+        self.0.coverage_report()
+    }
+    pub fn function_by_signature(
+        &self,
+        signature: &str,
+    ) -> Result<&Arc<alloy_json_abi::Function>, String> {
+        self.0.function_by_signature(signature)
+    }
+    /// The campaign's metrics now.
+    pub fn sample_now(&self) -> crate::ops::Sample {
+        self.0.sample_now()
+    }
+    /// Strategy `strategy`'s signal for callable function `k` (see
+    /// [`Stores::signal`]).
+    pub fn signal<'g>(
+        &self,
+        k: usize,
+        strategy: signals::Strategy,
+        gaps: &'g [crate::graph::join::Gap],
+        totals: &[FunctionTotals],
+    ) -> signals::Signal<'g> {
+        self.0.signal(k, strategy, gaps, totals)
+    }
+    pub fn print_sequence(&self, txs: &[Tx]) -> Vec<String> {
+        self.0.print_sequence(txs)
+    }
+    pub fn print_call(&self, tx: &Tx) -> String {
+        self.0.print_call(tx)
+    }
+    /// A Foundry test reproducing falsified test `test` (see
+    /// [`foundry_repro::for_test`]).
+    pub fn foundry_reproducer(&self, test: &str) -> Result<foundry_repro::Repro, String> {
+        foundry_repro::for_test(&self.0, test)
+    }
+    /// Runs `txs` once on an isolated executor from the deployed state (see
+    /// [`Oracle::dry_run`]) and describes each call.
+    pub fn dry_run(
+        &self,
+        txs: &[Tx],
+        deadline: Instant,
+        start: Option<u64>,
+        end: Option<u64>,
+    ) -> (oracle::DryRun, run_report::SequenceReport) {
+        let mut ex = self.0.target.isolated_executor();
+        let run = Oracle::new(&self.0, &mut ex).dry_run(txs, deadline, start, end);
+        let report = run_report::describe(&self.0, txs, &run);
+        (run, report)
+    }
+    /// The campaign's report as of now (what the run prints at its end).
+    pub fn report(&self) -> Report {
+        Report::build(&self.0)
+    }
+    /// What the agent needs to know of the target (the `target` tool).
+    pub fn target_info(&self) -> target_info::TargetInfo {
+        target_info::TargetInfo::of(&self.0)
+    }
+    /// The metrics history and the agent's decisions (read).
+    pub fn ops(&self) -> &crate::ops::OpsState {
+        &self.0.ops
+    }
+    /// The ETG of the agent's attempts (read: queries, session attempts).
+    pub fn etg(&self) -> &Etg {
+        &self.0.etg
+    }
+}
+
+/// The state a family keeps in the campaign, written through the journal.
+#[derive(Clone)]
+pub struct FamilyState(Arc<Stores>);
+
+impl FamilyState {
+    pub(super) fn new(stores: Arc<Stores>) -> Self {
+        FamilyState(stores)
+    }
+
+    /// Logs an ETG event under `attempt_id` (and in the journal).
+    pub fn etg_log(
+        &self,
+        attempt_id: &str,
+        kind: EtgKind,
+        ts_ms: u64,
+        payload: serde_json::Value,
+        auto: bool,
+        droppable: bool,
+    ) -> EtgEvent {
+        self.0
+            .etg_log(attempt_id, kind, ts_ms, payload, auto, droppable)
+    }
+
+    /// Makes `attempt_id` MCP session `session`'s current attempt.
+    pub fn etg_enter(&self, session: u64, attempt_id: &str) {
+        self.0.etg.enter(session, attempt_id);
+    }
+
+    /// Stores the current code graph's version in the journal.
+    pub fn journal_graph(&self, project_root: &str) {
+        self.0.journal_graph(project_root)
+    }
+
+    /// The code graph, to index and re-index.
+    pub fn graph(&self) -> &GraphStore {
+        &self.0.graph
+    }
+
+    /// Keeps an agent's decision (memory and journal).
+    pub fn save_decision(&self, d: crate::ops::Decision) {
+        self.0.save_decision(d)
+    }
+}
+
+/// The code graph, read.
+#[derive(Clone, Copy)]
+pub struct GraphRead<'a>(&'a GraphStore);
+
+impl GraphRead<'_> {
+    pub fn graph(&self) -> Arc<crate::graph::CodeGraph> {
+        self.0.graph()
+    }
+    pub fn version(&self) -> Option<String> {
+        self.0.version()
+    }
+    pub fn gaps(&self) -> Vec<crate::graph::join::Gap> {
+        self.0.gaps()
+    }
+    pub fn context(
+        &self,
+        project_root: &str,
+        files: &[String],
+        max_tokens: usize,
+    ) -> Result<Vec<crate::graph::store::FileContext>, crate::graph::store::GraphError> {
+        self.0.context(project_root, files, max_tokens)
+    }
+}
