@@ -11,7 +11,7 @@ fn main() {
     let workers = 2;
     let (_dir, c) = common::busy_campaign("Token", workers);
     std::thread::sleep(Duration::from_millis(300));
-    let s = c.stores().clone();
+    let s = c.engine().clone();
     let control = c.control();
     let txs = control
         .parse_calls(

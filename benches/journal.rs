@@ -57,10 +57,10 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign(dir.path(), true, u64::MAX, 1);
     std::thread::sleep(Duration::from_millis(500));
-    let stores = c.stores().clone();
-    let journal = stores.journal().unwrap().clone();
-    let run = stores.run_id.clone();
-    let entry = stores
+    let engine = c.engine().clone();
+    let journal = engine.journal().unwrap().clone();
+    let run = engine.run_id.clone();
+    let entry = engine
         .corpus
         .get(rudder::ids::EntryId(0))
         .expect("a corpus entry");
@@ -237,7 +237,7 @@ fn main() {
     // measured query time differs).
     c.stop();
     drop(c.wait());
-    stores.flush();
+    engine.flush();
     let comparable = |mut v: Value| {
         if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
             m.remove("queryTimeMs");

@@ -142,10 +142,10 @@ fn main() {
         }
     }
     let rate = || {
-        let before = c.stores().stats.calls();
+        let before = c.engine().stats.calls();
         let t0 = Instant::now();
         std::thread::sleep(Duration::from_secs(if quick { 1 } else { 3 }));
-        (c.stores().stats.calls() - before) as f64 / t0.elapsed().as_secs_f64()
+        (c.engine().stats.calls() - before) as f64 / t0.elapsed().as_secs_f64()
     };
     let without_specs = rate();
     // submit_new_spec: each a new invariant every worker then checks after

@@ -125,7 +125,7 @@ fn main() {
     } else {
         Duration::from_secs(3)
     };
-    let s = c.stores().clone();
+    let s = c.engine().clone();
     let measure = |poll: bool| {
         let c0 = s.stats.calls();
         let t0 = Instant::now();

@@ -1,5 +1,5 @@
 //! The campaign: the target deployed once, N worker threads, the stores they
-//! write ([`Stores`]), the control handle that steers them ([`Control`]), and
+//! write ([`Engine`]), the control handle that steers them ([`Control`]), and
 //! the final [`Report`].
 //!
 //! Lifecycle: [`Campaign::new`] loads and deploys the target and sets up the
@@ -10,6 +10,7 @@
 
 pub mod control;
 pub mod corpus_dir;
+mod engine;
 pub mod foundry_repro;
 pub mod generate;
 pub mod oracle;
@@ -23,19 +24,18 @@ mod shrink;
 pub mod signals;
 pub mod spec;
 mod stats;
-mod stores;
 pub mod target_info;
 mod worker;
 
 pub use control::{Control, ControlError, Injection};
+pub use engine::{Engine, SpecRefused};
+use engine::{load_specs, spec_case};
 pub use oracle::{Goal, Oracle};
 pub use persist::Layout;
 pub use ports::{CampaignRead, FamilyState};
 pub use render::Renderer;
 pub use report::{Report, TestStatus};
 pub use stats::*;
-pub use stores::{SpecRefused, Stores};
-use stores::{load_specs, spec_case};
 
 use crate::artifacts::{ArtifactError, Project};
 use crate::config::{Config, TestMode};
@@ -87,10 +87,10 @@ pub(crate) struct CallBudget {
 
 impl CallBudget {
     /// Takes one call from the budget; `false` once the limit is reached.
-    pub(crate) fn take(&mut self, stores: &Stores) -> bool {
+    pub(crate) fn take(&mut self, engine: &Engine) -> bool {
         if self.left == 0 {
-            let limit = stores.config.test_limit;
-            let prev = stores
+            let limit = engine.config.test_limit;
+            let prev = engine
                 .stats
                 .granted
                 .fetch_add(BUDGET_CHUNK, Ordering::Relaxed);
@@ -105,8 +105,8 @@ impl CallBudget {
 
     /// Whether the limit is reached for this worker (no call left locally,
     /// and none left to claim).
-    pub(crate) fn exhausted(&self, stores: &Stores) -> bool {
-        self.left == 0 && stores.stats.granted.load(Ordering::Relaxed) >= stores.config.test_limit
+    pub(crate) fn exhausted(&self, engine: &Engine) -> bool {
+        self.left == 0 && engine.stats.granted.load(Ordering::Relaxed) >= engine.config.test_limit
     }
 }
 
@@ -234,7 +234,7 @@ pub const MAX_RESTARTS: u32 = 8;
 
 /// A running (or finished) campaign.
 pub struct Campaign {
-    stores: Arc<Stores>,
+    engine: Arc<Engine>,
     control: Control,
     receivers: Vec<crossbeam::channel::Receiver<Arc<Injection>>>,
     handles: Vec<JoinHandle<()>>,
@@ -518,7 +518,7 @@ impl Campaign {
             .enumerate()
             .map(|(i, c)| ((c.to, c.function.selector()), i))
             .collect();
-        let stores = Arc::new(Stores {
+        let engine = Arc::new(Engine {
             callable,
             // A lane per worker, one for the control plane's id and a spare:
             // pushes never meet (see the eventlog module doc).
@@ -555,20 +555,20 @@ impl Campaign {
         let (senders, receivers): (Vec<_>, Vec<_>) = (0..workers)
             .map(|_| crossbeam::channel::unbounded())
             .unzip();
-        let control = Control::new(stores.clone(), senders);
+        let control = Control::new(engine.clone(), senders);
         {
             // The code graph of the sources, ready before an agent asks.
-            let stores = Arc::downgrade(&stores);
+            let engine = Arc::downgrade(&engine);
             let _ = std::thread::Builder::new()
                 .name("rudder-graph".into())
                 .spawn(move || {
-                    if let Some(s) = stores.upgrade() {
+                    if let Some(s) = engine.upgrade() {
                         s.graph.warm();
                     }
                 });
         }
         Ok(Campaign {
-            stores,
+            engine,
             control,
             receivers,
             handles: Vec::new(),
@@ -576,8 +576,8 @@ impl Campaign {
         })
     }
 
-    pub fn stores(&self) -> &Arc<Stores> {
-        &self.stores
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
     }
 
     pub fn control(&self) -> Control {
@@ -592,11 +592,11 @@ impl Campaign {
         self.resume();
         {
             // The metrics history behind the ops family's market-data tools.
-            let stores = Arc::downgrade(&self.stores);
+            let engine = Arc::downgrade(&self.engine);
             let _ = std::thread::Builder::new()
                 .name("rudder-sampler".into())
                 .spawn(move || {
-                    while let Some(s) = stores.upgrade() {
+                    while let Some(s) = engine.upgrade() {
                         s.ops.history.record(s.sample_now());
                         if s.finished() {
                             break;
@@ -609,14 +609,14 @@ impl Campaign {
         let receivers = std::mem::take(&mut self.receivers);
         let running = Arc::new(AtomicU64::new(receivers.len() as u64));
         for (i, rx) in receivers.into_iter().enumerate() {
-            let stores = self.stores.clone();
+            let engine = self.engine.clone();
             let running = running.clone();
             let id = WorkerId(i as u32);
             let handle = std::thread::Builder::new()
                 .name(format!("rudder-worker-{i}"))
                 .spawn(move || {
-                    set_worker_priority(stores.config.worker_priority);
-                    stores.stats.workers[i]
+                    set_worker_priority(engine.config.worker_priority);
+                    engine.stats.workers[i]
                         .running
                         .store(true, Ordering::Release);
                     // A worker that panics is reported and started again
@@ -627,7 +627,7 @@ impl Campaign {
                         let rx = rx.clone();
                         let outcome =
                             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                let mut w = worker::Worker::new(stores.clone(), id, rx);
+                                let mut w = worker::Worker::new(engine.clone(), id, rx);
                                 w.run()
                             }));
                         match outcome {
@@ -639,18 +639,18 @@ impl Campaign {
                                     .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                                     .unwrap_or_else(|| "panic".into());
                                 tracing::error!("worker {i} panicked: {msg}");
-                                let note = stores.note(msg);
-                                stores.emit(id, Payload::WorkerPanicked { note });
+                                let note = engine.note(msg);
+                                engine.emit(id, Payload::WorkerPanicked { note });
                                 restarts += 1;
-                                if restarts > MAX_RESTARTS || stores.stop.load(Ordering::Acquire) {
+                                if restarts > MAX_RESTARTS || engine.stop.load(Ordering::Acquire) {
                                     break StopReason::Panicked;
                                 }
                             }
                         }
                     };
-                    let calls = stores.stats.workers[i].calls.load(Ordering::Relaxed);
-                    let sequences = stores.stats.workers[i].sequences.load(Ordering::Relaxed);
-                    stores.emit(
+                    let calls = engine.stats.workers[i].calls.load(Ordering::Relaxed);
+                    let sequences = engine.stats.workers[i].sequences.load(Ordering::Relaxed);
+                    engine.emit(
                         id,
                         Payload::WorkerStopped {
                             calls,
@@ -658,11 +658,11 @@ impl Campaign {
                             reason,
                         },
                     );
-                    stores.stats.workers[i]
+                    engine.stats.workers[i]
                         .running
                         .store(false, Ordering::Release);
                     if running.fetch_sub(1, Ordering::AcqRel) == 1 {
-                        stores.finished.store(true, Ordering::Release);
+                        engine.finished.store(true, Ordering::Release);
                     }
                 })
                 .map_err(|source| CampaignError::Io {
@@ -678,7 +678,7 @@ impl Campaign {
     /// then checks properties right after deployment. Runs on the campaign's
     /// own executor row, through the replay oracle.
     fn resume(&mut self) {
-        let s = self.stores.clone();
+        let s = self.engine.clone();
         let functions = crate::tx::Abis {
             target: &s.target.functions,
             others: &s.target.others,
@@ -778,7 +778,7 @@ impl Campaign {
     /// Shrinks each optimization test's best sequence while it still reaches
     /// the best value (Echidna does too), once the workers have stopped.
     fn shrink_optima(&self) {
-        let s = &self.stores;
+        let s = &self.engine;
         if !s.tests.cases().any(|c| c.kind == TestKind::Optimization) {
             return;
         }
@@ -807,7 +807,7 @@ impl Campaign {
     /// Writes each falsified test as a Foundry test into `reproDir`
     /// (atomically; a test that cannot be written says why in the log).
     fn write_foundry_reproducers(&self) {
-        let s = &self.stores;
+        let s = &self.engine;
         let Some(dir) = &s.config.repro_dir else {
             return;
         };
@@ -838,7 +838,7 @@ impl Campaign {
     /// Writes the reports `coverageFormats` asks for (LCOV) into
     /// `coverageDir` (default: the corpus directory), as Echidna does.
     fn write_coverage_reports(&self) {
-        let s = &self.stores;
+        let s = &self.engine;
         if !s.config.coverage_formats.iter().any(|f| f == "lcov") {
             return;
         }
@@ -856,16 +856,16 @@ impl Campaign {
 
     /// Asks every worker to stop after its current call.
     pub fn stop(&self) {
-        self.stores.end(EndReason::Stopped);
+        self.engine.end(EndReason::Stopped);
     }
 
     /// Asks every worker to stop, saying why (`status.endReason`).
     pub fn stop_because(&self, reason: EndReason) {
-        self.stores.end(reason);
+        self.engine.end(reason);
     }
 
     pub fn is_finished(&self) -> bool {
-        self.stores.finished()
+        self.engine.finished()
     }
 
     /// Joins the workers, flushes the disk writer and returns the report.
@@ -873,22 +873,22 @@ impl Campaign {
         for h in self.handles.drain(..) {
             let _ = h.join();
         }
-        self.stores.finished.store(true, Ordering::Release);
+        self.engine.finished.store(true, Ordering::Release);
         self.shrink_optima();
         self.write_coverage_reports();
         self.write_foundry_reproducers();
-        self.stores.flush();
-        Report::build(&self.stores)
+        self.engine.flush();
+        Report::build(&self.engine)
     }
 
     /// The report as of now.
     pub fn report(&self) -> Report {
-        Report::build(&self.stores)
+        Report::build(&self.engine)
     }
 
     /// Events of `kind` in the ring (a convenience for tests and embedders).
     pub fn events_of(&self, kind: EventKind) -> Vec<Event> {
-        self.stores.events.snapshot(
+        self.engine.events.snapshot(
             &crate::eventlog::Filter {
                 kind: Some(kind),
                 ..Default::default()
@@ -904,6 +904,6 @@ impl Drop for Campaign {
         for h in self.handles.drain(..) {
             let _ = h.join();
         }
-        self.stores.flush();
+        self.engine.flush();
     }
 }

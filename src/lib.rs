@@ -9,7 +9,7 @@
 //! campaign.start()?;
 //! let control = campaign.control();           // inject, prioritize, stop
 //! control.prioritize("transfer(address,uint256)", 1).ok();
-//! let stores = campaign.stores().clone();     // events, corpus, tests, coverage
+//! let stores = campaign.engine().clone();     // events, corpus, tests, coverage
 //! println!("{} corpus calls", stores.corpus.tx_count());
 //! let report = campaign.wait();
 //! # Ok::<(), rudder::campaign::CampaignError>(())
@@ -17,7 +17,7 @@
 //!
 //! Where things live:
 //!
-//! * [`campaign`]: the campaign's lifecycle, its [`Stores`] and [`Control`],
+//! * [`campaign`]: the campaign's lifecycle, its [`Engine`] and [`Control`],
 //!   workers, shrinking, the replay oracle, persistence and reports.
 //! * [`eventlog`]: the event vocabulary (declared once) and the 2500-event
 //!   lock-free log of recent events, on `rudder-lockfree`'s ring.
@@ -58,7 +58,7 @@ pub mod mcp;
 pub mod ops;
 
 pub use campaign::properties::TestStore;
-pub use campaign::{Campaign, Control, Layout, Oracle, Renderer, Report, Stores};
+pub use campaign::{Campaign, Control, Engine, Layout, Oracle, Renderer, Report};
 pub use config::Config;
 pub use corpus::Corpus;
 pub use coverage::CoverageMap;

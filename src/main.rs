@@ -209,7 +209,7 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
 }
 
 fn progress_line(c: &Campaign) -> String {
-    let s = c.stores();
+    let s = c.engine();
     let calls = s.stats.calls();
     let secs = s.started.elapsed().as_secs_f64().max(1e-3);
     format!(
@@ -239,16 +239,16 @@ fn launch(a: &FuzzArgs) -> Result<Option<(Campaign, tokio::runtime::Runtime)>> {
             Ok(c) => c,
             Err(e) => return usage(&e),
         };
-    if campaign.stores().tests.is_empty()
-        && campaign.stores().config.test_mode != rudder::config::TestMode::Exploration
+    if campaign.engine().tests.is_empty()
+        && campaign.engine().config.test_mode != rudder::config::TestMode::Exploration
     {
-        let c = &campaign.stores().config;
+        let c = &campaign.engine().config;
         return usage(&format!(
             "{} has no tests to check in {} mode: looked for properties ({}* functions returning bool), \
              Foundry invariants (invariant* functions of a suite with setUp()), assertions (--test-mode assertion: assert failures and AssertionFailed events in any function) \
              and optimizations ({}opt_* returning int256); choose the mode that matches the harness with \
              --test-mode, or --test-mode exploration to fuzz for coverage alone",
-            campaign.stores().target.contract.name,
+            campaign.engine().target.contract.name,
             c.test_mode.as_str(),
             c.prefix,
             c.prefix,
@@ -358,10 +358,10 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
 
 /// Waits for the campaign's end and writes its LCOV when asked.
 fn finish(campaign: rudder::Campaign, a: &FuzzArgs) -> Result<Report> {
-    let stores = campaign.stores().clone();
+    let engine = campaign.engine().clone();
     let mut report: Report = campaign.wait();
     if let Some(path) = &a.lcov {
-        let text = stores.target.coverage_report().lcov_text();
+        let text = engine.target.coverage_report().lcov_text();
         rudder::campaign::persist::write_atomic(path, text.as_bytes())
             .with_context(|| format!("writing LCOV to {}", path.display()))?;
         report.lcov = Some(path.display().to_string());

@@ -266,7 +266,7 @@ impl Decisions {
     }
 }
 
-/// The ops family's state inside [`crate::campaign::Stores`].
+/// The ops family's state inside [`crate::campaign::Engine`].
 #[derive(Debug, Default)]
 pub struct OpsState {
     pub history: MetricsHistory,

@@ -111,7 +111,7 @@ fn nasty_args(rng: &mut SmallRng) -> Map<String, Value> {
 
 /// What a tool may change, as one comparable value.
 fn digest(c: &Campaign, log: &Path) -> (usize, Vec<String>, usize, u64, bool) {
-    let s = c.stores();
+    let s = c.engine();
     let commands = std::fs::read_to_string(log).map_or(0, |t| t.lines().count());
     let exports = std::fs::read_dir(s.layout().exports_dir()).map_or(0, |d| d.count()) as u64;
     (
@@ -165,7 +165,7 @@ async fn random_and_adversarial_tool_calls_never_break_anything() {
         Some(dir.path().to_path_buf()),
     )
     .unwrap();
-    let log = c.stores().layout().command_log();
+    let log = c.engine().layout().command_log();
     let server = RudderServer::new(c.control());
     // Every advertised tool, as the server lists it.
     let tools: Vec<String> = server

@@ -278,26 +278,26 @@ fn a_killed_run_keeps_its_corpus() {
 fn coverage_events_show_their_corpus_sequence_printed_once() {
     let dir = tempfile::tempdir().unwrap();
     let c = start_in("Token", config(TestMode::Property, 1, 3, 5_000), dir.path());
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     c.wait();
     let filter = rudder::eventlog::Filter {
         kind: Some(rudder::eventlog::EventKind::CoverageIncreased),
         ..Default::default()
     };
-    let events = stores.events.snapshot(&filter, usize::MAX);
+    let events = engine.events.snapshot(&filter, usize::MAX);
     assert!(!events.is_empty());
     for e in &events {
         let rudder::eventlog::Payload::CoverageIncreased { entry, calls, .. } = e.payload else {
             unreachable!()
         };
-        let entry = stores.corpus.get(entry).expect("the entry exists");
-        let data = stores.renderer().data(e);
+        let entry = engine.corpus.get(entry).expect("the entry exists");
+        let data = engine.renderer().data(e);
         let shown: Vec<String> = serde_json::from_value(data["sequence"].clone()).unwrap();
-        assert_eq!(shown, stores.print_sequence(&entry.txs));
+        assert_eq!(shown, engine.print_sequence(&entry.txs));
         assert_eq!(shown.len(), calls as usize);
         let (a, b) = (
-            stores.renderer().entry(&entry),
-            stores.renderer().entry(&entry),
+            engine.renderer().entry(&entry),
+            engine.renderer().entry(&entry),
         );
         assert!(std::sync::Arc::ptr_eq(&a, &b));
     }

@@ -37,7 +37,7 @@ fn an_injected_call_breaks_a_property_random_fuzzing_cannot() {
     let c = campaign("MagicHash", 2, dir.path());
     // Let the workers get busy on long random sequences first.
     let calls = || {
-        c.stores()
+        c.engine()
             .stats
             .workers
             .iter()
@@ -45,7 +45,7 @@ fn an_injected_call_breaks_a_property_random_fuzzing_cannot() {
             .sum::<u64>()
     };
     common::wait_until("the workers to run 2,000 calls", 30, || calls() >= 2_000);
-    assert_eq!(c.stores().tests.falsified_count(), 0);
+    assert_eq!(c.engine().tests.falsified_count(), 0);
     let t0 = Instant::now();
     let receipt = c
         .control()
@@ -102,7 +102,7 @@ fn c_find(dir: &Path) -> bool {
 fn a_prioritized_function_gets_ninety_percent_of_generated_calls() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign("Token", 1, dir.path());
-    let s = c.stores().clone();
+    let s = c.engine().clone();
     let idx = s
         .callable
         .iter()
@@ -114,7 +114,7 @@ fn a_prioritized_function_gets_ninety_percent_of_generated_calls() {
         .unwrap();
     // Let calls generated before the swap drain, then measure.
     std::thread::sleep(Duration::from_millis(50));
-    let snapshot = |s: &rudder::campaign::Stores| -> Vec<u64> {
+    let snapshot = |s: &rudder::campaign::Engine| -> Vec<u64> {
         s.stats
             .function_totals()
             .iter()
@@ -171,7 +171,7 @@ fn a_prioritized_function_gets_ninety_percent_of_generated_calls() {
     let c2 = campaign("Token", 1, dir2.path());
     assert_eq!(c2.control().replay_commands(&log).unwrap(), 2);
     assert!(
-        c2.stores().priorities.snapshot().is_empty(),
+        c2.engine().priorities.snapshot().is_empty(),
         "prioritize then clear"
     );
     c2.stop();
@@ -188,8 +188,8 @@ fn a_wildcard_injection_runs_repeat_times_with_fresh_values_where_the_holes_are(
         .inject_calls_repeated(&["transfer(?, 7)".to_string()], None, Default::default(), 6)
         .unwrap();
     assert_eq!((receipt.calls, receipt.workers), (1, 1));
-    let stores = c.stores().clone();
-    let journal = stores.journal().expect("journal on");
+    let engine = c.engine().clone();
+    let journal = engine.journal().expect("journal on");
     let calls = |j: &rudder::journal::Journal| -> Vec<String> {
         j.flush();
         let r = j.reader().unwrap();
@@ -228,8 +228,8 @@ fn a_wildcard_injection_runs_repeat_times_with_fresh_values_where_the_holes_are(
         "the wildcard is drawn anew each run: {seen:?}"
     );
     // The command log keeps the wildcard and the repeat count.
-    stores.flush();
-    let log = std::fs::read_to_string(stores.layout().command_log()).unwrap();
+    engine.flush();
+    let log = std::fs::read_to_string(engine.layout().command_log()).unwrap();
     assert!(
         log.contains("\"transfer(?, 7)\"") && log.contains("\"repeat\":6"),
         "{log}"

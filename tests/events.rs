@@ -47,17 +47,17 @@ async fn the_journal_counts_what_the_campaign_did_and_aggregates_match_a_recount
         dir.path(),
     );
     let server = common::server(c.control());
-    let stores = c.stores().clone();
-    let run = stores.run_id.clone();
+    let engine = c.engine().clone();
+    let run = engine.run_id.clone();
     let report = c.wait();
-    let journal = stores.journal().unwrap();
+    let journal = engine.journal().unwrap();
     assert_eq!(journal.dropped(), 0);
     assert_eq!(journal.count(&run, Kind::WorkerStarted), 2);
     assert_eq!(journal.count(&run, Kind::WorkerStopped), 2);
     assert_eq!(journal.count(&run, Kind::RunStarted), 1);
     assert_eq!(
         journal.count(&run, Kind::CoverageIncreased),
-        stores.corpus.len() as u64,
+        engine.corpus.len() as u64,
         "one CoverageIncreased per corpus entry"
     );
 
@@ -163,7 +163,7 @@ async fn pages_walk_every_row_once_in_order_while_the_campaign_appends() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let run = c.stores().run_id.clone();
+    let run = c.engine().run_id.clone();
     let mut seen: Vec<u64> = Vec::new();
     let mut page = 0;
     let deadline = Instant::now() + Duration::from_secs(4);
@@ -190,7 +190,7 @@ async fn pages_walk_every_row_once_in_order_while_the_campaign_appends() {
         }
     }
     c.stop();
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     drop(c.wait());
     assert!(seen.len() >= 10, "read {} rows", seen.len());
     assert!(
@@ -204,7 +204,7 @@ async fn pages_walk_every_row_once_in_order_while_the_campaign_appends() {
         .map(|e| e["eventId"].as_str().unwrap().parse().unwrap())
         .collect();
     assert_eq!(&ids[..seen.len()], &seen[..]);
-    assert_eq!(stores.journal().unwrap().dropped(), 0);
+    assert_eq!(engine.journal().unwrap().dropped(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -223,7 +223,7 @@ async fn parent_links_lead_from_a_falsification_to_its_run_and_injections_to_the
         dir.path(),
     );
     let server = common::server(c.control());
-    let run = c.stores().run_id.clone();
+    let run = c.engine().run_id.clone();
     let inj = call(
         &server,
         "inject_transaction",
@@ -231,8 +231,8 @@ async fn parent_links_lead_from_a_falsification_to_its_run_and_injections_to_the
     )
     .await;
     let deadline = Instant::now() + Duration::from_secs(30);
-    while c.stores().tests.falsified_count() == 0
-        || c.stores().stats.workers[0]
+    while c.engine().tests.falsified_count() == 0
+        || c.engine().stats.workers[0]
             .injections
             .load(std::sync::atomic::Ordering::Acquire)
             == 0
@@ -240,7 +240,7 @@ async fn parent_links_lead_from_a_falsification_to_its_run_and_injections_to_the
         assert!(Instant::now() < deadline, "not falsified");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    c.stores().flush();
+    c.engine().flush();
     let f = call(
         &server,
         "get_events_by_type",
@@ -336,7 +336,7 @@ async fn bad_input_is_invalid_input_naming_the_field_and_is_journaled() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let run = c.stores().run_id.clone();
+    let run = c.engine().run_id.clone();
     let cases = [
         (
             "get_events_by_type",
@@ -418,7 +418,7 @@ async fn bad_input_is_invalid_input_naming_the_field_and_is_journaled() {
         assert_eq!(e["details"]["field"], json!(field), "{tool} {args}: {e}");
     }
     // The table survived the injection attempt, and rejections are history.
-    c.stores().flush();
+    c.engine().flush();
     let v = call(
         &server,
         "get_validation_errors",
@@ -519,11 +519,11 @@ fn rollups_answer_what_reading_every_row_answers() {
         },
         dir.path(),
     );
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     drop(c.wait());
-    let journal = stores.journal().unwrap().clone();
-    let run = stores.run_id.clone();
-    let txs = stores
+    let journal = engine.journal().unwrap().clone();
+    let run = engine.run_id.clone();
+    let txs = engine
         .corpus
         .get(rudder::ids::EntryId(0))
         .unwrap()
@@ -740,8 +740,8 @@ fn an_older_journal_gets_its_rollups_rebuilt_when_opened() {
         ..Config::default()
     };
     let c = start("contracts/out/Token.json", config.clone(), dir.path());
-    let old_run = c.stores().run_id.clone();
-    let db = c.stores().journal().unwrap().path().to_path_buf();
+    let old_run = c.engine().run_id.clone();
+    let db = c.engine().journal().unwrap().path().to_path_buf();
     drop(c.wait());
     {
         let conn = rusqlite_open(&db);
@@ -751,7 +751,7 @@ fn an_older_journal_gets_its_rollups_rebuilt_when_opened() {
         .unwrap();
     }
     let c = start("contracts/out/Token.json", config, dir.path());
-    let journal = c.stores().journal().unwrap().clone();
+    let journal = c.engine().journal().unwrap().clone();
     let mut reader = journal.reader().unwrap();
     let conn = reader.conn_mut();
     let version: i64 = conn

@@ -32,8 +32,8 @@ fn config(limit: u64) -> Config {
 async fn the_graph_of_a_multi_contract_target_has_its_nodes_and_edges() {
     let dir = tempfile::tempdir().unwrap();
     let c = start(BANK, config(200), dir.path());
-    let stores = c.stores().clone();
-    let g = stores.graph.graph();
+    let engine = c.engine().clone();
+    let g = engine.graph.graph();
     let kinds: Vec<(&str, &str)> = g
         .contracts
         .iter()
@@ -125,7 +125,7 @@ async fn an_uncovered_branch_names_its_parameters_and_constants() {
     let dir = tempfile::tempdir().unwrap();
     let c = start(BANK, config(3_000), dir.path());
     let server = common::server(c.control());
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     c.wait();
     let v = call(
         &server,
@@ -193,7 +193,7 @@ async fn an_uncovered_branch_names_its_parameters_and_constants() {
     assert_eq!(v["contexts"][0]["symbols"][0], "Bank.open");
 
     // Bad input names the field and changes nothing.
-    let version = stores.graph.graph().version.clone();
+    let version = engine.graph.graph().version.clone();
     let e = err(
         &server,
         "graph_index_project",
@@ -222,7 +222,7 @@ async fn an_uncovered_branch_names_its_parameters_and_constants() {
     )
     .await;
     assert_eq!(e["code"], "INVALID_INPUT");
-    assert_eq!(stores.graph.graph().version, version);
+    assert_eq!(engine.graph.graph().version, version);
 
     // An artifact of another compilation joins the graph without coverage.
     let v = call(
@@ -261,7 +261,7 @@ async fn an_uncovered_branch_names_its_parameters_and_constants() {
     .await;
     assert_eq!(v["graph_version"], json!(version));
     // The graph version is stored in the journal.
-    let j = stores.journal().unwrap();
+    let j = engine.journal().unwrap();
     j.flush();
     let r = j.reader().unwrap();
     let n: i64 = r
@@ -281,7 +281,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
     // A long campaign we steer, then stop.
     let c = start(BANK, config(10_000_000), dir.path());
     let server = common::server(c.control());
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
 
     // Attempt 1: the agent names it, then injects the guarded call.
     call(
@@ -316,8 +316,8 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
     // Let the workers run the injection.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
-        stores.journal().unwrap().flush();
-        let r = stores.journal().unwrap().reader().unwrap();
+        engine.journal().unwrap().flush();
+        let r = engine.journal().unwrap().reader().unwrap();
         let n: i64 = r
             .conn()
             .query_row(
@@ -333,7 +333,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     // Every tool call of the attempt was logged under it.
-    let a = stores.etg.attempt("open-the-bank").unwrap();
+    let a = engine.etg.attempt("open-the-bank").unwrap();
     assert_eq!(a.tools.get("inject_transaction"), Some(&1));
     assert_eq!(a.injections, [injection]);
     assert_eq!(a.calls, ["open(7, 1001)", "withdraw(0)"]);
@@ -413,7 +413,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
     )
     .await;
     assert_eq!(e["details"]["field"], "kind", "{e}");
-    assert!(stores.etg.attempt("x").is_none(), "nothing was logged");
+    assert!(engine.etg.attempt("x").is_none(), "nothing was logged");
     let e = err(
         &server,
         "etg_query_similar_attempts",
@@ -433,7 +433,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
     assert_eq!(ev["attempt_id"], "open-the-bank");
     c.control().stop();
     c.wait();
-    let j = stores.journal().unwrap();
+    let j = engine.journal().unwrap();
     j.flush();
     let r = j.reader().unwrap();
     let (ts, version): (i64, Option<String>) = r
@@ -445,9 +445,9 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
         )
         .unwrap();
     assert_eq!(ts, 1_795_510_800_000);
-    assert_eq!(version, Some(stores.graph.graph().version.clone()));
+    assert_eq!(version, Some(engine.graph.graph().version.clone()));
     drop(r);
-    drop(stores);
+    drop(engine);
 
     // Resumed: the earlier run's attempts are found, with their outcome.
     let c = start(BANK, config(100), dir.path());

@@ -439,7 +439,7 @@ async fn bad_input_is_invalid_input_and_changes_nothing() {
     let st = s.ok("status", json!({})).await;
     assert_eq!(st["prioritizedFunctions"], json!([]));
     assert!(
-        c.stores()
+        c.engine()
             .events
             .snapshot(
                 &rudder::eventlog::Filter {

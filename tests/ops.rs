@@ -28,7 +28,7 @@ async fn err001(server: &RudderServer, name: &str, args: Value) -> Value {
 }
 
 /// What a dry run must leave as it was.
-fn digest(s: &rudder::campaign::Stores) -> (u64, u64, usize, usize, usize, usize) {
+fn digest(s: &rudder::campaign::Engine) -> (u64, u64, usize, usize, usize, usize) {
     (
         s.stats.calls(),
         s.target.coverage.points(),
@@ -53,12 +53,12 @@ async fn every_ops_tool_answers_from_a_real_run() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     let _ = c.wait();
 
     // Market data.
     let p = call(&server, "get_current_price", json!({"symbol": "calls"})).await;
-    assert_eq!(p["price"], json!(stores.stats.calls() as f64));
+    assert_eq!(p["price"], json!(engine.stats.calls() as f64));
     assert_eq!(p["_metadata"]["cached"], false);
     assert_eq!(p["_metadata"]["source"], "campaign");
     let again = call(&server, "get_current_price", json!({"symbol": "calls"})).await;
@@ -88,7 +88,7 @@ async fn every_ops_tool_answers_from_a_real_run() {
     let newest = &candles["items"][0];
     assert_eq!(
         newest["close"],
-        json!(stores.target.coverage.points() as f64)
+        json!(engine.target.coverage.points() as f64)
     );
     assert!(newest["high"].as_f64() >= newest["low"].as_f64());
     // Walking the pages gives every bucket once.
@@ -174,7 +174,7 @@ async fn every_ops_tool_answers_from_a_real_run() {
     assert!(item["size"].as_f64().unwrap() <= item["planned_calls"].as_f64().unwrap());
     assert!(item["source"].is_string());
 
-    let before = digest(&stores);
+    let before = digest(&engine);
     let ok = call(
         &server,
         "validate_trade",
@@ -255,7 +255,7 @@ async fn every_ops_tool_answers_from_a_real_run() {
             "{args}"
         );
     }
-    assert_eq!(digest(&stores), before, "dry runs changed a store");
+    assert_eq!(digest(&engine), before, "dry runs changed a store");
 
     // Strategies.
     let top = call(
@@ -270,7 +270,7 @@ async fn every_ops_tool_answers_from_a_real_run() {
         .iter()
         .map(|i| i["signals_count"].as_u64().unwrap())
         .sum();
-    assert_eq!(calls, stores.stats.calls());
+    assert_eq!(calls, engine.stats.calls());
     assert!(
         items
             .windows(2)
@@ -304,7 +304,7 @@ async fn every_ops_tool_answers_from_a_real_run() {
     let n = cons["bullish_count"].as_u64().unwrap()
         + cons["bearish_count"].as_u64().unwrap()
         + cons["neutral_count"].as_u64().unwrap();
-    assert_eq!(n as usize, 3 * stores.callable.len());
+    assert_eq!(n as usize, 3 * engine.callable.len());
     let ranked = cons["ranked"].as_array().unwrap();
     assert!(
         ranked
@@ -316,7 +316,7 @@ async fn every_ops_tool_answers_from_a_real_run() {
     let specs = call(&server, "get_top_specs", json!({"source": "CANONICAL"})).await;
     assert_eq!(
         specs["pagination"]["total"].as_u64().unwrap() as usize,
-        stores.tests.len()
+        engine.tests.len()
     );
     let first = &specs["items"][0];
     let imp = call(
@@ -379,7 +379,7 @@ async fn every_ops_tool_answers_from_a_real_run() {
         err001(&server, "get_recent_decisions", json!({"action": "SHORT"})).await["code"],
         "INVALID_PARAMETER"
     );
-    assert_eq!(stores.ops.decisions.len(), 1);
+    assert_eq!(engine.ops.decisions.len(), 1);
 
     // Performance.
     let perf = call(
@@ -390,10 +390,10 @@ async fn every_ops_tool_answers_from_a_real_run() {
     .await;
     assert_eq!(
         perf["total_signals"].as_u64().unwrap(),
-        stores.stats.calls()
+        engine.stats.calls()
     );
     let rows = perf["performance_by_month"].as_array().unwrap();
-    assert_eq!(rows.len(), stores.callable.len());
+    assert_eq!(rows.len(), engine.callable.len());
     let w = rows
         .iter()
         .find(|r| r["function"] == "withdraw(uint256)")
@@ -429,7 +429,7 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
     };
     let c = start("contracts/out/Token.json", config.clone(), dir.path());
     let server = common::server(c.control());
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     // Refused specs name the field and change nothing.
     for (args, code, field) in [
         (
@@ -460,7 +460,7 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
             "{e}"
         );
     }
-    let tests_before = stores.tests.len();
+    let tests_before = engine.tests.len();
     let ok = call(
         &server,
         "submit_new_spec",
@@ -479,8 +479,8 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
         (ok["spec_id"].as_str(), ok["created"].as_bool()),
         (Some("no_allowance"), Some(true))
     );
-    assert_eq!(stores.tests.len(), tests_before + 1);
-    let id = stores
+    assert_eq!(engine.tests.len(), tests_before + 1);
+    let id = engine
         .tests
         .cases()
         .find(|c| c.name == "no_allowance")
@@ -488,7 +488,7 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
         .id;
     let started = std::time::Instant::now();
     loop {
-        if let Some(f) = stores.tests.falsified(id)
+        if let Some(f) = engine.tests.falsified(id)
             && f.shrink_done
         {
             break;
@@ -499,14 +499,14 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let f = stores.tests.falsified(id).unwrap();
+    let f = engine.tests.falsified(id).unwrap();
     assert_eq!(
         f.shrunk.len(),
         1,
         "shrunk to one approve: {:?}",
-        stores.print_sequence(&f.shrunk)
+        engine.print_sequence(&f.shrunk)
     );
-    assert!(stores.print_sequence(&f.shrunk)[0].contains("approve"));
+    assert!(engine.print_sequence(&f.shrunk)[0].contains("approve"));
     assert!(
         f.reason.contains("allowance(0x10000, 0x20000) == 0"),
         "{}",
@@ -528,15 +528,15 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
         },
         dir.path(),
     );
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     let _ = c.wait();
-    let case = stores
+    let case = engine
         .tests
         .cases()
         .find(|c| c.name == "no_allowance")
         .expect("reloaded");
     assert!(case.spec.is_some());
-    let f = stores
+    let f = engine
         .tests
         .falsified(case.id)
         .expect("falsified again on resume");

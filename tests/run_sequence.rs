@@ -45,9 +45,9 @@ async fn a_sequence_run_once_shows_returns_events_reasons_coverage_and_broken_te
     let c = start("contracts/out/Vault.json", config(1), dir.path());
     let s = server(c.control());
     idle(&s).await;
-    let calls_before = c.stores().corpus.len();
-    let falsified_before = c.stores().tests.falsified_count();
-    let points_before = c.stores().target.coverage.points();
+    let calls_before = c.engine().corpus.len();
+    let falsified_before = c.engine().tests.falsified_count();
+    let points_before = c.engine().target.coverage.points();
 
     let v = call(
         &s,
@@ -117,9 +117,9 @@ async fn a_sequence_run_once_shows_returns_events_reasons_coverage_and_broken_te
     // Nothing of the campaign changed: no test settled, the corpus and the
     // coverage map are as they were, and the same run reports the same
     // coverage gain.
-    assert_eq!(c.stores().tests.falsified_count(), falsified_before);
-    assert_eq!(c.stores().corpus.len(), calls_before);
-    assert_eq!(c.stores().target.coverage.points(), points_before);
+    assert_eq!(c.engine().tests.falsified_count(), falsified_before);
+    assert_eq!(c.engine().corpus.len(), calls_before);
+    assert_eq!(c.engine().target.coverage.points(), points_before);
     let again = call(
         &s,
         "run_sequence",
@@ -200,7 +200,7 @@ async fn reload_corpus_adds_what_another_run_wrote_and_names_what_it_cannot_read
     let coverage = dir.path().join("corpus/coverage");
     std::fs::create_dir_all(&coverage).unwrap();
     let own = json_files(&coverage).len();
-    let before = c.stores().corpus.len();
+    let before = c.engine().corpus.len();
     for f in &written {
         std::fs::copy(
             f,
@@ -233,7 +233,7 @@ async fn reload_corpus_adds_what_another_run_wrote_and_names_what_it_cannot_read
             .contains("not a corpus entry")
     );
     assert!(v["newCoveragePoints"].as_u64().unwrap() > 0, "{v}");
-    assert_eq!(c.stores().corpus.len(), before + written.len());
+    assert_eq!(c.engine().corpus.len(), before + written.len());
     assert_eq!(v["corpusSequences"], before + written.len());
 
     // Again, with one sequence copied under a third name: nothing new (the
@@ -245,12 +245,12 @@ async fn reload_corpus_adds_what_another_run_wrote_and_names_what_it_cannot_read
     assert_eq!(v["alreadyKnown"], own + written.len() + 1);
     assert_eq!(v["malformed"].as_array().unwrap().len(), 1);
     assert!(coverage.join("broken.json").exists());
-    assert_eq!(c.stores().corpus.len(), before + written.len());
+    assert_eq!(c.engine().corpus.len(), before + written.len());
 
     // Bad input changes nothing.
     let e = err(&s, "reload_corpus", json!({"dir": "/tmp"})).await;
     assert_eq!(e["details"]["field"], "dir");
-    assert_eq!(c.stores().corpus.len(), before + written.len());
+    assert_eq!(c.engine().corpus.len(), before + written.len());
     c.stop();
     c.wait();
 }

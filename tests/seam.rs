@@ -144,9 +144,9 @@ fn falsification_events_carry_real_gas_and_say_who_found_them() {
     while c.events_of(EventKind::PropertyFalsified).is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     let e = c.events_of(EventKind::PropertyFalsified)[0];
-    let data = stores.renderer().data(&e);
+    let data = engine.renderer().data(&e);
     assert!(e.worker.0 < 2, "found by a worker: {e:?}");
     assert_eq!(data["foundBy"], "worker", "{data}");
     assert!(data["gasUsed"].as_u64().unwrap() > 21_000, "{data}");
@@ -167,10 +167,10 @@ fn falsification_events_carry_real_gas_and_say_who_found_them() {
         },
         dir.path(),
     );
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     let e = c.events_of(EventKind::PropertyFalsified)[0];
-    assert_eq!(e.worker, stores.campaign_worker_id());
-    assert_eq!(stores.renderer().data(&e)["foundBy"], "deployment");
+    assert_eq!(e.worker, engine.campaign_worker_id());
+    assert_eq!(engine.renderer().data(&e)["foundBy"], "deployment");
     let report = c.wait();
     // The journal, rendered by the writer thread, holds the same event.
     let journal = std::fs::read_to_string(&report.journal).unwrap();
@@ -197,11 +197,11 @@ fn the_workers_together_run_exactly_the_test_limit() {
         },
         dir.path(),
     );
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     let report = c.wait();
     assert_eq!(report.calls, 10_007);
-    assert_eq!(stores.stats.calls(), 10_007);
-    let per_function: u64 = stores.stats.function_totals().iter().map(|f| f.calls).sum();
+    assert_eq!(engine.stats.calls(), 10_007);
+    let per_function: u64 = engine.stats.function_totals().iter().map(|f| f.calls).sum();
     assert_eq!(per_function, 10_007);
 }
 
@@ -269,7 +269,7 @@ mod tiny {
 
         fn size(&self, p: SizeParams, _: &Gate) -> Result<ToolAnswer, ToolError> {
             std::thread::sleep(std::time::Duration::from_millis(p.work_ms));
-            let entries = (self.control.stores().corpus.len() as u64).min(p.at_most);
+            let entries = (self.control.engine().corpus.len() as u64).min(p.at_most);
             ToolAnswer::json(&SizeAnswer { entries })
         }
     }

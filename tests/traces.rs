@@ -50,10 +50,10 @@ async fn a_planted_bug_is_found_by_its_revert_reason_and_its_argument() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     let report = c.wait();
     assert!(report.any_falsified(), "the planted bug is found");
-    stores.journal().unwrap().flush();
+    engine.journal().unwrap().flush();
 
     let falsifying = walk(
         &server,
@@ -175,7 +175,7 @@ async fn a_planted_bug_is_found_by_its_revert_reason_and_its_argument() {
         json!({"filters": [{"field": "kind", "operator": "eq", "value": "corpus"}], "limit": 200}),
     )
     .await;
-    assert_eq!(corpus.len(), stores.corpus.len());
+    assert_eq!(corpus.len(), engine.corpus.len());
 
     // Not found is the seed's NOT_FOUND, named.
     let e = err(&server, "get_trace", json!({"traceId": "trace-999999999"})).await;
@@ -199,8 +199,8 @@ async fn cursors_walk_a_growing_store_without_duplicates_or_gaps() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let stores = c.stores().clone();
-    let journal = stores.journal().unwrap().clone();
+    let engine = c.engine().clone();
+    let journal = engine.journal().unwrap().clone();
     // Wait for a few pages' worth.
     loop {
         let v = call(&server, "search_spans", json!({"limit": 1})).await;
@@ -388,9 +388,9 @@ async fn every_operator_on_every_type_answers_what_filtering_by_hand_answers() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     let _ = c.wait();
-    stores.journal().unwrap().flush();
+    engine.journal().unwrap().flush();
 
     let traces = walk(&server, "search_traces", json!({"limit": 200})).await;
     let spans = walk(&server, "search_spans", json!({"limit": 200})).await;
@@ -457,9 +457,9 @@ async fn every_operator_on_every_type_answers_what_filtering_by_hand_answers() {
         dir2.path(),
     );
     let server = common::server(c.control());
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     let _ = c.wait();
-    stores.journal().unwrap().flush();
+    engine.journal().unwrap().flush();
     let spans = walk(&server, "search_spans", json!({"limit": 200})).await;
     let kitchen: Vec<(&str, Value)> = vec![
         ("data.value", mid(&spans, "data.value")),
@@ -534,9 +534,9 @@ async fn the_recent_window_keeps_the_newest_sequences() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let stores = c.stores().clone();
+    let engine = c.engine().clone();
     let _ = c.wait();
-    stores.journal().unwrap().flush();
+    engine.journal().unwrap().flush();
     let recent = call(
         &server,
         "list_traces",
@@ -546,7 +546,7 @@ async fn the_recent_window_keeps_the_newest_sequences() {
     let n = recent["count"].as_u64().unwrap();
     assert!((1..=3).contains(&n), "{recent}");
     // Their spans went with them: every span belongs to a trace that exists.
-    let journal = stores.journal().unwrap();
+    let journal = engine.journal().unwrap();
     let reader = journal.reader().unwrap();
     let orphans: i64 = reader
         .conn()
@@ -557,7 +557,7 @@ async fn the_recent_window_keeps_the_newest_sequences() {
         )
         .unwrap();
     assert_eq!(orphans, 0);
-    let run = &stores.run_id;
+    let run = &engine.run_id;
     let listed = call(
         &server,
         "list_traces",

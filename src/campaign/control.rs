@@ -7,7 +7,7 @@
 //! Nothing here waits for a worker: an injection is a channel send per
 //! worker; workers pick it up between two calls.
 
-use super::Stores;
+use super::Engine;
 use crate::eventlog::now_ms;
 use crate::ids::InjectionId;
 use crate::parser::{CallDefaults, parse_txs};
@@ -73,7 +73,7 @@ pub struct InjectReceipt {
 /// A cloneable handle on the campaign's control path.
 #[derive(Clone)]
 pub struct Control {
-    stores: Arc<Stores>,
+    engine: Arc<Engine>,
     workers: Arc<Vec<Sender<Arc<Injection>>>>,
     next_injection: Arc<AtomicU64>,
 }
@@ -87,9 +87,9 @@ impl std::fmt::Debug for Control {
 }
 
 impl Control {
-    pub(crate) fn new(stores: Arc<Stores>, workers: Vec<Sender<Arc<Injection>>>) -> Self {
+    pub(crate) fn new(engine: Arc<Engine>, workers: Vec<Sender<Arc<Injection>>>) -> Self {
         Control {
-            stores,
+            engine,
             workers: Arc::new(workers),
             next_injection: Arc::new(AtomicU64::new(1)),
         }
@@ -97,31 +97,31 @@ impl Control {
 
     /// What a tool family may read of the campaign.
     pub fn read(&self) -> super::CampaignRead {
-        super::CampaignRead::new(self.stores().clone())
+        super::CampaignRead::new(self.engine().clone())
     }
 
     /// The state tool families keep in the campaign (graph, ETG, decisions).
     pub fn family_state(&self) -> super::FamilyState {
-        super::FamilyState::new(self.stores().clone())
+        super::FamilyState::new(self.engine().clone())
     }
 
     /// Reads the corpus directory's new entries into the corpus (see
-    /// [`Stores::reload_corpus`]).
+    /// [`Engine::reload_corpus`]).
     pub fn reload_corpus(&self, deadline: Option<std::time::Instant>) -> super::corpus_dir::Reload {
-        self.stores.reload_corpus(deadline)
+        self.engine.reload_corpus(deadline)
     }
 
     /// Adds a runtime spec as a test every worker checks (see
-    /// [`Stores::add_spec`]).
+    /// [`Engine::add_spec`]).
     pub fn add_spec(
         &self,
         spec: super::spec::Spec,
     ) -> Result<crate::ids::TestId, super::SpecRefused> {
-        self.stores.add_spec(spec)
+        self.engine.add_spec(spec)
     }
 
-    pub fn stores(&self) -> &Arc<Stores> {
-        &self.stores
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
     }
 
     /// Parses Solidity-style calls (one per string, each resolved against the
@@ -149,7 +149,7 @@ impl Control {
             .parse_templates(calls, sender, value)
             .inspect_err(|e| {
                 if let ControlError::InvalidInput { field, .. } = e {
-                    self.stores
+                    self.engine
                         .journal_rejection("inject_transaction", field, &e.to_string());
                 }
             })?;
@@ -169,7 +169,7 @@ impl Control {
     ) -> Result<super::run_report::SequenceReport, ControlError> {
         use rand::SeedableRng;
         let templates = self.parse_templates(calls, sender, value)?;
-        let s = &self.stores;
+        let s = &self.engine;
         let ctx = super::generate::GenContext::of(&s.config);
         let mut rng = rand::rngs::SmallRng::seed_from_u64(
             s.seed ^ self.next_injection.load(Ordering::Relaxed) ^ now_ms(),
@@ -210,7 +210,7 @@ impl Control {
         let defaults = self.defaults(sender, value);
         let mut out = Vec::with_capacity(calls.len());
         for (i, text) in calls.iter().enumerate() {
-            let parsed = parse(text, &self.stores.target.functions, &defaults).map_err(|e| {
+            let parsed = parse(text, &self.engine.target.functions, &defaults).map_err(|e| {
                 ControlError::invalid(format!("sequence[{i}]"), format!("{text:?}: {e}"))
             })?;
             out.extend(parsed);
@@ -233,9 +233,9 @@ impl Control {
 
     fn defaults(&self, sender: Option<Address>, value: U256) -> CallDefaults {
         CallDefaults {
-            sender: sender.unwrap_or(self.stores.config.senders[0]),
+            sender: sender.unwrap_or(self.engine.config.senders[0]),
             value,
-            others: self.stores.target.others.clone(),
+            others: self.engine.target.others.clone(),
         }
     }
 
@@ -262,7 +262,7 @@ impl Control {
         calls: Vec<(Tx, Holes)>,
         repeat: u32,
     ) -> Result<InjectReceipt, ControlError> {
-        let printed = self.stores.print_templates(&calls);
+        let printed = self.engine.print_templates(&calls);
         let r = if (1..=MAX_REPEAT).contains(&repeat) {
             self.inject_unlogged(calls, repeat, &printed)
         } else {
@@ -282,7 +282,7 @@ impl Control {
                 ControlError::InvalidInput { field, .. } => field.as_str(),
                 ControlError::Busy { .. } => "sequence",
             };
-            self.stores
+            self.engine
                 .journal_rejection("inject_transaction", field, &e.to_string());
         }
         // The journal has the command already (before any worker could
@@ -302,9 +302,9 @@ impl Control {
         printed: &[String],
     ) -> Result<InjectReceipt, ControlError> {
         let (txs, holes): (Vec<Tx>, Vec<Holes>) = calls.into_iter().unzip();
-        if self.stores.stop.load(Ordering::Acquire) {
+        if self.engine.stop.load(Ordering::Acquire) {
             let why = self
-                .stores
+                .engine
                 .end_reason()
                 .map_or("stopped".to_string(), |r| format!("{r:?}"));
             return Err(ControlError::invalid(
@@ -338,7 +338,7 @@ impl Control {
         }
         let id = InjectionId(self.next_injection.fetch_add(1, Ordering::Relaxed));
         let calls = txs.len();
-        self.stores.journal_send(|| crate::journal::Record::Command {
+        self.engine.journal_send(|| crate::journal::Record::Command {
             ts_ms: now_ms(),
             command: "inject_transaction".into(),
             arguments: if repeat == 1 {
@@ -376,7 +376,7 @@ impl Control {
 
     /// The callable function with this canonical signature.
     pub fn resolve_signature(&self, signature: &str) -> Result<usize, ControlError> {
-        let s = &self.stores;
+        let s = &self.engine;
         if let Some(i) = s
             .callable
             .iter()
@@ -433,8 +433,8 @@ impl Control {
             Err(ControlError::invalid("weight", "must be at least 1"))
         } else {
             self.resolve_signature(signature).map(|i| {
-                let canonical = self.stores.callable[i].function.signature();
-                self.stores.priorities.add(i, &canonical, weight)
+                let canonical = self.engine.callable[i].function.signature();
+                self.engine.priorities.add(i, &canonical, weight)
             })
         };
         self.log_command(
@@ -451,7 +451,7 @@ impl Control {
     /// Empties the priority set; returns how many functions it held.
     /// Logged to the command log.
     pub fn clear_priorities(&self) -> usize {
-        let n = self.stores.priorities.clear();
+        let n = self.engine.priorities.clear();
         self.log_command(
             "clear_priorities",
             &json!({}),
@@ -513,23 +513,23 @@ impl Control {
 
     /// Asks the workers to stop.
     pub fn stop(&self) {
-        self.stores.end(super::EndReason::Stopped);
+        self.engine.end(super::EndReason::Stopped);
     }
 
     /// Asks the workers to stop, saying why (`status.endReason`).
     pub fn stop_because(&self, reason: super::EndReason) {
-        self.stores.end(reason);
+        self.engine.end(reason);
     }
 
     /// Journals a tool call or injection refused for bad input (the ops
     /// family's `get_validation_errors` reads them).
     pub fn log_rejection(&self, tool: &str, field: &str, message: &str) {
-        self.stores.journal_rejection(tool, field, message);
+        self.engine.journal_rejection(tool, field, message);
     }
 
     /// Appends one command to `{corpusDir}/mcp-commands.jsonl` (fsynced).
     pub fn log_command(&self, command: &str, arguments: &Value, result: &Value) {
-        self.stores
+        self.engine
             .journal_send(|| crate::journal::Record::Command {
                 ts_ms: now_ms(),
                 command: command.to_string(),
@@ -544,7 +544,7 @@ impl Control {
     fn log_command_only(&self, command: &str, arguments: &Value, result: &Value) {
         let line = json!({
             "timestamp": super::rfc3339(now_ms()),
-            "runId": self.stores.run_id,
+            "runId": self.engine.run_id,
             "command": command,
             "arguments": arguments,
             "result": result,
@@ -552,8 +552,8 @@ impl Control {
         // Durable before the caller hears back: the disk writer appends and
         // syncs it (commands queued together share one sync).
         if !self
-            .stores
-            .append_durable(self.stores.layout().command_log(), line.to_string())
+            .engine
+            .append_durable(self.engine.layout().command_log(), line.to_string())
         {
             tracing::error!("the command log did not confirm a write within 5 s");
         }

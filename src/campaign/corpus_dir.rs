@@ -4,7 +4,7 @@
 //! remembered, so a reload replays only what is new; a file that cannot be
 //! read is reported by name each time and left where it is.
 
-use super::Stores;
+use super::Engine;
 use super::oracle::Oracle;
 use crate::corpus::Origin;
 use crate::tx::Tx;
@@ -67,7 +67,7 @@ fn entry_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-impl Stores {
+impl Engine {
     /// Reads the corpus directory's entries the campaign does not know yet,
     /// replays each for its coverage and adds it to the corpus, until
     /// `deadline`. Nothing on disk changes.

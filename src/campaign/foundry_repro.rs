@@ -10,7 +10,7 @@
 //! forge's own, since rudder deploys a suite where forge does (deployer
 //! and test contract address, hence every contract `setUp()` creates).
 
-use super::Stores;
+use super::Engine;
 use super::properties::{TestCase, TestKind};
 use crate::tx::Tx;
 use std::fmt::Write;
@@ -31,25 +31,25 @@ pub enum Repro {
 
 /// The reproducer of the test named `test`, or why there can be none (no
 /// such test, or one no reproducer can be written for).
-pub fn for_test(stores: &Stores, test: &str) -> Result<Repro, String> {
-    let case = stores
+pub fn for_test(engine: &Engine, test: &str) -> Result<Repro, String> {
+    let case = engine
         .tests
         .cases()
         .find(|c| c.name == test)
         .ok_or_else(|| {
-            let names: Vec<&str> = stores.tests.cases().map(|c| c.name.as_str()).collect();
+            let names: Vec<&str> = engine.tests.cases().map(|c| c.name.as_str()).collect();
             format!(
                 "test: {test:?} is not a test of this campaign; its tests: {}",
                 names.join(", ")
             )
         })?;
-    if let Some(why) = unsupported(stores, case) {
+    if let Some(why) = unsupported(engine, case) {
         return Err(format!("test: no Foundry reproducer for {test:?}: {why}"));
     }
-    let contract = contract_name(&stores.target.contract.name, &case.name);
-    Ok(match stores.tests.falsified(case.id) {
+    let contract = contract_name(&engine.target.contract.name, &case.name);
+    Ok(match engine.tests.falsified(case.id) {
         Some(f) => Repro::Written {
-            solidity: reproducer(stores, case, &f.reason, f.sequence()),
+            solidity: reproducer(engine, case, &f.reason, f.sequence()),
             contract,
         },
         None => Repro::NotYet { contract },
@@ -57,14 +57,14 @@ pub fn for_test(stores: &Stores, test: &str) -> Result<Repro, String> {
 }
 
 /// Why a reproducer cannot be written for `case` (none when it can).
-pub fn unsupported(stores: &Stores, case: &TestCase) -> Option<String> {
+pub fn unsupported(engine: &Engine, case: &TestCase) -> Option<String> {
     if case.kind == TestKind::Optimization {
         return Some("optimization tests have no failure to reproduce".into());
     }
     if case.spec.is_some() {
         return Some("an invariant added at run time is not Solidity".into());
     }
-    if stores
+    if engine
         .target
         .contract
         .abi
@@ -74,18 +74,18 @@ pub fn unsupported(stores: &Stores, case: &TestCase) -> Option<String> {
     {
         return Some(format!(
             "{}'s constructor takes arguments: a test contract cannot inherit it as is",
-            stores.target.contract.name
+            engine.target.contract.name
         ));
     }
     None
 }
 
 /// The reproducer of `case` broken by `seq`, as a Solidity source.
-pub fn reproducer(stores: &Stores, case: &TestCase, reason: &str, seq: &[Tx]) -> String {
-    let t = &stores.target;
+pub fn reproducer(engine: &Engine, case: &TestCase, reason: &str, seq: &[Tx]) -> String {
+    let t = &engine.target;
     let suite = &t.contract.name;
     let name = contract_name(suite, &case.name);
-    let printed = stores.print_sequence(seq);
+    let printed = engine.print_sequence(seq);
     let mut s = String::new();
     let _ = writeln!(s, "// SPDX-License-Identifier: UNLICENSED");
     let _ = writeln!(

@@ -5,7 +5,7 @@
 //! and the workers' own test checks ask it; it needs an executor and the
 //! stores, nothing of a worker's loop.
 
-use super::Stores;
+use super::Engine;
 use super::properties::{TestCase, TestKind};
 use crate::config::TestMode;
 use crate::executor::{CallResult, Executor, Outcome};
@@ -73,17 +73,17 @@ pub struct Hit {
 
 /// Answers questions about sequences on one executor.
 pub struct Oracle<'a> {
-    stores: &'a Stores,
+    engine: &'a Engine,
     ex: &'a mut Executor,
 }
 
 impl<'a> Oracle<'a> {
-    pub fn new(stores: &'a Stores, ex: &'a mut Executor) -> Self {
-        Oracle { stores, ex }
+    pub fn new(engine: &'a Engine, ex: &'a mut Executor) -> Self {
+        Oracle { engine, ex }
     }
 
-    pub fn stores(&self) -> &Stores {
-        self.stores
+    pub fn engine(&self) -> &Engine {
+        self.engine
     }
 
     /// Replays `seq` from the deployed state with coverage recording off;
@@ -123,13 +123,13 @@ impl<'a> Oracle<'a> {
     /// (`Panic(0x01)`, the pre-0.8 invalid opcode, or an `AssertionFailed`
     /// event) or, in overflow mode, checked arithmetic (`Panic(0x11)`).
     pub fn call_fails(&self, outcome: &Outcome, logs: &[Log]) -> Option<String> {
-        if self.stores.config.test_mode == TestMode::Overflow {
+        if self.engine.config.test_mode == TestMode::Overflow {
             return outcome.is_overflow().then(|| outcome.to_string());
         }
         if outcome.is_assertion_failure() {
             return Some(outcome.to_string());
         }
-        let topics = &self.stores.target.assertion_topics;
+        let topics = &self.engine.target.assertion_topics;
         logs.iter()
             .find(|l| l.topics().first().is_some_and(|t| topics.contains(t)))
             .map(|_| "emitted AssertionFailed".to_string())
@@ -139,7 +139,7 @@ impl<'a> Oracle<'a> {
     /// state. A property named `{prefix}revert_…` holds only when it reverts
     /// (Echidna's convention).
     pub fn property_fails(&mut self, case: &TestCase) -> Option<String> {
-        let config = &self.stores.config;
+        let config = &self.engine.config;
         if let Some(spec) = &case.spec {
             let sender = config.psender;
             let ex = &mut *self.ex;
@@ -179,7 +179,7 @@ impl<'a> Oracle<'a> {
     pub fn optimization_value(&mut self, case: &TestCase) -> Option<I256> {
         match self
             .ex
-            .call_view(&case.function, self.stores.config.psender)
+            .call_view(&case.function, self.engine.config.psender)
             .outcome
         {
             Outcome::Success { output } if output.len() >= 32 => {
@@ -247,7 +247,7 @@ impl<'a> Oracle<'a> {
             self.ex.advance_time_to(t);
         }
         let properties: Vec<TestCase> = self
-            .stores
+            .engine
             .tests
             .cases()
             .filter(|c| c.kind == TestKind::Property)
@@ -274,7 +274,7 @@ impl<'a> Oracle<'a> {
                 .map(|c| c.id)
                 .collect();
             if self.call_fails(&result.outcome, &result.logs).is_some()
-                && let Some(c) = self.stores.tests.cases().find(|c| c.checks_call(tx))
+                && let Some(c) = self.engine.tests.cases().find(|c| c.checks_call(tx))
             {
                 failing.push(c.id);
             }

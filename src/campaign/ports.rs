@@ -12,7 +12,7 @@
 //! * [`JournalRead`](crate::families::journal_read::JournalRead): pooled
 //!   reads of the journal within the budget.
 //!
-//! Workers and `Control` hold the campaign ([`Stores`]) itself.
+//! Workers and `Control` hold the campaign ([`Engine`]) itself.
 
 use super::*;
 use crate::campaign::generate::Callable;
@@ -25,11 +25,11 @@ use crate::priority::PrioritySet;
 
 /// What a family may read of the campaign. Cheap to clone.
 #[derive(Clone)]
-pub struct CampaignRead(Arc<Stores>);
+pub struct CampaignRead(Arc<Engine>);
 
 impl CampaignRead {
-    pub(super) fn new(stores: Arc<Stores>) -> Self {
-        CampaignRead(stores)
+    pub(super) fn new(engine: Arc<Engine>) -> Self {
+        CampaignRead(engine)
     }
 
     pub fn config(&self) -> &Config {
@@ -106,7 +106,7 @@ impl CampaignRead {
         self.0.sample_now()
     }
     /// Strategy `strategy`'s signal for callable function `k` (see
-    /// [`Stores::signal`]).
+    /// [`Engine::signal`]).
     pub fn signal<'g>(
         &self,
         k: usize,
@@ -161,11 +161,11 @@ impl CampaignRead {
 
 /// The state a family keeps in the campaign, written through the journal.
 #[derive(Clone)]
-pub struct FamilyState(Arc<Stores>);
+pub struct FamilyState(Arc<Engine>);
 
 impl FamilyState {
-    pub(super) fn new(stores: Arc<Stores>) -> Self {
-        FamilyState(stores)
+    pub(super) fn new(engine: Arc<Engine>) -> Self {
+        FamilyState(engine)
     }
 
     /// Logs an ETG event under `attempt_id` (and in the journal).
@@ -187,7 +187,7 @@ impl FamilyState {
         self.0.etg.enter(session, attempt_id);
     }
 
-    /// Stores the current code graph's version in the journal.
+    /// Engine the current code graph's version in the journal.
     pub fn journal_graph(&self, project_root: &str) {
         self.0.journal_graph(project_root)
     }

@@ -2,7 +2,7 @@
 //! sequence, coverage, throughput. Printed as text for people and as JSON
 //! for programs.
 
-use super::Stores;
+use super::Engine;
 use super::properties::{FoundBy, TestKind};
 use serde::Serialize;
 use std::fmt::Write;
@@ -133,7 +133,7 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn build(s: &Stores) -> Report {
+    pub fn build(s: &Engine) -> Report {
         let tests = s
             .tests
             .cases()

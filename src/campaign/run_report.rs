@@ -5,7 +5,7 @@
 //! breaks. The run itself is [`Oracle::dry_run`] on an isolated executor:
 //! nothing of the campaign changes.
 
-use super::Stores;
+use super::Engine;
 use super::oracle::{DryRun, DryStop, Oracle};
 use crate::executor::{Outcome, RevertReason};
 use crate::tx::{Tx, write_value};
@@ -85,20 +85,20 @@ pub struct SequenceReport {
 /// describes every call. `start`/`end` bound the block time (a call whose
 /// time would pass `end` is not run).
 pub fn run(
-    stores: &Stores,
+    engine: &Engine,
     txs: &[Tx],
     deadline: Instant,
     start: Option<u64>,
     end: Option<u64>,
 ) -> SequenceReport {
-    let mut ex = stores.target.isolated_executor();
-    let run = Oracle::new(stores, &mut ex).dry_run(txs, deadline, start, end);
-    describe(stores, txs, &run)
+    let mut ex = engine.target.isolated_executor();
+    let run = Oracle::new(engine, &mut ex).dry_run(txs, deadline, start, end);
+    describe(engine, txs, &run)
 }
 
 /// The report of `run`, a dry run of `txs`.
-pub fn describe(stores: &Stores, txs: &[Tx], run: &DryRun) -> SequenceReport {
-    let abi = ProjectAbi::of(stores);
+pub fn describe(engine: &Engine, txs: &[Tx], run: &DryRun) -> SequenceReport {
+    let abi = ProjectAbi::of(engine);
     let mut falsified: Vec<String> = Vec::new();
     let calls = txs
         .iter()
@@ -107,7 +107,7 @@ pub fn describe(stores: &Stores, txs: &[Tx], run: &DryRun) -> SequenceReport {
             let failing: Vec<String> = step
                 .failing
                 .iter()
-                .filter_map(|id| stores.tests.case(*id).map(|c| c.name.clone()))
+                .filter_map(|id| engine.tests.case(*id).map(|c| c.name.clone()))
                 .collect();
             for f in &failing {
                 if !falsified.contains(f) {
@@ -116,7 +116,7 @@ pub fn describe(stores: &Stores, txs: &[Tx], run: &DryRun) -> SequenceReport {
             }
             let outcome = &step.result.outcome;
             CallReport {
-                call: stores.print_sequence(std::slice::from_ref(tx)).remove(0),
+                call: engine.print_sequence(std::slice::from_ref(tx)).remove(0),
                 outcome: outcome.word().into(),
                 reason: (!outcome.is_success()).then(|| abi.reason(outcome)),
                 returns: returns(tx, outcome),
@@ -168,8 +168,8 @@ struct ProjectAbi<'s> {
 }
 
 impl<'s> ProjectAbi<'s> {
-    fn of(stores: &'s Stores) -> Self {
-        let t = &stores.target;
+    fn of(engine: &'s Engine) -> Self {
+        let t = &engine.target;
         let mut events: HashMap<B256, Vec<&Event>> = HashMap::new();
         let mut errors: HashMap<[u8; 4], Vec<&AbiError>> = HashMap::new();
         for c in &t.project.contracts {

@@ -58,7 +58,7 @@ pub(crate) fn shrink(
         }
     };
     steps += 1;
-    let default_sender = o.stores().config.senders[0];
+    let default_sender = o.engine().config.senders[0];
     let mut trail: Vec<(u64, Vec<Tx>)> = Vec::new();
     let mut try_candidate =
         |o: &mut Oracle<'_>, best: &mut Vec<Tx>, mut cand: Vec<Tx>, steps: &mut u64| {

@@ -10,7 +10,7 @@
 //!   no gap is worth deprioritizing;
 //! * `all`: the three summed.
 
-use super::{FunctionTotals, Stores};
+use super::{Engine, FunctionTotals};
 use crate::graph::join::{Gap, Missing};
 
 /// Calls below which a revert rate says little.
@@ -114,7 +114,7 @@ impl Signal<'_> {
     }
 }
 
-impl Stores {
+impl Engine {
     /// Strategy `strategy`'s signal for callable function `k`, given the
     /// graph's `gaps` and the per-function `totals` (read once by callers that
     /// ask for many signals).

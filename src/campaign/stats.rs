@@ -13,7 +13,7 @@ pub struct WorkerStats {
     pub sequences: AtomicU64,
     pub injections: AtomicU64,
     pub running: AtomicBool,
-    /// Per callable function, indexed like [`Stores::callable`].
+    /// Per callable function, indexed like [`Engine::callable`].
     pub functions: Box<[FunctionStats]>,
     /// Per sequence origin ([`Origin::index`]): calls, reverted calls, and
     /// coverage points new to the campaign.

@@ -2,7 +2,7 @@
 //! with their addresses, each function with its signature, mutability and
 //! whether workers call it, and each test with its kind and status.
 
-use super::Stores;
+use super::Engine;
 use crate::campaign::properties::TestKind;
 use crate::campaign::report::TestStatus;
 use schemars::JsonSchema;
@@ -118,7 +118,7 @@ fn hex(a: &alloy_primitives::Address) -> String {
 
 impl TargetInfo {
     /// The campaign's target as of now.
-    pub fn of(s: &Stores) -> TargetInfo {
+    pub fn of(s: &Engine) -> TargetInfo {
         let t = &s.target;
         let fuzzed = |to: Option<alloy_primitives::Address>, sig: &str| {
             s.callable

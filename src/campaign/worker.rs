@@ -6,7 +6,7 @@
 use super::generate::{self, Dictionary, GenContext};
 use super::oracle::{Goal, Oracle};
 use super::properties::{Falsification, FoundBy, Optimum, TestCase, TestKind};
-use super::{CallBudget, Injection, Stores as Shared};
+use super::{CallBudget, Engine, Injection};
 use crate::corpus::Origin;
 use crate::eventlog::{Payload, StopReason, now_ms};
 use crate::executor::{Executor, Outcome, Snapshot};
@@ -90,7 +90,7 @@ struct SeqResult {
 
 pub(crate) struct Worker {
     pub(crate) id: WorkerId,
-    pub(crate) shared: Arc<Shared>,
+    pub(crate) engine: Arc<Engine>,
     pub(crate) ex: Executor,
     pub(crate) rng: SmallRng,
     sampler: Sampler,
@@ -184,16 +184,16 @@ struct CallMeta<'a> {
 }
 
 impl Worker {
-    pub(crate) fn new(shared: Arc<Shared>, id: WorkerId, rx: Receiver<Arc<Injection>>) -> Self {
-        let mut ex = shared.target.executor(id.0 as usize);
-        let comparisons = shared.config.comparison_feedback;
+    pub(crate) fn new(engine: Arc<Engine>, id: WorkerId, rx: Receiver<Arc<Injection>>) -> Self {
+        let mut ex = engine.target.executor(id.0 as usize);
+        let comparisons = engine.config.comparison_feedback;
         ex.set_comparisons(comparisons);
-        ex.set_state_feedback(shared.config.state_feedback);
-        let seed = shared.seed.wrapping_add(id.0 as u64);
+        ex.set_state_feedback(engine.config.state_feedback);
+        let seed = engine.seed.wrapping_add(id.0 as u64);
         Worker {
             id,
-            sampler: shared.priorities.sampler(),
-            dict: shared.dictionary.clone(),
+            sampler: engine.priorities.sampler(),
+            dict: engine.dictionary.clone(),
             rng: SmallRng::seed_from_u64(seed),
             ex,
             rx,
@@ -203,7 +203,7 @@ impl Worker {
             last_batch: Instant::now(),
             budget: CallBudget::default(),
             seen_reverts: Default::default(),
-            tracing: shared.journal().is_some() && shared.config.traces,
+            tracing: engine.journal().is_some() && engine.config.traces,
             obs: Vec::new(),
             last_recent: Instant::now(),
             comparisons,
@@ -211,12 +211,12 @@ impl Worker {
             i2s_tried: Default::default(),
             i2s_calls: 0,
             i2s_chain: None,
-            shared,
+            engine,
         }
     }
 
     fn emit(&self, payload: Payload) {
-        self.shared.emit(self.id, payload);
+        self.engine.emit(self.id, payload);
     }
 
     fn row(&self) -> usize {
@@ -226,38 +226,38 @@ impl Worker {
     /// Why this worker should stop now: the campaign is stopping, timed
     /// out, or the call budget is spent.
     fn should_stop(&self) -> Option<StopReason> {
-        self.shared.stop_reason().or_else(|| {
-            let spent = self.budget.exhausted(&self.shared);
+        self.engine.stop_reason().or_else(|| {
+            let spent = self.budget.exhausted(&self.engine);
             if spent {
-                self.shared.end(super::EndReason::TestLimit);
+                self.engine.end(super::EndReason::TestLimit);
             }
             spent.then_some(StopReason::TestLimit)
         })
     }
 
     fn random_tx(&mut self) -> Tx {
-        let callables = &self.shared.callable;
+        let callables = &self.engine.callable;
         let i = self.sampler.pick(&mut self.rng, callables.len());
-        self.shared.stats.workers[self.row()].functions[i]
+        self.engine.stats.workers[self.row()].functions[i]
             .generated
             .fetch_add(1, Ordering::Relaxed);
-        let ctx = GenContext::of(&self.shared.config);
+        let ctx = GenContext::of(&self.engine.config);
         generate::random_tx(&mut self.rng, &self.dict, &ctx, &callables[i])
     }
 
     /// Runs until the campaign stops. Returns why it stopped.
     pub(crate) fn run(&mut self) -> StopReason {
         self.emit(Payload::WorkerStarted {
-            seed: self.shared.seed.wrapping_add(self.id.0 as u64),
+            seed: self.engine.seed.wrapping_add(self.id.0 as u64),
         });
         let reason = loop {
             if let Some(r) = self.should_stop() {
-                if r == StopReason::TestLimit && self.shared.config.keep_alive {
+                if r == StopReason::TestLimit && self.engine.config.keep_alive {
                     // Idle, but still serve injections until stopped.
                     match self.rx.recv_timeout(Duration::from_millis(50)) {
                         Ok(inj) => self.run_injection(&inj),
                         Err(_) => {
-                            if self.shared.stop.load(Ordering::Acquire) {
+                            if self.engine.stop.load(Ordering::Acquire) {
                                 break StopReason::Stopped;
                             }
                         }
@@ -270,10 +270,10 @@ impl Worker {
                 self.run_injection(&inj);
                 continue;
             }
-            if self.shared.take_panic_request(self.id.0 as usize) {
+            if self.engine.take_panic_request(self.id.0 as usize) {
                 panic!("worker {} panicked on request (test fault hook)", self.id.0);
             }
-            if self.shared.callable.is_empty() {
+            if self.engine.callable.is_empty() {
                 break StopReason::Stopped;
             }
             if let Some((source, prefix, candidate, chain)) = self.i2s.pop_back() {
@@ -284,7 +284,7 @@ impl Worker {
                 self.i2s_calls += self.total_calls - before;
                 continue;
             }
-            let corpus = &self.shared.corpus;
+            let corpus = &self.engine.corpus;
             if !corpus.is_empty() && self.rng.random_bool(MUTATION_SHARE) {
                 let n = corpus.len();
                 // Half the picks among the newest entries: the frontier.
@@ -296,10 +296,10 @@ impl Worker {
                 let base = corpus.get(crate::ids::EntryId(pick as u64));
                 let other = corpus.get(crate::ids::EntryId(self.rng.random_range(0..n) as u64));
                 if let (Some(base), Some(other)) = (base, other) {
-                    let max = self.shared.config.seq_len;
+                    let max = self.engine.config.seq_len;
                     let fresh = self.random_tx();
-                    let shared = self.shared.clone();
-                    let ctx = GenContext::of(&shared.config);
+                    let engine = self.engine.clone();
+                    let ctx = GenContext::of(&engine.config);
                     let planned = generate::mutate(
                         &mut self.rng,
                         &self.dict,
@@ -321,7 +321,7 @@ impl Worker {
                     continue;
                 }
             }
-            let max = self.shared.config.seq_len;
+            let max = self.engine.config.seq_len;
             self.run_sequence(Source::Random, Vec::new(), max);
         };
         // An accepted injection is executed by every worker, even one that
@@ -347,8 +347,8 @@ impl Worker {
             let txs = if inj.holes.is_empty() {
                 inj.txs.clone()
             } else {
-                let shared = self.shared.clone();
-                let ctx = GenContext::of(&shared.config);
+                let engine = self.engine.clone();
+                let ctx = GenContext::of(&engine.config);
                 inj.txs
                     .iter()
                     .zip(&inj.holes)
@@ -358,7 +358,7 @@ impl Worker {
                     .collect()
             };
             let r = self.run_sequence(Source::Injected(inj.id.0), txs, inj.txs.len());
-            self.shared.stats.workers[self.id.0 as usize]
+            self.engine.stats.workers[self.id.0 as usize]
                 .injections
                 .fetch_add(1, Ordering::Relaxed);
             self.emit(Payload::InjectionExecuted {
@@ -401,7 +401,7 @@ impl Worker {
         len: usize,
     ) -> SeqResult {
         let preemptible = !matches!(source, Source::Injected(_));
-        let journal = self.shared.journal().is_some();
+        let journal = self.engine.journal().is_some();
         let mut executed: Vec<Tx> = Vec::with_capacity(len);
         let mut gas: Vec<u64> = Vec::with_capacity(len);
         // Which calls left the state as they were and reached nothing new
@@ -429,9 +429,9 @@ impl Worker {
         // Whether a call of this sequence gave input-to-state candidates.
         let mut rooted = false;
         let mut planned = planned.into_iter();
-        let shared = self.shared.clone();
+        let engine = self.engine.clone();
         let row = self.row();
-        let stats = &shared.stats.workers[row];
+        let stats = &engine.stats.workers[row];
         let origin = source.origin().index();
         let relaxed = Ordering::Relaxed;
         let pos = &stats.position;
@@ -441,7 +441,7 @@ impl Worker {
         pos.done.store(0, relaxed);
         pos.points.store(0, relaxed);
         pos.start_points
-            .store(shared.target.coverage.points(), relaxed);
+            .store(engine.target.coverage.points(), relaxed);
         pos.started_ms.store(now_ms(), relaxed);
         // Injected sequences start no chain: they are the agent's calls,
         // run by every worker, and what follows them is not injected.
@@ -449,8 +449,8 @@ impl Worker {
         for i in first..first + len.max(planned.len()) {
             if preemptible
                 && (!self.rx.is_empty()
-                    || self.shared.stop_reason().is_some()
-                    || !self.budget.take(&shared))
+                    || self.engine.stop_reason().is_some()
+                    || !self.budget.take(&engine))
             {
                 break;
             }
@@ -483,7 +483,7 @@ impl Worker {
             // One keccak per call, shared by the statistics and the
             // comparison pools.
             let selector = tx.selector();
-            let k = shared.callable_index(tx.to, &selector);
+            let k = engine.callable_index(tx.to, &selector);
             let fstats = k.map(|k| &stats.functions[k]);
             if let Some(fs) = fstats {
                 bump(&fs.calls);
@@ -595,7 +595,7 @@ impl Worker {
         let mut traced = result.falsified > 0;
         if self.tracing && matches!(source, Source::Injected(_)) {
             let t = self.trace(TraceRole::Injection, &source, executed.clone());
-            self.shared.journal_send(|| Record::Trace(Box::new(t)));
+            self.engine.journal_send(|| Record::Trace(Box::new(t)));
             traced = true;
         }
         // Injected sequences are kept whole; others up to their last new
@@ -617,7 +617,7 @@ impl Worker {
             let calls = executed.len() as u32;
             let kept = self.tracing.then(|| executed.clone());
             let Some(entry) =
-                self.shared
+                self.engine
                     .add_corpus(Some(self.id), origin, result.new_points, executed, gas)
             else {
                 // Another worker kept the same sequence first: its entry
@@ -627,20 +627,20 @@ impl Worker {
             if let Some(txs) = kept {
                 let mut t = self.trace(TraceRole::Corpus, &source, txs);
                 t.corpus_entry = Some(entry.id.0);
-                self.shared.journal_send(|| Record::Trace(Box::new(t)));
+                self.engine.journal_send(|| Record::Trace(Box::new(t)));
             }
             // One event per corpus entry; `new_points` 0 is a new storage
             // state (state feedback).
             self.emit(Payload::CoverageIncreased {
                 entry: entry.id,
                 new_points: result.new_points,
-                total_points: self.shared.target.coverage.points() as u32,
+                total_points: self.engine.target.coverage.points() as u32,
                 calls,
             });
         } else if self.tracing && !traced && self.last_recent.elapsed() >= RECENT_INTERVAL {
             self.last_recent = Instant::now();
             let t = self.trace(TraceRole::Recent, &source, executed);
-            self.shared.journal_send(|| Record::Trace(Box::new(t)));
+            self.engine.journal_send(|| Record::Trace(Box::new(t)));
         }
         result
     }
@@ -650,7 +650,7 @@ impl Worker {
         let calls = self.obs[..txs.len().min(self.obs.len())].to_vec();
         let mut t = TraceRecord::new(role, source.origin(), txs, calls);
         t.worker = Some(self.id.0);
-        t.window = self.shared.config.trace_window;
+        t.window = self.engine.config.trace_window;
         match source {
             Source::Mutation(e) => t.source_entry = Some(e.0),
             Source::Injected(id) => t.injection = Some(*id),
@@ -678,7 +678,7 @@ impl Worker {
 
     /// Hands the call to the journal (rendered by the journal thread).
     fn journal_call(&self, tx: &Tx, meta: CallMeta<'_>, falsified: bool) {
-        self.shared.journal_send(|| {
+        self.engine.journal_send(|| {
             crate::journal::Record::Call(Box::new(crate::journal::CallRecord {
                 worker: self.id,
                 sequence: self.sequences,

@@ -15,11 +15,11 @@ impl Worker {
         logs: &[alloy_primitives::Log],
     ) -> Option<u32> {
         let last = meta.outcome;
-        let shared = self.shared.clone();
+        let engine = self.engine.clone();
         let mut falsified = 0;
         // Summed only when something is falsified, not after every call.
         let seq_gas = || gas.iter().fold(0u64, |a, g| a.saturating_add(*g));
-        match shared.config.test_mode {
+        match engine.config.test_mode {
             crate::config::TestMode::Property => {
                 falsified += self
                     .check_properties(executed, &seq_gas, meta, |c| c.kind == TestKind::Property);
@@ -27,10 +27,10 @@ impl Worker {
             crate::config::TestMode::Assertion | crate::config::TestMode::Overflow => {
                 falsified += self.check_specs(executed, &seq_gas, meta);
                 let tx = executed.last().expect("one call ran");
-                let fails = Oracle::new(&shared, &mut self.ex).call_fails(last, logs);
+                let fails = Oracle::new(&engine, &mut self.ex).call_fails(last, logs);
                 if let Some(reason) = fails
-                    && let Some(case) = shared.tests.cases().find(|c| c.checks_call(tx))
-                    && shared.tests.is_open(case.id)
+                    && let Some(case) = engine.tests.cases().find(|c| c.checks_call(tx))
+                    && engine.tests.is_open(case.id)
                 {
                     if let Some(o) = self.obs.last_mut() {
                         o.mark(case.id, true);
@@ -41,13 +41,13 @@ impl Worker {
             }
             crate::config::TestMode::Optimization => {
                 self.check_specs(executed, &seq_gas, meta);
-                for case in shared.tests.cases() {
+                for case in engine.tests.cases() {
                     if case.kind != TestKind::Optimization {
                         continue;
                     }
-                    let value = Oracle::new(&shared, &mut self.ex).optimization_value(case);
+                    let value = Oracle::new(&engine, &mut self.ex).optimization_value(case);
                     if let Some(v) = value {
-                        let improved = shared.tests.offer(case.id, v, || Optimum {
+                        let improved = engine.tests.offer(case.id, v, || Optimum {
                             value: v,
                             sequence: executed.to_vec(),
                             worker: Some(self.id),
@@ -62,14 +62,14 @@ impl Worker {
                                 );
                                 t.test = Some(case.id);
                                 t.value = Some(v.to_string());
-                                shared.journal_send(|| Record::Trace(Box::new(t)));
+                                engine.journal_send(|| Record::Trace(Box::new(t)));
                             }
                             let limbs = v.into_raw().into_limbs();
                             self.emit(Payload::OptimizationImproved {
                                 test: case.id,
                                 value: limbs,
                             });
-                            shared.persist_optimum(case.id);
+                            engine.persist_optimum(case.id);
                         }
                     }
                 }
@@ -104,13 +104,13 @@ impl Worker {
         meta: CallMeta<'_>,
         which: impl Fn(&TestCase) -> bool,
     ) -> u32 {
-        let shared = self.shared.clone();
+        let engine = self.engine.clone();
         let mut falsified = 0;
-        for case in shared.tests.cases() {
-            if !which(case) || !shared.tests.is_open(case.id) {
+        for case in engine.tests.cases() {
+            if !which(case) || !engine.tests.is_open(case.id) {
                 continue;
             }
-            let fails = Oracle::new(&shared, &mut self.ex).property_fails(case);
+            let fails = Oracle::new(&engine, &mut self.ex).property_fails(case);
             if let Some(o) = self.obs.last_mut() {
                 o.mark(case.id, fails.is_some());
             }
@@ -132,8 +132,8 @@ impl Worker {
         reason: String,
         meta: CallMeta<'_>,
     ) -> bool {
-        let shared = self.shared.clone();
-        if !shared.tests.claim(case.id) {
+        let engine = self.engine.clone();
+        if !engine.tests.claim(case.id) {
             return false;
         }
         // The falsifying call first: the falsification's parent in the journal.
@@ -153,8 +153,8 @@ impl Worker {
             shrink_done: done,
             gas_used: gas,
         };
-        shared.tests.close_at(case.id, shared.stats.calls());
-        shared
+        engine.tests.close_at(case.id, engine.stats.calls());
+        engine
             .tests
             .set_falsified(case.id, record(Vec::new(), 0, false));
         self.emit(Payload::PropertyFalsified {
@@ -162,22 +162,22 @@ impl Worker {
             calls: seq.len() as u32,
             gas_used: gas,
         });
-        shared.persist_reproducer(case.id);
+        engine.persist_reproducer(case.id);
         if self.tracing {
             let mut t = self.trace(TraceRole::Falsifying, meta.source, seq.clone());
             t.test = Some(case.id);
-            shared.journal_send(|| Record::Trace(Box::new(t)));
+            engine.journal_send(|| Record::Trace(Box::new(t)));
         }
         let id = self.id;
-        let mut oracle = Oracle::new(&shared, &mut self.ex);
+        let mut oracle = Oracle::new(&engine, &mut self.ex);
         let r = super::super::shrink::shrink(
             &mut oracle,
             &mut self.rng,
             Goal::Fails(case),
             seq.clone(),
-            shared.config.shrink_limit,
+            engine.config.shrink_limit,
             &mut |steps, calls| {
-                shared.emit(
+                engine.emit(
                     id,
                     Payload::TestShrunk {
                         test: case.id,
@@ -192,7 +192,7 @@ impl Worker {
             self.trace_shrink(case, &r.trail, &r.txs, r.steps);
         }
         let calls = r.txs.len() as u32;
-        shared
+        engine
             .tests
             .set_falsified(case.id, record(r.txs, r.steps, true));
         self.emit(Payload::TestShrunk {
@@ -201,11 +201,11 @@ impl Worker {
             steps: r.steps as u32,
             done: true,
         });
-        shared.persist_reproducer(case.id);
-        if shared.config.stop_on_fail {
-            shared.end(super::super::EndReason::StopOnFail);
-        } else if shared.tests.all_decided() && !shared.config.keep_alive {
-            shared.end(super::super::EndReason::AllTestsDecided);
+        engine.persist_reproducer(case.id);
+        if engine.config.stop_on_fail {
+            engine.end(super::super::EndReason::StopOnFail);
+        } else if engine.tests.all_decided() && !engine.config.keep_alive {
+            engine.end(super::super::EndReason::AllTestsDecided);
         }
         true
     }
@@ -219,21 +219,21 @@ impl Worker {
         last: &[Tx],
         steps: u64,
     ) {
-        let shared = self.shared.clone();
+        let engine = self.engine.clone();
         let mut all: Vec<(u64, &[Tx])> = trail.iter().map(|(n, t)| (*n, t.as_slice())).collect();
         if all.last().is_none_or(|(_, t)| *t != last) {
             all.push((steps, last));
         }
         let n = all.len();
         for (k, (replays, txs)) in all.into_iter().enumerate() {
-            let calls = Oracle::new(&shared, &mut self.ex).trace(case, txs);
+            let calls = Oracle::new(&engine, &mut self.ex).trace(case, txs);
             let mut t = TraceRecord::new(TraceRole::Shrink, Origin::Random, txs.to_vec(), calls);
             t.worker = Some(self.id.0);
             t.test = Some(case.id);
             t.shrink_step = Some(k as u32 + 1);
             t.replays = Some(replays);
             t.final_step = k + 1 == n;
-            shared.journal_send(|| Record::Trace(Box::new(t)));
+            engine.journal_send(|| Record::Trace(Box::new(t)));
         }
     }
 }

@@ -117,7 +117,7 @@ impl Worker {
         self.ex.set_recording(false);
         let mut done = true;
         for tx in &prefix.txs {
-            if !self.budget.take(&self.shared) {
+            if !self.budget.take(&self.engine) {
                 done = false;
                 break;
             }
@@ -125,10 +125,10 @@ impl Worker {
             self.total_calls += 1;
             self.batch.calls += 1;
             self.batch.gas += r.gas_used;
-            let stats = &self.shared.stats.workers[self.row()];
+            let stats = &self.engine.stats.workers[self.row()];
             stats.calls.fetch_add(1, Ordering::Relaxed);
             bump(&stats.origin_calls[origin]);
-            if let Some(k) = self.shared.callable_index(tx.to, &tx.selector()) {
+            if let Some(k) = self.engine.callable_index(tx.to, &tx.selector()) {
                 let fs = &stats.functions[k];
                 bump(&fs.calls);
                 bump(&fs.gas[super::super::gas_bucket(r.gas_used)]);

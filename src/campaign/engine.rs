@@ -1,4 +1,4 @@
-//! [`Stores`]: what the campaign's tools and embedders read, and the
+//! [`Engine`]: what the campaign's tools and embedders read, and the
 //! campaign's own working state beside it.
 
 use super::*;
@@ -47,11 +47,14 @@ pub enum SpecRefused {
     },
 }
 
-/// What the campaign's tools and embedders read: the target, the event log,
-/// the corpus, the priority set, the tests, coverage and the counters. The
-/// campaign's private working state (the dictionary, the disk writer, the
-/// selector index) is reachable only inside the crate.
-pub struct Stores {
+/// The running campaign: the target, the event log, the corpus, the
+/// priority set, the tests, coverage and the counters, which the workers and
+/// [`Control`](super::Control) hold. Tool families never see it: they get the
+/// narrow ports of [`super::ports`]. An embedding program reads it through
+/// `Control::engine` (its fields are public for reading; the campaign's
+/// private working state — the dictionary, the disk writer, the selector
+/// index — is reachable only inside the crate).
+pub struct Engine {
     pub config: Config,
     pub target: Arc<Target>,
     /// The functions workers call; priority indices point into this.
@@ -91,20 +94,20 @@ pub struct Stores {
     /// Why fuzzing ended ([`EndReason`] as `u8 + 1`; 0: still fuzzing).
     pub(super) ended: std::sync::atomic::AtomicU8,
     /// Fault injection for tests: a worker whose bit is set panics at its
-    /// next sequence (see [`Stores::inject_worker_panic`]).
+    /// next sequence (see [`Engine::inject_worker_panic`]).
     pub(super) panic_requests: AtomicU64,
 }
 
-impl std::fmt::Debug for Stores {
+impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Stores")
+        f.debug_struct("Engine")
             .field("run_id", &self.run_id)
             .field("target", &self.target)
             .finish()
     }
 }
 
-impl Stores {
+impl Engine {
     pub fn workers(&self) -> usize {
         self.workers
     }
@@ -190,7 +193,7 @@ impl Stores {
         event
     }
 
-    /// Stores the current code graph's version in the journal (once per
+    /// Engine the current code graph's version in the journal (once per
     /// version).
     pub fn journal_graph(&self, project_root: &str) {
         let graph = self.graph.graph();
@@ -307,7 +310,7 @@ impl Stores {
         }
     }
 
-    /// The index in [`Stores::callable`] of the function with `selector`
+    /// The index in [`Engine::callable`] of the function with `selector`
     /// of the contract at `to` (`None`: the target).
     pub fn callable_index(
         &self,
