@@ -193,7 +193,7 @@ impl Engine {
         event
     }
 
-    /// Engine the current code graph's version in the journal (once per
+    /// Stores the current code graph's version in the journal (once per
     /// version).
     pub fn journal_graph(&self, project_root: &str) {
         let graph = self.graph.graph();

@@ -187,7 +187,7 @@ impl FamilyState {
         self.0.etg.enter(session, attempt_id);
     }
 
-    /// Engine the current code graph's version in the journal.
+    /// Stores the current code graph's version in the journal.
     pub fn journal_graph(&self, project_root: &str) {
         self.0.journal_graph(project_root)
     }

@@ -1,6 +1,6 @@
 //! The seam every tool family plugs into.
 //!
-//! A family is one module under `src/mcp/` that returns its tools as
+//! A family is one directory under `src/families/` that returns its tools as
 //! [`ToolDef`]s. Each tool is declared from a typed parameter struct and a
 //! typed answer struct (`serde` + `schemars::JsonSchema`, doc comments as
 //! descriptions): the advertised input and output schemas are generated from
@@ -240,7 +240,7 @@ impl ToolDef {
         }
     }
 
-    /// A tool whose calls the server does not log in the ETG.
+    /// A tool whose calls families do not observe (not logged in the ETG).
     pub fn unlogged(mut self) -> Self {
         self.logged = false;
         self

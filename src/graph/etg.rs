@@ -1,7 +1,8 @@
 //! The execution trace graph (ETG): what an agent tried, as attempts made of
 //! events, and what came of it.
 //!
-//! Every MCP tool call is logged by the server as a `tool_start` and a
+//! Every MCP tool call is logged by the graph family (it observes every
+//! call the server answers) as a `tool_start` and a
 //! `tool_end` event of the calling session's current attempt (the attempt
 //! its latest `etg_log_event` named, else one attempt per session); agents
 //! add their own steps (`checkpoint`, `context_retrieved`,

@@ -8,7 +8,7 @@
 //! never compiled inside the 100 ms budget: rebuild, then update);
 //! `graph_context_for_files` answers with coverage gaps first, each with
 //! what its condition depends on. Every tool call of every family is logged
-//! in the ETG by the server; `etg_log_event` adds the agent's own steps.
+//! in the ETG by this family ([`Family::observe`]); `etg_log_event` adds the agent's own steps.
 //! Field names are the seed's (snake_case); rudder's additions are marked
 //! as extensions and never `required`.
 
