@@ -32,7 +32,7 @@ pub use engine::{Engine, SpecRefused};
 use engine::{load_specs, spec_case};
 pub use oracle::{Goal, Oracle};
 pub use persist::Layout;
-pub use ports::{CampaignRead, FamilyState};
+pub use ports::{CampaignRead, FamilyState, Steer};
 pub use render::Renderer;
 pub use report::{Report, TestStatus};
 pub use stats::*;

@@ -39,8 +39,8 @@ use journal_read::JournalRead;
 /// A family rudder serves: its name and how it is built over a campaign.
 pub struct Registered {
     pub name: FamilyName,
-    /// The family over `control`; its constructor's signature says what of
-    /// the campaign it may touch.
+    /// The family over `control`'s ports ([`crate::campaign::ports`]): its
+    /// constructor's signature says what of the campaign it may touch.
     pub build: fn(&Control) -> Box<dyn Family>,
 }
 
@@ -48,9 +48,9 @@ pub struct Registered {
 /// family is a directory under `src/families/` and one line here.
 #[rustfmt::skip]
 pub const REGISTRY: &[Registered] = &[
-    Registered { name: campaign::NAME, build: |c| Box::new(campaign::CampaignTools::new(c.clone())) },
+    Registered { name: campaign::NAME, build: |c| Box::new(campaign::CampaignTools::new(c.read(), c.steer())) },
     Registered { name: events::NAME, build: |c| Box::new(events::EventsTools::new(JournalRead::of(&c.read()), c.read())) },
     Registered { name: traces::NAME, build: |c| Box::new(traces::TracesTools::new(JournalRead::of(&c.read()))) },
-    Registered { name: graph::NAME, build: |c| Box::new(graph::GraphTools::new(c)) },
-    Registered { name: ops::NAME, build: |c| Box::new(ops::OpsTools::new(c)) },
+    Registered { name: graph::NAME, build: |c| Box::new(graph::GraphTools::new(c.read(), c.family_state())) },
+    Registered { name: ops::NAME, build: |c| Box::new(ops::OpsTools::new(c.read(), c.steer(), c.family_state())) },
 ];

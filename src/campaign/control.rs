@@ -100,6 +100,11 @@ impl Control {
         super::CampaignRead::new(self.engine().clone())
     }
 
+    /// What a tool family may change: the steering commands.
+    pub fn steer(&self) -> super::Steer {
+        super::Steer::new(self.clone())
+    }
+
     /// The state tool families keep in the campaign (graph, ETG, decisions).
     pub fn family_state(&self) -> super::FamilyState {
         super::FamilyState::new(self.engine().clone())

@@ -4,15 +4,17 @@
 //! * [`CampaignRead`]: snapshots and totals — configuration, target,
 //!   corpus, tests, statistics, the event log, the code graph. No method
 //!   changes the campaign.
-//! * [`Control`](super::Control): steering — inject, prioritize, specs,
-//!   stop (and the journal of those commands).
+//! * [`Steer`]: steering — parse and inject calls, prioritize, add specs,
+//!   reload the corpus directory (each command journaled by
+//!   [`Control`](super::Control), which it wraps).
 //! * [`FamilyState`]: the state a family keeps in the campaign (the code
 //!   graph's versions and the ETG, the agent's decisions), written through
 //!   the journal so that it survives the run.
 //! * [`JournalRead`](crate::families::journal_read::JournalRead): pooled
 //!   reads of the journal within the budget.
 //!
-//! Workers and `Control` hold the campaign ([`Engine`]) itself.
+//! Workers and `Control` hold the campaign ([`Engine`]) itself; a family
+//! is built from the ports alone (see `crate::families::REGISTRY`).
 
 use super::*;
 use crate::campaign::generate::Callable;
@@ -224,5 +226,73 @@ impl GraphRead<'_> {
         max_tokens: usize,
     ) -> Result<Vec<crate::graph::store::FileContext>, crate::graph::store::GraphError> {
         self.0.context(project_root, files, max_tokens)
+    }
+}
+
+/// What a family may change in the campaign: the steering commands.
+#[derive(Clone)]
+pub struct Steer(Control);
+
+impl Steer {
+    pub(super) fn new(control: Control) -> Self {
+        Steer(control)
+    }
+
+    /// Parses Solidity-style calls with holes (see [`Control::parse_templates`]).
+    pub fn parse_templates(
+        &self,
+        calls: &[String],
+        sender: Option<alloy_primitives::Address>,
+        value: alloy_primitives::U256,
+    ) -> Result<Vec<(Tx, crate::tx::Holes)>, ControlError> {
+        self.0.parse_templates(calls, sender, value)
+    }
+    /// Parses Solidity-style calls (see [`Control::parse_calls`]).
+    pub fn parse_calls(
+        &self,
+        calls: &[String],
+        sender: Option<alloy_primitives::Address>,
+        value: alloy_primitives::U256,
+    ) -> Result<Vec<Tx>, ControlError> {
+        self.0.parse_calls(calls, sender, value)
+    }
+    /// Runs calls once on an isolated executor from the live state, within
+    /// `deadline` (see [`Control::run_once`]).
+    pub fn run_once(
+        &self,
+        calls: &[String],
+        sender: Option<alloy_primitives::Address>,
+        value: alloy_primitives::U256,
+        deadline: Instant,
+    ) -> Result<run_report::SequenceReport, ControlError> {
+        self.0.run_once(calls, sender, value, deadline)
+    }
+    /// Injects parsed calls to every worker (see [`Control::inject_templates`]).
+    pub fn inject_templates(
+        &self,
+        calls: Vec<(Tx, crate::tx::Holes)>,
+        repeat: u32,
+    ) -> Result<control::InjectReceipt, ControlError> {
+        self.0.inject_templates(calls, repeat)
+    }
+    /// The callable index of `signature`.
+    pub fn resolve_signature(&self, signature: &str) -> Result<usize, ControlError> {
+        self.0.resolve_signature(signature)
+    }
+    pub fn prioritize(
+        &self,
+        signature: &str,
+        weight: u32,
+    ) -> Result<Arc<crate::priority::Priorities>, ControlError> {
+        self.0.prioritize(signature, weight)
+    }
+    pub fn clear_priorities(&self) -> usize {
+        self.0.clear_priorities()
+    }
+    pub fn add_spec(&self, spec: spec::Spec) -> Result<crate::ids::TestId, SpecRefused> {
+        self.0.add_spec(spec)
+    }
+    pub fn reload_corpus(&self, deadline: Option<Instant>) -> corpus_dir::Reload {
+        self.0.reload_corpus(deadline)
     }
 }

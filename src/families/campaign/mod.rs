@@ -18,7 +18,7 @@ use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, T
 use crate::campaign::control::MAX_INJECTED_CALLS;
 use crate::campaign::properties::TestKind;
 use crate::campaign::report::TestStatus;
-use crate::campaign::{CampaignRead, Control};
+use crate::campaign::{CampaignRead, Steer};
 use crate::corpus::{TxQuery, TxRef};
 use crate::eventlog::{DEFAULT_CAPACITY, EventKind, Filter};
 use crate::ids::WorkerId;
@@ -66,7 +66,7 @@ fn plural(n: usize) -> &'static str {
 #[derive(Clone)]
 pub struct CampaignTools {
     campaign: CampaignRead,
-    control: Control,
+    steer: Steer,
 }
 
 /// Seed 002: the nine campaign tools and `status`.
@@ -194,11 +194,8 @@ impl Family for CampaignTools {
 }
 
 impl CampaignTools {
-    pub fn new(control: Control) -> Self {
-        CampaignTools {
-            campaign: control.read(),
-            control,
-        }
+    pub fn new(campaign: CampaignRead, steer: Steer) -> Self {
+        CampaignTools { campaign, steer }
     }
 
     fn read_logs(&self, a: ReadLogsInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
@@ -389,10 +386,10 @@ impl CampaignTools {
             .transpose()?;
         let value = wei("value", &a.value)?;
         let calls: Vec<String> = a.sequence.into_iter().map(|c| c.0).collect();
-        let templates = self.control.parse_templates(&calls, sender, value)?;
+        let templates = self.steer.parse_templates(&calls, sender, value)?;
         gate.commit("inject_transaction")?;
         let n = templates.len();
-        let receipt = self.control.inject_templates(templates, a.repeat)?;
+        let receipt = self.steer.inject_templates(templates, a.repeat)?;
         ToolAnswer::json(&InjectTransactionOutput {
             success: true,
             message: format!(
@@ -408,10 +405,10 @@ impl CampaignTools {
 
     fn prioritize(&self, a: PrioritizeFunctionInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
         // A bare name stands for its one function (or lists the overloads).
-        let i = self.control.resolve_signature(&a.function_signature)?;
+        let i = self.steer.resolve_signature(&a.function_signature)?;
         let signature = self.campaign.callable()[i].function.signature();
         gate.commit("prioritize_function")?;
-        let set = self.control.prioritize(&signature, 1)?;
+        let set = self.steer.prioritize(&signature, 1)?;
         ToolAnswer::json(&PrioritizeFunctionOutput {
             success: true,
             message: format!("Prioritized function '{signature}'"),
@@ -425,7 +422,7 @@ impl CampaignTools {
         gate: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
         gate.commit("clear_priorities")?;
-        let n = self.control.clear_priorities();
+        let n = self.steer.clear_priorities();
         ToolAnswer::json(&ClearPrioritiesOutput {
             success: true,
             message: format!("Cleared {n} prioritized function{}", plural(n)),
@@ -442,7 +439,7 @@ impl CampaignTools {
         let value = wei("value", &a.value)?;
         let calls: Vec<String> = a.sequence.into_iter().map(|c| c.0).collect();
         let report = self
-            .control
+            .steer
             .run_once(&calls, sender, value, answer_by(gate))?;
         ToolAnswer::json(&RunSequenceOutput {
             success: true,
@@ -452,7 +449,7 @@ impl CampaignTools {
 
     fn reload_corpus(&self, _: ReloadCorpusInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
         gate.commit("reload_corpus")?;
-        let reload = self.control.reload_corpus(Some(answer_by(gate)));
+        let reload = self.steer.reload_corpus(Some(answer_by(gate)));
         let message = format!(
             "Added {} corpus entr{} ({} new coverage points); {} already known, {} malformed, {} left for the next reload",
             reload.added,

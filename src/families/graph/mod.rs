@@ -14,7 +14,7 @@
 
 use super::errors::ToolError;
 use super::family::{Access, Conventions, Family, FamilyName, Gate, Observed, ToolAnswer, ToolDef};
-use crate::campaign::{CampaignRead, Control, FamilyState};
+use crate::campaign::{CampaignRead, FamilyState};
 use crate::graph::etg::{self, EtgKind};
 use crate::graph::join::Gap;
 use crate::graph::rows::{self as graph_rows, Outcome};
@@ -349,11 +349,8 @@ impl Family for GraphTools {
 }
 
 impl GraphTools {
-    pub fn new(control: &Control) -> Self {
-        GraphTools {
-            campaign: control.read(),
-            state: control.family_state(),
-        }
+    pub fn new(campaign: CampaignRead, state: FamilyState) -> Self {
+        GraphTools { campaign, state }
     }
 
     fn index(&self, a: IndexProjectInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {

@@ -267,7 +267,7 @@ impl OpsTools {
             }
         };
         let txs = self
-            .control
+            .steer
             .parse_calls(std::slice::from_ref(&p.symbol), None, value)
             .map_err(|e| ToolError::seed001("INVALID_SYMBOL", "symbol", e.to_string()))?;
         let [tx] = txs.as_slice() else {

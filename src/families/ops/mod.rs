@@ -28,7 +28,7 @@ use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, T
 use crate::campaign::oracle::DryStop;
 use crate::campaign::signals::{Direction, Signal, Strategy};
 use crate::campaign::spec::{Spec, SpecSource};
-use crate::campaign::{CampaignRead, Control, FamilyState, SpecRefused, rfc3339};
+use crate::campaign::{CampaignRead, FamilyState, SpecRefused, Steer, rfc3339};
 use crate::corpus::Origin;
 use crate::eventlog::now_ms;
 use crate::ops::{Metric, Sample};
@@ -68,18 +68,18 @@ mod ttl {
 pub struct OpsTools {
     campaign: CampaignRead,
     /// Specs go to the campaign's tests through steering.
-    control: Control,
+    steer: Steer,
     /// Decisions.
     state: FamilyState,
     cache: Arc<TtlCache>,
 }
 
 impl OpsTools {
-    pub fn new(control: &Control) -> Self {
+    pub fn new(campaign: CampaignRead, steer: Steer, state: FamilyState) -> Self {
         OpsTools {
-            campaign: control.read(),
-            control: control.clone(),
-            state: control.family_state(),
+            campaign,
+            steer,
+            state,
             cache: Arc::new(TtlCache::default()),
         }
     }

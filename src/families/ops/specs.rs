@@ -236,7 +236,7 @@ impl OpsTools {
         }
         gate.commit("submit_new_spec")?;
         let name = spec.source.name.clone();
-        match self.control.add_spec(spec) {
+        match self.steer.add_spec(spec) {
             Ok(_) => {}
             Err(SpecRefused::Duplicate(n)) => {
                 return Err(ToolError::seed001(
@@ -396,7 +396,7 @@ impl OpsTools {
         let txs: Vec<Tx> = match p.strategy_id.split_once(':') {
             _ if p.strategy_id == "inline" => {
                 let calls = p.calls.unwrap_or_default();
-                self.control
+                self.steer
                     .parse_calls(&calls, None, U256::ZERO)
                     .map_err(|e| {
                         let e = ToolError::from(e);
