@@ -20,6 +20,7 @@ pub mod properties;
 pub mod render;
 pub mod report;
 pub mod run_report;
+mod setup;
 mod shrink;
 pub mod signals;
 pub mod spec;
@@ -35,6 +36,7 @@ pub use persist::Layout;
 pub use ports::{CampaignRead, FamilyState, Steer};
 pub use render::Renderer;
 pub use report::{Report, TestStatus};
+use setup::*;
 pub use stats::*;
 
 use crate::artifacts::{ArtifactError, Project};
@@ -269,60 +271,8 @@ impl Campaign {
         config
             .validate()
             .map_err(|e| CampaignError::Setup(e.to_string()))?;
-        // A Foundry invariant suite: its setUp() deploys the system, its
-        // target lists say what is called, and its `invariant*` functions
-        // are the properties (unless the suite also has `echidna_` ones).
-        let foundry = crate::executor::foundry::is_suite(&contract.abi);
-        let mut config = config;
-        if foundry
-            && config.prefix == Config::default().prefix
-            && !contract
-                .abi
-                .functions()
-                .any(|f| f.name.starts_with(&config.prefix))
-        {
-            config.prefix = crate::executor::foundry::INVARIANT_PREFIX.into();
-        }
-        let mut suite_notes = Vec::new();
-        if foundry {
-            use crate::config::foundry::{InvariantSettings, project_toml, read};
-            let settings = match project_toml(&project.origin) {
-                Some(path) => read(&path).map_err(|e| CampaignError::Setup(e.to_string()))?,
-                None => InvariantSettings::default(),
-            };
-            suite_notes = config
-                .apply_invariant_settings(&settings)
-                .map_err(|e| CampaignError::Setup(e.to_string()))?;
-        }
-        if foundry {
-            // Where forge deploys a suite (its default sender creates the test
-            // contract): every contract setUp() creates lands where it does in
-            // forge, so reproducers name the same addresses.
-            let defaults = Config::default();
-            if config.deployer == defaults.deployer {
-                config.deployer = crate::executor::foundry::FORGE_DEPLOYER;
-            }
-            if config.contract_addr == defaults.contract_addr {
-                config.contract_addr = crate::executor::foundry::FORGE_TEST_ADDRESS;
-            }
-        }
-        let settings = EvmSettings {
-            deployer: config.deployer,
-            senders: config.senders.clone(),
-            contract_addr: config.contract_addr,
-            balance: config.balance_addr,
-            balance_contract: config.balance_contract,
-            gas_limit: config.test_max_gas,
-            prop_gas_limit: config.prop_max_gas,
-            code_size: config.code_size,
-            deploy_contracts: config.deploy_contracts.clone(),
-            deploy_bytecodes: config.deploy_bytecodes.clone(),
-            constructor_args: config.constructor_args.clone(),
-            allow_ffi: config.allow_ffi,
-            all_contracts: config.all_contracts,
-            foundry,
-            ..EvmSettings::default()
-        };
+        let (mut config, foundry, suite_notes) = suite_config(&project, contract, config)?;
+        let settings = evm_settings(&config, foundry);
         let target = Arc::new(Target::deploy(
             project.clone(),
             contract,
@@ -344,34 +294,7 @@ impl Campaign {
                     .join(", ")
             );
         }
-        let opt_prefix = format!("{}opt_", config.prefix);
-        // The target's functions (not a Foundry suite's own), then (with
-        // `allContracts`, or a suite's targets) those of every other
-        // contract deployed with it, each call sent to its address.
-        let own = (!foundry).then_some((None, &target.functions));
-        let callees = own.into_iter().chain(
-            target
-                .others
-                .iter()
-                .map(|c| (Some((c.address, c.name.as_str())), &c.functions)),
-        );
-        let mut callable: Vec<Callable> = Vec::new();
-        for (to, functions) in callees {
-            for f in functions {
-                use alloy_json_abi::StateMutability::{Pure, View};
-                if f.name.starts_with(&config.prefix)
-                    || f.name.starts_with(&opt_prefix)
-                    || (config.exclude_view_pure && matches!(f.state_mutability, View | Pure))
-                    || !config.function_allowed(&f.name, &f.signature())
-                {
-                    continue;
-                }
-                let mut c = Callable::new(f.clone()).map_err(CampaignError::Setup)?;
-                c.to = to.map(|(a, _)| a);
-                c.contract = to.map(|(_, n)| Arc::from(n));
-                callable.push(c);
-            }
-        }
+        let callable = callable_functions(&config, &target, foundry)?;
         let tests = discover_tests(&config, &target.functions, &callable);
         let mut project_warnings = project.warnings.clone();
         project_warnings.extend(suite_notes);
@@ -386,19 +309,7 @@ impl Campaign {
             .corpus_dir
             .clone()
             .unwrap_or_else(|| out_dir.join("corpus"));
-        let seed = config.seed.unwrap_or_else(|| {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(0);
-            t ^ (std::process::id() as u64).rotate_left(32)
-        });
-        let started_ms = now_ms();
-        let run_id = format!(
-            "{}-{:04x}",
-            rfc3339(started_ms).replace([':', '-'], "").replace('.', ""),
-            seed as u16
-        );
+        let (seed, started_ms, run_id) = run_identity(&config);
         let layout = persist::Layout::new(out_dir, corpus_dir, run_id.clone());
         let journal_path = layout.journal();
         // A corpus directory that cannot be written is an error now, before
@@ -427,91 +338,16 @@ impl Campaign {
             path: journal_path.clone(),
             source,
         })?;
-        let mut addresses = config.senders.clone();
-        addresses.extend([
-            config.deployer,
-            target.address,
-            alloy_primitives::Address::ZERO,
-        ]);
-        for a in &target.deployed_contracts {
-            if !addresses.contains(a) {
-                addresses.push(*a);
-            }
-        }
-        let sources: Vec<&str> = project
-            .sources
-            .iter()
-            .filter_map(|s| s.text.as_deref())
-            .collect();
-        let mut dictionary = Dictionary::mine(
-            &[&contract.runtime_code, &contract.creation_code],
-            &sources,
-            addresses,
-        );
-        // The block the sequences start from: contracts compare against it.
-        dictionary.add_constants([
-            alloy_primitives::U256::from(target.settings.timestamp),
-            alloy_primitives::U256::from(target.settings.block_number),
-        ]);
-        let journal = if config.journal {
-            Some(
-                crate::journal::Journal::open(
-                    &layout.journal_db(),
-                    &run_id,
-                    started_ms,
-                    &contract.name,
-                    render.clone(),
-                    // The families' own tables.
-                    &[crate::graph::rows::SCHEMA, crate::ops::rows::SCHEMA],
-                )
-                .map_err(|e| CampaignError::Setup(e.to_string()))?,
-            )
-        } else {
-            None
-        };
-        let etg = crate::graph::etg::Etg::new(&run_id);
-        if let Some(j) = &journal {
-            // Attempts of earlier runs of this corpus directory.
-            match j
-                .reader()
-                .map_err(|e| e.to_string())
-                .and_then(|r| crate::graph::rows::load_etg(r.conn()).map_err(|e| e.to_string()))
-            {
-                Ok(events) => etg.load(events),
-                Err(e) => tracing::warn!("ETG of earlier runs not loaded: {e}"),
-            }
-        }
-        let ops = crate::ops::OpsState::default();
-        if let Some(j) = &journal {
-            match j
-                .reader()
-                .map_err(|e| e.to_string())
-                .and_then(|r| crate::ops::rows::load_decisions(r.conn()).map_err(|e| e.to_string()))
-            {
-                Ok(old) => ops.decisions.load(old),
-                Err(e) => tracing::warn!("decisions of earlier runs not loaded: {e}"),
-            }
-        }
-        // Specs submitted to earlier runs of this corpus directory.
-        for src in load_specs(&layout.specs()) {
-            let name = src.name.clone();
-            match spec::Spec::parse(src, &target.functions) {
-                Ok(spec) => {
-                    let added = tests.add(0, |id, store| {
-                        if store.cases().any(|c| c.name == spec.source.name) {
-                            return Err(());
-                        }
-                        Ok(spec_case(id, spec))
-                    });
-                    if !matches!(added, Ok(Some(_))) {
-                        tracing::warn!(
-                            "spec {name:?} of specs.json not loaded (duplicate name or too many tests)"
-                        );
-                    }
-                }
-                Err(e) => tracing::warn!("spec {name:?} of specs.json not loaded: {e}"),
-            }
-        }
+        let dictionary = mine_dictionary(&project, contract, &config, &target);
+        let (journal, etg, ops) = open_journal(
+            &config,
+            &layout,
+            &run_id,
+            started_ms,
+            &contract.name,
+            &render,
+        )?;
+        load_saved_specs(&layout, &target, &tests);
         let stats = Stats::new(workers + 1, callable.len());
         let selector_index = callable
             .iter()

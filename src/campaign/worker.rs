@@ -6,9 +6,10 @@
 use super::generate::{self, Dictionary, GenContext};
 use super::oracle::{Goal, Oracle};
 use super::properties::{Falsification, FoundBy, Optimum, TestCase, TestKind};
-use super::{CallBudget, Engine, Injection};
+use super::{CallBudget, Engine, FunctionStats, Injection, WorkerStats};
 use crate::corpus::Origin;
 use crate::eventlog::{Payload, StopReason, now_ms};
+use crate::executor::CallResult;
 use crate::executor::{Executor, Outcome, Snapshot};
 use crate::ids::WorkerId;
 use crate::journal::Record;
@@ -86,6 +87,71 @@ struct SeqResult {
     reverted: u32,
     new_points: u32,
     falsified: u32,
+}
+
+/// The sequence a worker is running: what it executed so far.
+struct Running {
+    executed: Vec<Tx>,
+    gas: Vec<u64>,
+    /// Which calls left the state as they were and reached nothing new
+    /// (dropped from the corpus entry: see `corpus::compact`).
+    inert: Vec<bool>,
+    /// The calls so far that changed the state, hashed (what the state an
+    /// input-to-state candidate would start from depends on).
+    key: u64,
+    result: SeqResult,
+    /// The last call that reached new coverage.
+    last_new: Option<usize>,
+    /// The last call that reached a new storage state (kept like new
+    /// coverage).
+    last_state: Option<usize>,
+    /// Whether a call of this sequence gave input-to-state candidates.
+    rooted: bool,
+}
+
+impl Running {
+    fn new(len: usize, key: u64) -> Self {
+        Running {
+            executed: Vec::with_capacity(len),
+            gas: Vec::with_capacity(len),
+            inert: Vec::with_capacity(len),
+            key,
+            result: SeqResult::default(),
+            last_new: None,
+            last_state: None,
+            rooted: false,
+        }
+    }
+}
+
+/// Whether the running sequence goes on after a call.
+#[derive(PartialEq, Eq)]
+enum Step {
+    Next,
+    /// A test failed and was shrunk on this worker's executor.
+    Falsified,
+}
+
+/// Credits `new` coverage points to the sequence, the worker, its origin
+/// and the function called.
+#[inline]
+fn credit_new_points(
+    result: &mut SeqResult,
+    stats: &WorkerStats,
+    fstats: Option<&FunctionStats>,
+    source: &Source,
+    new: u32,
+) {
+    let relaxed = Ordering::Relaxed;
+    result.new_points += new;
+    let now = now_ms();
+    stats.last_new_ms.store(now, relaxed);
+    stats.origin_points[source.origin().index()].fetch_add(new as u64, relaxed);
+    stats.position.points.store(result.new_points, relaxed);
+    if let Some(fs) = fstats {
+        fs.new_points.fetch_add(new as u64, relaxed);
+        fs.last_new_ms.store(now, relaxed);
+    }
 }
 
 pub(crate) struct Worker {
@@ -400,53 +466,25 @@ impl Worker {
         planned: Vec<Tx>,
         len: usize,
     ) -> SeqResult {
-        let preemptible = !matches!(source, Source::Injected(_));
-        let journal = self.engine.journal().is_some();
-        let mut executed: Vec<Tx> = Vec::with_capacity(len);
-        let mut gas: Vec<u64> = Vec::with_capacity(len);
-        // Which calls left the state as they were and reached nothing new
-        // (dropped from the corpus entry: see `corpus::compact`).
-        let mut inert: Vec<bool> = Vec::with_capacity(len);
-        // The calls so far that changed the state, hashed (what the state
-        // an input-to-state candidate would start from depends on).
-        let mut key = prefix.as_ref().map_or(0, |p| p.key);
+        let mut run = Running::new(len, prefix.as_ref().map_or(0, |p| p.key));
         self.obs.clear();
         if let Some(p) = &prefix {
             if !self.reach(p, source.origin().index()) {
                 return SeqResult::default();
             }
-            executed.extend_from_slice(&p.txs);
-            gas.extend_from_slice(&p.gas);
-            inert.resize(p.txs.len(), false);
+            run.executed.extend_from_slice(&p.txs);
+            run.gas.extend_from_slice(&p.gas);
+            run.inert.resize(p.txs.len(), false);
             self.obs.extend_from_slice(&p.obs);
         }
-        let first = executed.len();
-        let mut result = SeqResult::default();
-        let mut last_new = None;
-        // The last call that reached a new storage state (kept like new
-        // coverage).
-        let mut last_state = None;
-        // Whether a call of this sequence gave input-to-state candidates.
-        let mut rooted = false;
-        let mut planned = planned.into_iter();
+        let first = run.executed.len();
+        let end = first + len.max(planned.len());
         let engine = self.engine.clone();
-        let row = self.row();
-        let stats = &engine.stats.workers[row];
-        let origin = source.origin().index();
-        let relaxed = Ordering::Relaxed;
-        let pos = &stats.position;
-        pos.source.store(origin as u8 + 1, relaxed);
-        pos.planned
-            .store((first + len.max(planned.len())) as u32, relaxed);
-        pos.done.store(0, relaxed);
-        pos.points.store(0, relaxed);
-        pos.start_points
-            .store(engine.target.coverage.points(), relaxed);
-        pos.started_ms.store(now_ms(), relaxed);
-        // Injected sequences start no chain: they are the agent's calls,
-        // run by every worker, and what follows them is not injected.
-        let injected = matches!(source, Source::Injected(_));
-        for i in first..first + len.max(planned.len()) {
+        let stats = &engine.stats.workers[self.row()];
+        self.show_position(stats, &source, end);
+        let preemptible = !matches!(source, Source::Injected(_));
+        let mut planned = planned.into_iter();
+        for i in first..end {
             if preemptible
                 && (!self.rx.is_empty()
                     || self.engine.stop_reason().is_some()
@@ -461,140 +499,213 @@ impl Worker {
             // The candidate of an input-to-state sequence logs its whole
             // path: a rung it broke shows again.
             let candidate = self.i2s_chain.is_some() && planned.len() == 0;
-            if candidate {
-                self.ex.set_comparisons_on_path(true);
-            }
-            let may_root = self.comparisons
-                && !injected
-                && !rooted
-                && self.i2s_chain.is_none()
-                && i < I2S_PREFIX;
-            let started = journal.then(Instant::now);
-            let r = self.ex.call(&tx);
-            if candidate {
-                self.ex.set_comparisons_on_path(false);
-            }
-            let duration_ns = started.map_or(0, |t| t.elapsed().as_nanos() as u64);
-            self.total_calls += 1;
-            stats.calls.fetch_add(1, Ordering::Relaxed);
-            self.batch.calls += 1;
-            self.batch.gas += r.gas_used;
-            result.executed += 1;
-            // One keccak per call, shared by the statistics and the
-            // comparison pools.
-            let selector = tx.selector();
-            let k = engine.callable_index(tx.to, &selector);
-            let fstats = k.map(|k| &stats.functions[k]);
-            if let Some(fs) = fstats {
-                bump(&fs.calls);
-                bump(&fs.gas[super::gas_bucket(r.gas_used)]);
-            }
-            bump(&stats.origin_calls[origin]);
-            pos.done.store(i as u32 + 1, relaxed);
-            if let Some(k) = k {
-                pos.last_function.store(k as u32 + 1, relaxed);
-            }
-            match &r.outcome {
-                Outcome::Success { output } => self.dict.add_words(output),
-                failed => {
-                    result.reverted += 1;
-                    self.batch.reverts += 1;
-                    bump(&stats.origin_reverts[origin]);
-                    if let Some(fs) = fstats {
-                        bump(&fs.reverts);
-                        use crate::executor::RevertReason as R;
-                        match failed {
-                            Outcome::Revert {
-                                reason: R::Panic(_),
-                            } => bump(&fs.panics),
-                            Outcome::Revert { reason: R::Raw(_) } => bump(&fs.raw_reverts),
-                            Outcome::Halt { .. } => bump(&fs.halts),
-                            _ => {}
-                        }
-                    }
-                }
-            }
-            for w in self.ex.take_log_words() {
-                self.dict.add_b256(w);
-            }
-            for a in self.ex.take_created() {
-                self.dict.add_address(a);
-            }
-            if self.comparisons && !self.ex.comparisons().is_empty() {
-                self.dict.learn(selector, &tx.args, self.ex.comparisons());
-            }
-            executed.push(tx);
-            gas.push(r.gas_used);
-            let new = self.ex.commit_coverage();
-            let states = self.ex.new_states();
-            if states > 0 {
-                last_state = Some(i);
-            }
-            let key_before = key;
-            let changed = !self.ex.last_call_inert();
-            // Only input-to-state candidates read the key.
-            if changed && self.comparisons {
-                key = Prefix::mix(key, executed.last().expect("pushed"), r.gas_used);
-            }
-            inert.push(!changed && new == 0 && states == 0);
-            if self.tracing {
-                let mut o = CallObs::of(&r.outcome, r.gas_used, duration_ns);
-                o.new_points = new;
-                self.obs.push(o);
-            }
-            // A candidate's successors share its prefix; another call may
-            // start a chain, once per sequence.
-            if candidate || may_root {
-                let same = prefix.clone().filter(|_| candidate);
-                rooted |= self.offer_candidates(
-                    source,
-                    same,
-                    (&executed, &gas, &inert, key_before),
-                    new > 0 || states > 0,
-                );
-            }
-            if new > 0 {
-                result.new_points += new;
-                last_new = Some(i);
-                let now = now_ms();
-                stats.last_new_ms.store(now, relaxed);
-                stats.origin_points[origin].fetch_add(new as u64, relaxed);
-                pos.points.store(result.new_points, relaxed);
-                if let Some(fs) = fstats {
-                    fs.new_points.fetch_add(new as u64, relaxed);
-                    fs.last_new_ms.store(now, relaxed);
-                }
-            }
-            let meta = CallMeta {
-                outcome: &r.outcome,
-                gas: r.gas_used,
-                duration_ns,
-                new_points: new,
-                position: i as u32,
-                source: &source,
-            };
-            let checked = self.check_tests(&executed, &gas, meta, &r.logs);
-            if checked.is_some_and(|f| f > 0) {
-                result.falsified += checked.unwrap_or(0);
+            if self.step(&mut run, stats, &source, &prefix, tx, i, candidate) == Step::Falsified {
                 // The executor was used for shrinking: this sequence is over
                 // (the falsifying call was journaled with the falsification).
                 break;
-            }
-            if journal && self.worth_journaling(&meta) {
-                self.journal_call(executed.last().expect("pushed"), meta, false);
-            }
-            if self.last_batch.elapsed() >= BATCH_INTERVAL {
-                self.flush_batch();
             }
         }
         self.ex.reset();
         self.sequences += 1;
         self.batch.sequences += 1;
         stats.sequences.fetch_add(1, Ordering::Relaxed);
+        self.keep(&source, run)
+    }
+
+    /// The worker's position (what it runs, how far) for `status`.
+    fn show_position(&self, stats: &WorkerStats, source: &Source, end: usize) {
+        let relaxed = Ordering::Relaxed;
+        let pos = &stats.position;
+        pos.source.store(source.origin().index() as u8 + 1, relaxed);
+        pos.planned.store(end as u32, relaxed);
+        pos.done.store(0, relaxed);
+        pos.points.store(0, relaxed);
+        pos.start_points
+            .store(self.engine.target.coverage.points(), relaxed);
+        pos.started_ms.store(now_ms(), relaxed);
+    }
+
+    /// One call of the running sequence: execute it, count it, learn from
+    /// it, keep its coverage and state, offer input-to-state candidates,
+    /// check the tests, journal it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn step(
+        &mut self,
+        run: &mut Running,
+        stats: &WorkerStats,
+        source: &Source,
+        prefix: &Option<Rc<Prefix>>,
+        tx: Tx,
+        i: usize,
+        candidate: bool,
+    ) -> Step {
+        let journal = self.engine.journal().is_some();
+        if candidate {
+            self.ex.set_comparisons_on_path(true);
+        }
+        // Injected sequences start no chain: they are the agent's calls,
+        // run by every worker, and what follows them is not injected.
+        let may_root = self.comparisons
+            && !matches!(source, Source::Injected(_))
+            && !run.rooted
+            && self.i2s_chain.is_none()
+            && i < I2S_PREFIX;
+        let started = journal.then(Instant::now);
+        let r = self.ex.call(&tx);
+        if candidate {
+            self.ex.set_comparisons_on_path(false);
+        }
+        let duration_ns = started.map_or(0, |t| t.elapsed().as_nanos() as u64);
+        // One keccak per call, shared by the statistics and the
+        // comparison pools.
+        let selector = tx.selector();
+        let k = self.engine.callable_index(tx.to, &selector);
+        let fstats = k.map(|k| &stats.functions[k]);
+        self.count(run, stats, fstats, source, &r, i, k);
+        self.learn(&tx, selector, &r);
+        run.executed.push(tx);
+        run.gas.push(r.gas_used);
+        let new = self.ex.commit_coverage();
+        let states = self.ex.new_states();
+        if states > 0 {
+            run.last_state = Some(i);
+        }
+        let key_before = run.key;
+        let changed = !self.ex.last_call_inert();
+        // Only input-to-state candidates read the key.
+        if changed && self.comparisons {
+            run.key = Prefix::mix(run.key, run.executed.last().expect("pushed"), r.gas_used);
+        }
+        run.inert.push(!changed && new == 0 && states == 0);
+        if self.tracing {
+            let mut o = CallObs::of(&r.outcome, r.gas_used, duration_ns);
+            o.new_points = new;
+            self.obs.push(o);
+        }
+        // A candidate's successors share its prefix; another call may
+        // start a chain, once per sequence.
+        if candidate || may_root {
+            let same = prefix.clone().filter(|_| candidate);
+            run.rooted |= self.offer_candidates(
+                *source,
+                same,
+                (&run.executed, &run.gas, &run.inert, key_before),
+                new > 0 || states > 0,
+            );
+        }
+        if new > 0 {
+            run.last_new = Some(i);
+            credit_new_points(&mut run.result, stats, fstats, source, new);
+        }
+        let meta = CallMeta {
+            outcome: &r.outcome,
+            gas: r.gas_used,
+            duration_ns,
+            new_points: new,
+            position: i as u32,
+            source,
+        };
+        let checked = self.check_tests(&run.executed, &run.gas, meta, &r.logs);
+        if checked.is_some_and(|f| f > 0) {
+            run.result.falsified += checked.unwrap_or(0);
+            return Step::Falsified;
+        }
+        if journal && self.worth_journaling(&meta) {
+            self.journal_call(run.executed.last().expect("pushed"), meta, false);
+        }
+        if self.last_batch.elapsed() >= BATCH_INTERVAL {
+            self.flush_batch();
+        }
+        Step::Next
+    }
+
+    /// Counts a call in the worker's, the function's and the origin's
+    /// statistics (calls, gas, reverts by kind) and the worker's position.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn count(
+        &mut self,
+        run: &mut Running,
+        stats: &WorkerStats,
+        fstats: Option<&FunctionStats>,
+        source: &Source,
+        r: &CallResult,
+        i: usize,
+        k: Option<usize>,
+    ) {
+        let relaxed = Ordering::Relaxed;
+        let origin = source.origin().index();
+        self.total_calls += 1;
+        stats.calls.fetch_add(1, relaxed);
+        self.batch.calls += 1;
+        self.batch.gas += r.gas_used;
+        run.result.executed += 1;
+        if let Some(fs) = fstats {
+            bump(&fs.calls);
+            bump(&fs.gas[super::gas_bucket(r.gas_used)]);
+        }
+        bump(&stats.origin_calls[origin]);
+        stats.position.done.store(i as u32 + 1, relaxed);
+        if let Some(k) = k {
+            stats.position.last_function.store(k as u32 + 1, relaxed);
+        }
+        if matches!(r.outcome, Outcome::Success { .. }) {
+            return;
+        }
+        run.result.reverted += 1;
+        self.batch.reverts += 1;
+        bump(&stats.origin_reverts[origin]);
+        if let Some(fs) = fstats {
+            bump(&fs.reverts);
+            use crate::executor::RevertReason as R;
+            match &r.outcome {
+                Outcome::Revert {
+                    reason: R::Panic(_),
+                } => bump(&fs.panics),
+                Outcome::Revert { reason: R::Raw(_) } => bump(&fs.raw_reverts),
+                Outcome::Halt { .. } => bump(&fs.halts),
+                _ => {}
+            }
+        }
+    }
+
+    /// Feeds the dictionary what a call showed: returned words, logged
+    /// words, created addresses, and (with comparison feedback) the
+    /// operands its comparisons saw.
+    #[inline]
+    fn learn(&mut self, tx: &Tx, selector: alloy_primitives::Selector, r: &CallResult) {
+        if let Outcome::Success { output } = &r.outcome {
+            self.dict.add_words(output);
+        }
+        for w in self.ex.take_log_words() {
+            self.dict.add_b256(w);
+        }
+        for a in self.ex.take_created() {
+            self.dict.add_address(a);
+        }
+        if self.comparisons && !self.ex.comparisons().is_empty() {
+            self.dict.learn(selector, &tx.args, self.ex.comparisons());
+        }
+    }
+
+    /// What a finished sequence leaves: a corpus entry (up to its last new
+    /// point or state, compacted; injected sequences whole) with its trace
+    /// and event, or a recent trace now and then.
+    fn keep(&mut self, source: &Source, run: Running) -> SeqResult {
+        let Running {
+            mut executed,
+            mut gas,
+            inert,
+            result,
+            last_new,
+            last_state,
+            ..
+        } = run;
         let origin = source.origin();
         let mut traced = result.falsified > 0;
         if self.tracing && matches!(source, Source::Injected(_)) {
-            let t = self.trace(TraceRole::Injection, &source, executed.clone());
+            let t = self.trace(TraceRole::Injection, source, executed.clone());
             self.engine.journal_send(|| Record::Trace(Box::new(t)));
             traced = true;
         }
@@ -625,7 +736,7 @@ impl Worker {
                 return result;
             };
             if let Some(txs) = kept {
-                let mut t = self.trace(TraceRole::Corpus, &source, txs);
+                let mut t = self.trace(TraceRole::Corpus, source, txs);
                 t.corpus_entry = Some(entry.id.0);
                 self.engine.journal_send(|| Record::Trace(Box::new(t)));
             }
@@ -639,7 +750,7 @@ impl Worker {
             });
         } else if self.tracing && !traced && self.last_recent.elapsed() >= RECENT_INTERVAL {
             self.last_recent = Instant::now();
-            let t = self.trace(TraceRole::Recent, &source, executed);
+            let t = self.trace(TraceRole::Recent, source, executed);
             self.engine.journal_send(|| Record::Trace(Box::new(t)));
         }
         result
