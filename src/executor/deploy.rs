@@ -152,229 +152,375 @@ fn create(
     Ok(created)
 }
 
+/// The code coverage tracks, and the contracts it belongs to.
+struct Codes<'p> {
+    codes: Vec<CodeObject>,
+    infos: Vec<CodeInfo>,
+    /// The target's libraries, dependencies before dependents.
+    libraries: Vec<&'p Contract>,
+    /// Each library's runtime code id (by qualified name).
+    library_codes: Vec<(String, CodeId)>,
+    /// With `allContracts` or a Foundry suite: every other contract of the
+    /// project with runtime code, and its code id when its source map reads.
+    candidates: Vec<(&'p Contract, Option<CodeId>)>,
+}
+
+/// The target's creation (id 0) and runtime (id 1) code, each linked
+/// library's runtime code (ids from 2, in link order: its lines appear in
+/// LCOV under the library's source), and with `allContracts` or a suite
+/// every other contract that may be deployed with the target (covered once
+/// found there; without a readable source map still called, not covered).
+fn code_objects<'p>(
+    project: &'p Project,
+    contract: &'p Contract,
+    settings: &EvmSettings,
+) -> Result<Codes<'p>, ExecError> {
+    let code_err = |what: String| ExecError::Code {
+        contract: contract.name.clone(),
+        what,
+    };
+    let creation_map = SourceMap::new(
+        contract.creation_map.as_deref().unwrap_or(""),
+        &contract.creation_code,
+    )
+    .map_err(|e| code_err(format!("creation source map: {e}")))?;
+    let runtime_map = SourceMap::new(
+        contract.runtime_map.as_deref().unwrap_or(""),
+        &contract.runtime_code,
+    )
+    .map_err(|e| code_err(format!("runtime source map: {e}")))?;
+    let mut codes = Vec::new();
+    let mut infos = Vec::new();
+    for (kind, map, len) in [
+        (
+            CodeKind::Creation,
+            creation_map,
+            contract.creation_code.len(),
+        ),
+        (CodeKind::Runtime, runtime_map, contract.runtime_code.len()),
+    ] {
+        codes.push(CodeObject {
+            id: CodeId(codes.len() as u32),
+            kind,
+            contract: contract.name.clone(),
+            map,
+        });
+        infos.push(CodeInfo {
+            contract: contract.name.clone(),
+            kind,
+            len,
+        });
+    }
+    let libraries = project
+        .link_order(contract)
+        .map_err(|e| code_err(e.to_string()))?;
+    let mut library_codes: Vec<(String, CodeId)> = Vec::new();
+    for lib in &libraries {
+        let Some(text) = lib.runtime_map.as_deref() else {
+            continue;
+        };
+        let Ok(map) = SourceMap::new(text, &lib.runtime_code) else {
+            tracing::warn!(
+                "library {}: its runtime source map does not read; its lines are not in coverage",
+                lib.name
+            );
+            continue;
+        };
+        let id = add_runtime(&mut codes, &mut infos, lib, map);
+        library_codes.push((lib.qualified_name(), id));
+    }
+    let mut candidates: Vec<(&Contract, Option<CodeId>)> = Vec::new();
+    if settings.all_contracts || settings.foundry {
+        for c in &project.contracts {
+            if c.is_library
+                || c.runtime_code.is_empty()
+                || c.qualified_name() == contract.qualified_name()
+            {
+                continue;
+            }
+            let id = c
+                .runtime_map
+                .as_deref()
+                .and_then(|text| SourceMap::new(text, &c.runtime_code).ok())
+                .map(|map| add_runtime(&mut codes, &mut infos, c, map));
+            candidates.push((c, id));
+        }
+    }
+    Ok(Codes {
+        codes,
+        infos,
+        libraries,
+        library_codes,
+        candidates,
+    })
+}
+
+/// The state before the first deployment: the senders and the deployer
+/// funded (the deployer also pays the target's value and, to a payable
+/// constructor, `balanceContract` — as Echidna sends it: a constructor may
+/// spend or check its funds), and code at the cheatcode address when the
+/// project uses cheatcodes. Also: the endowment sent with the target.
+fn genesis(
+    project: &Project,
+    contract: &Contract,
+    settings: &EvmSettings,
+) -> (CacheDB<EmptyDB>, U256) {
+    let mut db = CacheDB::new(EmptyDB::default());
+    let endowment = if payable_constructor(contract) {
+        settings.balance_contract
+    } else {
+        U256::ZERO
+    };
+    let mut funded = settings.senders.clone();
+    funded.push(settings.deployer);
+    for a in funded {
+        let extra = if a == settings.deployer {
+            endowment.saturating_add(settings.deploy_value)
+        } else {
+            U256::ZERO
+        };
+        db.insert_account_info(
+            a,
+            AccountInfo {
+                balance: settings.balance.saturating_add(extra),
+                ..Default::default()
+            },
+        );
+    }
+    if uses_cheatcodes(project) {
+        // Solidity checks `extcodesize` before a call that returns
+        // nothing: the cheatcode address needs code (never run: the
+        // inspector answers those calls), as in hevm and Foundry.
+        let code = revm::bytecode::Bytecode::new_raw(Bytes::from_static(&[0x00]));
+        db.insert_account_info(
+            cheatcodes::CHEATCODE_ADDRESS,
+            AccountInfo {
+                code_hash: code.hash_slow(),
+                code: Some(code),
+                ..Default::default()
+            },
+        );
+    }
+    (db, endowment)
+}
+
+fn payable_constructor(contract: &Contract) -> bool {
+    contract
+        .abi
+        .constructor
+        .as_ref()
+        .is_some_and(|c| c.state_mutability == alloy_json_abi::StateMutability::Payable)
+}
+
+/// Where each deployment went.
+struct Deployed {
+    /// The target.
+    address: Address,
+    /// Libraries, `deployContracts` and `deployBytecodes`, by name.
+    predeployed: Vec<(String, Address)>,
+    /// Addresses whose runtime code is covered (libraries so far).
+    runtime_codes: Vec<(Address, CodeId)>,
+}
+
+/// Deploys the libraries (dependencies first), then what the config asks
+/// to deploy (`deployContracts`, linked; `deployBytecodes`), then the
+/// target at `contractAddr` with `deployValue` plus `endowment`: each
+/// constructor runs where its contract stays.
+fn deploy_all(
+    evm: &mut Evm,
+    project: &Project,
+    contract: &Contract,
+    settings: &EvmSettings,
+    codes: &Codes<'_>,
+    endowment: U256,
+) -> Result<Deployed, ExecError> {
+    let code_err = |what: String| ExecError::Code {
+        contract: contract.name.clone(),
+        what,
+    };
+    let mut runtime_codes: Vec<(Address, CodeId)> = Vec::new();
+    let mut predeployed: Vec<(String, Address)> = Vec::new();
+    let link = |done: &[(String, Address)], c: &Contract| {
+        c.linked_creation_code(|lib| done.iter().find(|(n, _)| n == lib).map(|(_, a)| *a))
+            .map_err(|e| code_err(e.to_string()))
+    };
+    // Creation code followed by the constructor's encoded arguments.
+    let with_args = |code: Bytes, c: &Contract| -> Result<Bytes, ExecError> {
+        let given = settings
+            .constructor_args
+            .iter()
+            .find(|(n, _)| *n == c.name || *n == c.qualified_name())
+            .map(|(_, a)| a);
+        let args =
+            constructor_input(c, given, settings.deployer).map_err(|what| ExecError::Code {
+                contract: c.name.clone(),
+                what,
+            })?;
+        Ok([code.as_ref(), &args].concat().into())
+    };
+    for lib in &codes.libraries {
+        let code = link(&predeployed, lib)?;
+        let a = create(evm, settings, &lib.name, code, U256::ZERO, None)?;
+        if let Some((_, id)) = codes
+            .library_codes
+            .iter()
+            .find(|(n, _)| *n == lib.qualified_name())
+        {
+            runtime_codes.push((a, *id));
+            evm.inspector.runtime.push((a, *id));
+        }
+        predeployed.push((lib.qualified_name(), a));
+    }
+    for (at, name) in &settings.deploy_contracts {
+        let c = project.by_name(name).ok_or_else(|| {
+            code_err(format!(
+                "deployContracts: no contract named {name:?} in the project"
+            ))
+        })?;
+        for lib in project.link_order(c).map_err(|e| code_err(e.to_string()))? {
+            if !predeployed.iter().any(|(n, _)| *n == lib.qualified_name()) {
+                let code = link(&predeployed, lib)?;
+                let a = create(evm, settings, &lib.name, code, U256::ZERO, None)?;
+                predeployed.push((lib.qualified_name(), a));
+            }
+        }
+        let code = with_args(link(&predeployed, c)?, c)?;
+        let a = create(evm, settings, name, code, U256::ZERO, Some(*at))?;
+        predeployed.push((c.qualified_name(), a));
+    }
+    for (at, code) in &settings.deploy_bytecodes {
+        let label = format!("bytecode at {at}");
+        let a = create(
+            evm,
+            settings,
+            &label,
+            code.clone().into(),
+            U256::ZERO,
+            Some(*at),
+        )?;
+        predeployed.push((label, a));
+    }
+    let creation = with_args(link(&predeployed, contract)?, contract)?;
+    evm.inspector.next_creation = Some(CodeId(0));
+    let address = create(
+        evm,
+        settings,
+        &contract.name,
+        creation,
+        settings.deploy_value.saturating_add(endowment),
+        Some(settings.contract_addr),
+    )?;
+    Ok(Deployed {
+        address,
+        predeployed,
+        runtime_codes,
+    })
+}
+
+/// Every contract with code after deployment (sorted), and those callable
+/// beside the target: deployed contracts that are `candidates` (and, in a
+/// suite, among its targets, with its selected functions). Their runtime
+/// code joins `runtime_codes` for coverage.
+fn discover_others(
+    db: &CacheDB<EmptyDB>,
+    target: Address,
+    candidates: &[(&Contract, Option<CodeId>)],
+    suite: Option<&foundry::SuiteTargets>,
+    runtime_codes: &mut Vec<(Address, CodeId)>,
+) -> (Vec<Address>, Vec<crate::tx::Callee>) {
+    let mut deployed: Vec<Address> = db
+        .cache
+        .accounts
+        .iter()
+        .filter(|(a, acc)| {
+            **a != cheatcodes::CHEATCODE_ADDRESS
+                && acc.info.code.as_ref().is_some_and(|c| !c.is_empty())
+        })
+        .map(|(a, _)| *a)
+        .collect();
+    deployed.sort();
+    let mut others: Vec<crate::tx::Callee> = Vec::new();
+    for a in &deployed {
+        // Libraries are no candidates; the target is itself.
+        if *a == target {
+            continue;
+        }
+        let Some(code) = db
+            .cache
+            .accounts
+            .get(a)
+            .and_then(|acc| acc.info.code.as_ref())
+        else {
+            continue;
+        };
+        let runtime = code.original_byte_slice();
+        let Some((c, id)) = candidates
+            .iter()
+            .find(|(c, _)| same_contract(&c.runtime_code, runtime))
+        else {
+            continue;
+        };
+        if let Some(id) = id {
+            runtime_codes.push((*a, *id));
+        }
+        if suite.is_some_and(|t| !t.targets(*a)) {
+            continue;
+        }
+        let mut functions = abi_functions(&c.abi);
+        if let Some(t) = suite {
+            functions.retain(|f| t.calls(*a, f.selector()));
+        }
+        others.push(crate::tx::Callee {
+            name: c.name.clone(),
+            address: *a,
+            functions,
+        });
+    }
+    (deployed, others)
+}
+
+/// A contract's functions as workers call them (its fallback included).
+fn abi_functions(abi: &alloy_json_abi::JsonAbi) -> Vec<Arc<Function>> {
+    let mut functions: Vec<Arc<Function>> = abi.functions().map(|f| Arc::new(f.clone())).collect();
+    if let Some(f) = fallback_function(abi) {
+        functions.push(Arc::new(f));
+    }
+    functions
+}
+
 impl Target {
-    /// Deploys `contract` of `project` from the deployer and moves it to
-    /// `settings.contract_addr`. `workers` coverage rows are made, plus one
-    /// for the campaign.
+    /// Deploys `contract` of `project` at `settings.contract_addr` (its
+    /// constructor runs there), after its libraries and what the config
+    /// asks to deploy; runs a Foundry suite's `setUp()`. `workers` coverage
+    /// rows are made, plus one for the campaign.
     pub fn deploy(
         project: Arc<Project>,
         contract: &Contract,
         settings: EvmSettings,
         workers: usize,
     ) -> Result<Target, ExecError> {
-        let code_err = |what: String| ExecError::Code {
-            contract: contract.name.clone(),
-            what,
-        };
-        let creation_map = SourceMap::new(
-            contract.creation_map.as_deref().unwrap_or(""),
-            &contract.creation_code,
-        )
-        .map_err(|e| code_err(format!("creation source map: {e}")))?;
-        let runtime_map = SourceMap::new(
-            contract.runtime_map.as_deref().unwrap_or(""),
-            &contract.runtime_code,
-        )
-        .map_err(|e| code_err(format!("runtime source map: {e}")))?;
-        let mut codes = vec![
-            CodeObject {
-                id: CodeId(0),
-                kind: CodeKind::Creation,
-                contract: contract.name.clone(),
-                map: creation_map,
-            },
-            CodeObject {
-                id: CodeId(1),
-                kind: CodeKind::Runtime,
-                contract: contract.name.clone(),
-                map: runtime_map,
-            },
-        ];
-        let mut infos = vec![
-            CodeInfo {
-                contract: contract.name.clone(),
-                kind: CodeKind::Creation,
-                len: contract.creation_code.len(),
-            },
-            CodeInfo {
-                contract: contract.name.clone(),
-                kind: CodeKind::Runtime,
-                len: contract.runtime_code.len(),
-            },
-        ];
-        // The runtime code of each linked library is covered too (its lines
-        // appear in LCOV under the library's source): code ids from 2, in
-        // link order.
-        let libraries = project
-            .link_order(contract)
-            .map_err(|e| code_err(e.to_string()))?;
-        let mut library_codes: Vec<(String, CodeId)> = Vec::new();
-        for lib in &libraries {
-            let Some(text) = lib.runtime_map.as_deref() else {
-                continue;
-            };
-            let Ok(map) = SourceMap::new(text, &lib.runtime_code) else {
-                tracing::warn!(
-                    "library {}: its runtime source map does not read; its lines are not in coverage",
-                    lib.name
-                );
-                continue;
-            };
-            let id = add_runtime(&mut codes, &mut infos, lib, map);
-            library_codes.push((lib.qualified_name(), id));
-        }
-        // With `allContracts`, every other contract of the project that has
-        // runtime code may be deployed with the target (by its constructor
-        // or `deployContracts`): its code is covered once found there.
-        // (Without a readable source map it is still called, not covered.)
-        let mut candidates: Vec<(&Contract, Option<CodeId>)> = Vec::new();
-        if settings.all_contracts || settings.foundry {
-            for c in &project.contracts {
-                if c.is_library
-                    || c.runtime_code.is_empty()
-                    || c.qualified_name() == contract.qualified_name()
-                {
-                    continue;
-                }
-                let id = c
-                    .runtime_map
-                    .as_deref()
-                    .and_then(|text| SourceMap::new(text, &c.runtime_code).ok())
-                    .map(|map| add_runtime(&mut codes, &mut infos, c, map));
-                candidates.push((c, id));
-            }
-        }
-        let coverage = Arc::new(CoverageMap::new(infos, workers + 1));
-        let campaign_row = workers;
-
         if contract.runtime_code.len() as u64 > settings.code_size {
-            return Err(code_err(format!(
-                "runtime code is {} bytes, over the code size limit of {} (EIP-170); set `codeSize` in the config to deploy it anyway",
-                contract.runtime_code.len(),
-                settings.code_size
-            )));
+            return Err(ExecError::Code {
+                contract: contract.name.clone(),
+                what: format!(
+                    "runtime code is {} bytes, over the code size limit of {} (EIP-170); set `codeSize` in the config to deploy it anyway",
+                    contract.runtime_code.len(),
+                    settings.code_size
+                ),
+            });
         }
-        let mut db = CacheDB::new(EmptyDB::default());
-        // `balanceContract` is the deployment's value when the constructor
-        // is payable (as Echidna sends it: a constructor may spend or check
-        // its funds); otherwise it is credited once the constructor ran.
-        let payable_constructor = contract
-            .abi
-            .constructor
-            .as_ref()
-            .is_some_and(|c| c.state_mutability == alloy_json_abi::StateMutability::Payable);
-        let endowment = if payable_constructor {
-            settings.balance_contract
-        } else {
-            U256::ZERO
-        };
-        let mut funded = settings.senders.clone();
-        funded.push(settings.deployer);
-        for a in funded {
-            // The deployer pays the endowment on top of its own balance.
-            let extra = if a == settings.deployer {
-                endowment.saturating_add(settings.deploy_value)
-            } else {
-                U256::ZERO
-            };
-            db.insert_account_info(
-                a,
-                AccountInfo {
-                    balance: settings.balance.saturating_add(extra),
-                    ..Default::default()
-                },
-            );
-        }
-        if uses_cheatcodes(&project) {
-            // Solidity checks `extcodesize` before a call that returns
-            // nothing: the cheatcode address needs code (never run: the
-            // inspector answers those calls), as in hevm and Foundry.
-            let code = revm::bytecode::Bytecode::new_raw(Bytes::from_static(&[0x00]));
-            db.insert_account_info(
-                cheatcodes::CHEATCODE_ADDRESS,
-                AccountInfo {
-                    code_hash: code.hash_slow(),
-                    code: Some(code),
-                    ..Default::default()
-                },
-            );
-        }
+        let codes = code_objects(&project, contract, &settings)?;
+        let coverage = Arc::new(CoverageMap::new(codes.infos.clone(), workers + 1));
+        let campaign_row = workers;
+        let (db, endowment) = genesis(&project, contract, &settings);
         let mut insp = CoverageInspector::new(coverage.recorder(campaign_row), Vec::new());
         insp.cheats = cheatcodes::Cheatcodes::new(settings.allow_ffi);
         let mut evm = build_evm(db, &settings, insp);
-        let mut runtime_codes: Vec<(Address, CodeId)> = Vec::new();
-        // Libraries first (dependencies before dependents), then what the
-        // config asks to deploy, then the target.
-        let mut predeployed: Vec<(String, Address)> = Vec::new();
-        let link = |done: &[(String, Address)], c: &Contract| {
-            c.linked_creation_code(|lib| done.iter().find(|(n, _)| n == lib).map(|(_, a)| *a))
-                .map_err(|e| code_err(e.to_string()))
-        };
-        // Creation code followed by the constructor's encoded arguments.
-        let with_args = |code: Bytes, c: &Contract| -> Result<Bytes, ExecError> {
-            let given = settings
-                .constructor_args
-                .iter()
-                .find(|(n, _)| *n == c.name || *n == c.qualified_name())
-                .map(|(_, a)| a);
-            let args =
-                constructor_input(c, given, settings.deployer).map_err(|what| ExecError::Code {
-                    contract: c.name.clone(),
-                    what,
-                })?;
-            Ok([code.as_ref(), &args].concat().into())
-        };
-        for lib in libraries {
-            let code = link(&predeployed, lib)?;
-            let a = create(&mut evm, &settings, &lib.name, code, U256::ZERO, None)?;
-            if let Some((_, id)) = library_codes
-                .iter()
-                .find(|(n, _)| *n == lib.qualified_name())
-            {
-                runtime_codes.push((a, *id));
-                evm.inspector.runtime.push((a, *id));
-            }
-            predeployed.push((lib.qualified_name(), a));
-        }
-        for (at, name) in &settings.deploy_contracts {
-            let c = project.by_name(name).ok_or_else(|| {
-                code_err(format!(
-                    "deployContracts: no contract named {name:?} in the project"
-                ))
-            })?;
-            for lib in project.link_order(c).map_err(|e| code_err(e.to_string()))? {
-                if !predeployed.iter().any(|(n, _)| *n == lib.qualified_name()) {
-                    let code = link(&predeployed, lib)?;
-                    let a = create(&mut evm, &settings, &lib.name, code, U256::ZERO, None)?;
-                    predeployed.push((lib.qualified_name(), a));
-                }
-            }
-            let code = with_args(link(&predeployed, c)?, c)?;
-            let a = create(&mut evm, &settings, name, code, U256::ZERO, Some(*at))?;
-            predeployed.push((c.qualified_name(), a));
-        }
-        for (at, code) in &settings.deploy_bytecodes {
-            let label = format!("bytecode at {at}");
-            let a = create(
-                &mut evm,
-                &settings,
-                &label,
-                code.clone().into(),
-                U256::ZERO,
-                Some(*at),
-            )?;
-            predeployed.push((label, a));
-        }
-        let creation = with_args(link(&predeployed, contract)?, contract)?;
-        evm.inspector.next_creation = Some(CodeId(0));
-        let address = create(
-            &mut evm,
-            &settings,
-            &contract.name,
-            creation,
-            settings.deploy_value.saturating_add(endowment),
-            Some(settings.contract_addr),
-        )?;
+        let Deployed {
+            address,
+            predeployed,
+            mut runtime_codes,
+        } = deploy_all(&mut evm, &project, contract, &settings, &codes, endowment)?;
         // A Foundry suite's setUp() deploys the system under test.
         let suite = if settings.foundry {
             foundry::set_up(&mut evm, &settings, &contract.name, &contract.abi, address)?;
@@ -396,91 +542,39 @@ impl Target {
         settings.block_number = initial_block.number.saturating_to();
         settings.timestamp = initial_block.timestamp.saturating_to();
         let mut db = std::mem::take(&mut evm.ctx.journaled_state.database);
-        if !payable_constructor
+        // A constructor that is not payable got no funds: the target is
+        // credited `balanceContract` once it ran.
+        if !payable_constructor(contract)
             && !settings.balance_contract.is_zero()
             && let Some(acc) = db.cache.accounts.get_mut(&address)
         {
             acc.info.balance = settings.balance_contract;
         }
-        let assertion_topics = assertion_topics(&project);
-        let mut deployed_contracts: Vec<Address> = db
-            .cache
-            .accounts
-            .iter()
-            .filter(|(a, acc)| {
-                **a != cheatcodes::CHEATCODE_ADDRESS
-                    && acc.info.code.as_ref().is_some_and(|c| !c.is_empty())
-            })
-            .map(|(a, _)| *a)
-            .collect();
-        deployed_contracts.sort();
-        let mut others: Vec<crate::tx::Callee> = Vec::new();
-        for a in &deployed_contracts {
-            // Libraries are no candidates; the target is itself.
-            if *a == address {
-                continue;
-            }
-            let Some(code) = db
-                .cache
-                .accounts
-                .get(a)
-                .and_then(|acc| acc.info.code.as_ref())
-            else {
-                continue;
-            };
-            let runtime = code.original_byte_slice();
-            let Some((c, id)) = candidates
-                .iter()
-                .find(|(c, _)| same_contract(&c.runtime_code, runtime))
-            else {
-                continue;
-            };
-            if let Some(id) = id {
-                runtime_codes.push((*a, *id));
-            }
-            if suite.as_ref().is_some_and(|t| !t.targets(*a)) {
-                continue;
-            }
-            let mut functions: Vec<Arc<Function>> =
-                c.abi.functions().map(|f| Arc::new(f.clone())).collect();
-            if let Some(f) = fallback_function(&c.abi) {
-                functions.push(Arc::new(f));
-            }
-            if let Some(t) = &suite {
-                functions.retain(|f| t.calls(*a, f.selector()));
-            }
-            others.push(crate::tx::Callee {
-                name: c.name.clone(),
-                address: *a,
-                functions,
-            });
-        }
-        let uses_cheatcodes = uses_cheatcodes(&project);
-        let mut functions: Vec<Arc<Function>> = contract
-            .abi
-            .functions()
-            .map(|f| Arc::new(f.clone()))
-            .collect();
-        if let Some(f) = fallback_function(&contract.abi) {
-            functions.push(Arc::new(f));
-        }
+        let (deployed_contracts, others) = discover_others(
+            &db,
+            address,
+            &codes.candidates,
+            suite.as_ref(),
+            &mut runtime_codes,
+        );
         if let Some(t) = &suite {
             settings.senders = t.senders(&settings.senders);
         }
+        let Codes { codes, .. } = codes;
         Ok(Target {
+            assertion_topics: assertion_topics(&project),
+            uses_cheatcodes: uses_cheatcodes(&project),
+            functions: abi_functions(&contract.abi),
             project,
             contract: contract.clone(),
             settings,
             address,
-            functions,
             codes,
             coverage,
             deployed: db,
             campaign_row,
-            assertion_topics,
             predeployed,
             runtime_codes,
-            uses_cheatcodes,
             deployed_contracts,
             others: others.into(),
             initial_block,
