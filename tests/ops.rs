@@ -39,23 +39,48 @@ fn digest(s: &rudder::campaign::Engine) -> (u64, u64, usize, usize, usize, usize
     )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_ops_tool_answers_from_a_real_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = start(
-        "contracts/out/Bank.json",
-        Config {
-            workers: Some(2),
-            seed: Some(3),
-            test_limit: 20_000,
-            ..Config::default()
-        },
-        dir.path(),
-    );
-    let server = common::server(c.control());
-    let engine = c.engine().clone();
-    let _ = c.wait();
+/// One finished 20,000-call run of Bank (2 workers, seed 3) that every
+/// ops tool test reads; the tests take turns (`_turn`), since some of them
+/// change what the others compare (decisions, dry-run digests).
+struct BankRun {
+    _dir: tempfile::TempDir,
+    control: rudder::campaign::Control,
+    engine: std::sync::Arc<rudder::campaign::Engine>,
+    turn: tokio::sync::Mutex<()>,
+}
 
+fn bank_run() -> &'static BankRun {
+    static RUN: std::sync::OnceLock<BankRun> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let c = start(
+            "contracts/out/Bank.json",
+            Config {
+                workers: Some(2),
+                seed: Some(3),
+                test_limit: 20_000,
+                ..Config::default()
+            },
+            dir.path(),
+        );
+        let control = c.control();
+        let engine = c.engine().clone();
+        let _ = c.wait();
+        BankRun {
+            _dir: dir,
+            control,
+            engine,
+            turn: tokio::sync::Mutex::new(()),
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn market_data_tools_answer_from_the_run_with_cache_pages_and_errors() {
+    let run = bank_run();
+    let _turn = run.turn.lock().await;
+    let server = common::server(run.control.clone());
+    let engine = &run.engine;
     // Market data.
     let p = call(&server, "get_current_price", json!({"symbol": "calls"})).await;
     assert_eq!(p["price"], json!(engine.stats.calls() as f64));
@@ -128,7 +153,13 @@ async fn every_ops_tool_answers_from_a_real_run() {
     )
     .await;
     assert_eq!(e["code"], "INVALID_PARAMETER");
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn volatility_needs_two_buckets_and_names_too_little_data() {
+    let run = bank_run();
+    let _turn = run.turn.lock().await;
+    let server = common::server(run.control.clone());
     // Volatility needs two buckets: the sampler's first sample is taken at
     // the start, and a tool's answer appends one as of now. A fast machine
     // runs these 20,000 calls and everything above inside one 100 ms bucket
@@ -156,7 +187,14 @@ async fn every_ops_tool_answers_from_a_real_run() {
     )
     .await;
     assert_eq!(e["code"], "INSUFFICIENT_DATA");
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trading_tools_dry_run_without_changing_the_campaign() {
+    let run = bank_run();
+    let _turn = run.turn.lock().await;
+    let server = common::server(run.control.clone());
+    let engine = &run.engine;
     // Trading.
     let b = call(&server, "get_balance", json!({})).await;
     assert_eq!(b["total_balance"], json!(20_000.0));
@@ -174,7 +212,7 @@ async fn every_ops_tool_answers_from_a_real_run() {
     assert!(item["size"].as_f64().unwrap() <= item["planned_calls"].as_f64().unwrap());
     assert!(item["source"].is_string());
 
-    let before = digest(&engine);
+    let before = digest(engine);
     let ok = call(
         &server,
         "validate_trade",
@@ -255,8 +293,15 @@ async fn every_ops_tool_answers_from_a_real_run() {
             "{args}"
         );
     }
-    assert_eq!(digest(&engine), before, "dry runs changed a store");
+    assert_eq!(digest(engine), before, "dry runs changed a store");
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strategy_tools_score_functions_from_the_campaign_statistics() {
+    let run = bank_run();
+    let _turn = run.turn.lock().await;
+    let server = common::server(run.control.clone());
+    let engine = &run.engine;
     // Strategies.
     let top = call(
         &server,
@@ -311,7 +356,14 @@ async fn every_ops_tool_answers_from_a_real_run() {
             .windows(2)
             .all(|w| w[0]["score"].as_f64() >= w[1]["score"].as_f64())
     );
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spec_tools_list_the_tests_and_their_implementations() {
+    let run = bank_run();
+    let _turn = run.turn.lock().await;
+    let server = common::server(run.control.clone());
+    let engine = &run.engine;
     // Specs and implementations.
     let specs = call(&server, "get_top_specs", json!({"source": "CANONICAL"})).await;
     assert_eq!(
@@ -351,7 +403,14 @@ async fn every_ops_tool_answers_from_a_real_run() {
         err001(&server, "get_implementations", json!({"spec_id": "zzz"})).await["code"],
         "SPEC_NOT_FOUND"
     );
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_tools_keep_and_filter_the_agents_decisions() {
+    let run = bank_run();
+    let _turn = run.turn.lock().await;
+    let server = common::server(run.control.clone());
+    let engine = &run.engine;
     // Memory.
     let saved = call(
         &server,
@@ -380,7 +439,14 @@ async fn every_ops_tool_answers_from_a_real_run() {
         "INVALID_PARAMETER"
     );
     assert_eq!(engine.ops.decisions.len(), 1);
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn performance_per_function_and_metadata_by_family() {
+    let run = bank_run();
+    let _turn = run.turn.lock().await;
+    let server = common::server(run.control.clone());
+    let engine = &run.engine;
     // Performance.
     let perf = call(
         &server,
