@@ -234,11 +234,11 @@ mod tests {
                 ttl_remaining: Some(Duration::from_millis(1500)),
             },
         );
-        add_metadata(&mut v, Duration::from_micros(2500), "engine");
+        add_metadata(&mut v, Duration::from_micros(2500), "stores");
         assert!(v.get(CACHE_KEY).is_none());
         assert_eq!(v["_metadata"]["cached"], true);
         assert_eq!(v["_metadata"]["cache_ttl_remaining"], 1.5);
         assert_eq!(v["_metadata"]["latency_ms"], 2.5);
-        assert_eq!(v["_metadata"]["source"], "engine");
+        assert_eq!(v["_metadata"]["source"], "stores");
     }
 }

@@ -616,3 +616,6 @@ impl Builder<'_, '_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -168,7 +168,7 @@ impl Family for EventsTools {
             ),
             ToolDef::method::<GetStateSnapshotInput, StateSnapshot, _>(
                 "get_state_snapshot",
-                "The campaign's state at a time or after an event, replayed from the run's journal: coverage points (the seed's PnL), corpus size (positions), calls, properties with their status (indicators), prioritized functions, workers, injections not yet run by every worker (active orders). A time at or after the live run's last event answers from the live engine (reconstructed: false).",
+                "The campaign's state at a time or after an event, replayed from the run's journal: coverage points (the seed's PnL), corpus size (positions), calls, properties with their status (indicators), prioritized functions, workers, injections not yet run by every worker (active orders). A time at or after the live run's last event answers from the live stores (reconstructed: false).",
                 Access::Blocking,
                 self,
                 Self::snapshot,
