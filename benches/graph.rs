@@ -242,7 +242,7 @@ fn main() {
     // 3. Similar attempts over many logged ones.
     let attempts = if quick { 200 } else { 2_000 };
     for a in 0..attempts {
-        c.engine().etg.log(
+        c.families().etg.log(
             &format!("a{a}"),
             rudder::graph::etg::EtgKind::ToolStart,
             a as u64,
@@ -250,7 +250,7 @@ fn main() {
             false,
             None,
         );
-        c.engine().etg.log(
+        c.families().etg.log(
             &format!("a{a}"),
             rudder::graph::etg::EtgKind::Checkpoint,
             a as u64,
@@ -268,8 +268,8 @@ fn main() {
         assert!(!v["matches"].as_array().unwrap().is_empty());
         similar.push(ns);
     }
-    let cov = c.engine().graph.coverage();
-    let graph = c.engine().graph.graph();
+    let cov = c.families().graph.coverage();
+    let graph = c.families().graph.graph();
     let live_file = graph
         .files
         .iter()
@@ -282,7 +282,7 @@ fn main() {
             mapped += cov.decision(live_file.source_id, d).mapped as usize;
         }
     }
-    let all_gaps = c.engine().graph.gaps();
+    let all_gaps = c.families().graph.gaps();
     c.stop();
     let calls = c.engine().stats.calls();
     let report = c.wait();

@@ -33,7 +33,7 @@ pub use engine::{Engine, SpecRefused};
 use engine::{load_specs, spec_case};
 pub use oracle::{Goal, Oracle};
 pub use persist::Layout;
-pub use ports::{CampaignRead, FamilyState, Steer};
+pub use ports::{CampaignRead, FamilyData, FamilyState, Steer};
 pub use render::Renderer;
 pub use report::{Report, TestStatus};
 use setup::*;
@@ -354,6 +354,13 @@ impl Campaign {
             .enumerate()
             .map(|(i, c)| ((c.to, c.function.selector()), i))
             .collect();
+        let families = Arc::new(FamilyData::new(
+            crate::graph::GraphStore::new(target.clone()),
+            etg,
+            ops,
+            journal.clone(),
+            run_id.clone(),
+        ));
         let engine = Arc::new(Engine {
             callable,
             // A lane per worker, one for the control plane's id and a spare:
@@ -365,11 +372,9 @@ impl Campaign {
             corpus,
             priorities: Arc::new(PrioritySet::new()),
             tests,
-            graph: crate::graph::GraphStore::new(target.clone()),
-            etg,
-            ops,
             stats,
             stop: AtomicBool::new(false),
+            spec_file: parking_lot::Mutex::new(()),
             ended: std::sync::atomic::AtomicU8::new(0),
             started: Instant::now(),
             started_ms,
@@ -378,7 +383,7 @@ impl Campaign {
             layout,
             corpus_files: corpus_dir::CorpusFiles::default(),
             render,
-            journal,
+            journal: journal.clone(),
             dictionary,
             selector_index,
             writer,
@@ -391,15 +396,15 @@ impl Campaign {
         let (senders, receivers): (Vec<_>, Vec<_>) = (0..workers)
             .map(|_| crossbeam::channel::unbounded())
             .unzip();
-        let control = Control::new(engine.clone(), senders);
+        let control = Control::new(engine.clone(), families.clone(), senders);
         {
             // The code graph of the sources, ready before an agent asks.
-            let engine = Arc::downgrade(&engine);
+            let families = Arc::downgrade(&families);
             let _ = std::thread::Builder::new()
                 .name("rudder-graph".into())
                 .spawn(move || {
-                    if let Some(s) = engine.upgrade() {
-                        s.graph.warm();
+                    if let Some(f) = families.upgrade() {
+                        f.graph.warm();
                     }
                 });
         }
@@ -416,6 +421,11 @@ impl Campaign {
         &self.engine
     }
 
+    /// What families keep beside the campaign (see [`FamilyData`]).
+    pub fn families(&self) -> &Arc<FamilyData> {
+        self.control.families()
+    }
+
     pub fn control(&self) -> Control {
         self.control.clone()
     }
@@ -429,15 +439,16 @@ impl Campaign {
         {
             // The metrics history behind the ops family's market-data tools.
             let engine = Arc::downgrade(&self.engine);
+            let families = Arc::downgrade(self.control.families());
             let _ = std::thread::Builder::new()
                 .name("rudder-sampler".into())
                 .spawn(move || {
-                    while let Some(s) = engine.upgrade() {
-                        s.ops.history.record(s.sample_now());
+                    while let (Some(s), Some(f)) = (engine.upgrade(), families.upgrade()) {
+                        f.ops.history.record(s.sample_now());
                         if s.finished() {
                             break;
                         }
-                        drop(s);
+                        drop((s, f));
                         std::thread::sleep(crate::ops::SAMPLE_INTERVAL);
                     }
                 });

@@ -6,7 +6,7 @@
 
 pub mod rows;
 
-use parking_lot::{Mutex, RwLock};
+use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -271,8 +271,6 @@ impl Decisions {
 pub struct OpsState {
     pub history: MetricsHistory,
     pub decisions: Decisions,
-    /// Held while `specs.json` is rewritten.
-    pub(crate) spec_file: Mutex<()>,
 }
 
 /// `YYYY-MM-DD` → Unix seconds at 00:00 UTC.

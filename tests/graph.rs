@@ -32,8 +32,8 @@ fn config(limit: u64) -> Config {
 async fn the_graph_of_a_multi_contract_target_has_its_nodes_and_edges() {
     let dir = tempfile::tempdir().unwrap();
     let c = start(BANK, config(200), dir.path());
-    let engine = c.engine().clone();
-    let g = engine.graph.graph();
+    let families = c.families().clone();
+    let g = families.graph.graph();
     let kinds: Vec<(&str, &str)> = g
         .contracts
         .iter()
@@ -126,6 +126,7 @@ async fn an_uncovered_branch_names_its_parameters_and_constants() {
     let c = start(BANK, config(3_000), dir.path());
     let server = common::server(c.control());
     let engine = c.engine().clone();
+    let families = c.families().clone();
     c.wait();
     let v = call(
         &server,
@@ -193,7 +194,7 @@ async fn an_uncovered_branch_names_its_parameters_and_constants() {
     assert_eq!(v["contexts"][0]["symbols"][0], "Bank.open");
 
     // Bad input names the field and changes nothing.
-    let version = engine.graph.graph().version.clone();
+    let version = families.graph.graph().version.clone();
     let e = err(
         &server,
         "graph_index_project",
@@ -222,7 +223,7 @@ async fn an_uncovered_branch_names_its_parameters_and_constants() {
     )
     .await;
     assert_eq!(e["code"], "INVALID_INPUT");
-    assert_eq!(engine.graph.graph().version, version);
+    assert_eq!(families.graph.graph().version, version);
 
     // An artifact of another compilation joins the graph without coverage.
     let v = call(
@@ -282,6 +283,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
     let c = start(BANK, config(10_000_000), dir.path());
     let server = common::server(c.control());
     let engine = c.engine().clone();
+    let families = c.families().clone();
 
     // Attempt 1: the agent names it, then injects the guarded call.
     call(
@@ -333,7 +335,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     // Every tool call of the attempt was logged under it.
-    let a = engine.etg.attempt("open-the-bank").unwrap();
+    let a = families.etg.attempt("open-the-bank").unwrap();
     assert_eq!(a.tools.get("inject_transaction"), Some(&1));
     assert_eq!(a.injections, [injection]);
     assert_eq!(a.calls, ["open(7, 1001)", "withdraw(0)"]);
@@ -413,7 +415,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
     )
     .await;
     assert_eq!(e["details"]["field"], "kind", "{e}");
-    assert!(engine.etg.attempt("x").is_none(), "nothing was logged");
+    assert!(families.etg.attempt("x").is_none(), "nothing was logged");
     let e = err(
         &server,
         "etg_query_similar_attempts",
@@ -445,7 +447,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
         )
         .unwrap();
     assert_eq!(ts, 1_795_510_800_000);
-    assert_eq!(version, Some(engine.graph.graph().version.clone()));
+    assert_eq!(version, Some(families.graph.graph().version.clone()));
     drop(r);
     drop(engine);
 

@@ -28,14 +28,17 @@ async fn err001(server: &RudderServer, name: &str, args: Value) -> Value {
 }
 
 /// What a dry run must leave as it was.
-fn digest(s: &rudder::campaign::Engine) -> (u64, u64, usize, usize, usize, usize) {
+fn digest(
+    s: &rudder::campaign::Engine,
+    f: &rudder::campaign::FamilyData,
+) -> (u64, u64, usize, usize, usize, usize) {
     (
         s.stats.calls(),
         s.target.coverage.points(),
         s.corpus.len(),
         s.tests.falsified_count(),
         s.events.len(),
-        s.ops.decisions.len(),
+        f.ops.decisions.len(),
     )
 }
 
@@ -46,6 +49,7 @@ struct BankRun {
     _dir: tempfile::TempDir,
     control: rudder::campaign::Control,
     engine: std::sync::Arc<rudder::campaign::Engine>,
+    families: std::sync::Arc<rudder::campaign::FamilyData>,
     turn: tokio::sync::Mutex<()>,
 }
 
@@ -65,11 +69,13 @@ fn bank_run() -> &'static BankRun {
         );
         let control = c.control();
         let engine = c.engine().clone();
+        let families = c.families().clone();
         let _ = c.wait();
         BankRun {
             _dir: dir,
             control,
             engine,
+            families,
             turn: tokio::sync::Mutex::new(()),
         }
     })
@@ -212,7 +218,7 @@ async fn trading_tools_dry_run_without_changing_the_campaign() {
     assert!(item["size"].as_f64().unwrap() <= item["planned_calls"].as_f64().unwrap());
     assert!(item["source"].is_string());
 
-    let before = digest(engine);
+    let before = digest(engine, &run.families);
     let ok = call(
         &server,
         "validate_trade",
@@ -293,7 +299,11 @@ async fn trading_tools_dry_run_without_changing_the_campaign() {
             "{args}"
         );
     }
-    assert_eq!(digest(engine), before, "dry runs changed a store");
+    assert_eq!(
+        digest(engine, &run.families),
+        before,
+        "dry runs changed a store"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -410,7 +420,6 @@ async fn memory_tools_keep_and_filter_the_agents_decisions() {
     let run = bank_run();
     let _turn = run.turn.lock().await;
     let server = common::server(run.control.clone());
-    let engine = &run.engine;
     // Memory.
     let saved = call(
         &server,
@@ -438,7 +447,7 @@ async fn memory_tools_keep_and_filter_the_agents_decisions() {
         err001(&server, "get_recent_decisions", json!({"action": "SHORT"})).await["code"],
         "INVALID_PARAMETER"
     );
-    assert_eq!(engine.ops.decisions.len(), 1);
+    assert_eq!(run.families.ops.decisions.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

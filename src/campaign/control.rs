@@ -74,6 +74,8 @@ pub struct InjectReceipt {
 #[derive(Clone)]
 pub struct Control {
     engine: Arc<Engine>,
+    /// What families keep beside the campaign.
+    families: Arc<super::FamilyData>,
     workers: Arc<Vec<Sender<Arc<Injection>>>>,
     next_injection: Arc<AtomicU64>,
 }
@@ -87,9 +89,14 @@ impl std::fmt::Debug for Control {
 }
 
 impl Control {
-    pub(crate) fn new(engine: Arc<Engine>, workers: Vec<Sender<Arc<Injection>>>) -> Self {
+    pub(crate) fn new(
+        engine: Arc<Engine>,
+        families: Arc<super::FamilyData>,
+        workers: Vec<Sender<Arc<Injection>>>,
+    ) -> Self {
         Control {
             engine,
+            families,
             workers: Arc::new(workers),
             next_injection: Arc::new(AtomicU64::new(1)),
         }
@@ -97,7 +104,7 @@ impl Control {
 
     /// What a tool family may read of the campaign.
     pub fn read(&self) -> super::CampaignRead {
-        super::CampaignRead::new(self.engine().clone())
+        super::CampaignRead::new(self.engine.clone(), self.families.clone())
     }
 
     /// What a tool family may change: the steering commands.
@@ -107,7 +114,7 @@ impl Control {
 
     /// The state tool families keep in the campaign (graph, ETG, decisions).
     pub fn family_state(&self) -> super::FamilyState {
-        super::FamilyState::new(self.engine().clone())
+        super::FamilyState::new(self.families.clone())
     }
 
     /// Reads the corpus directory's new entries into the corpus (see
@@ -123,6 +130,12 @@ impl Control {
         spec: super::spec::Spec,
     ) -> Result<crate::ids::TestId, super::SpecRefused> {
         self.engine.add_spec(spec)
+    }
+
+    /// What families keep beside the campaign (the code graph, the ETG,
+    /// the decisions), for embedders and tests.
+    pub fn families(&self) -> &Arc<super::FamilyData> {
+        &self.families
     }
 
     pub fn engine(&self) -> &Arc<Engine> {

@@ -48,7 +48,8 @@ pub enum SpecRefused {
 }
 
 /// The running campaign: the target, the event log, the corpus, the
-/// priority set, the tests, coverage and the counters, which the workers and
+/// priority set, the tests, coverage and the counters (what families keep
+/// beside it is in [`super::FamilyData`]), which the workers and
 /// [`Control`](super::Control) hold. Tool families never see it: they get the
 /// narrow ports of [`super::ports`]. An embedding program reads it through
 /// `Control::engine` (its fields are public for reading; the campaign's
@@ -63,14 +64,10 @@ pub struct Engine {
     pub corpus: Arc<Corpus>,
     pub priorities: Arc<PrioritySet>,
     pub tests: Arc<TestStore>,
-    /// The target's code graph (built on first use), joined with coverage.
-    pub graph: crate::graph::GraphStore,
-    /// What agents tried: the execution trace graph's attempts.
-    pub etg: crate::graph::etg::Etg,
-    /// Metrics history and the agent's decisions (the ops family).
-    pub ops: crate::ops::OpsState,
     pub stats: Stats,
     pub stop: AtomicBool,
+    /// Held while `specs.json` is rewritten.
+    pub(super) spec_file: parking_lot::Mutex<()>,
     pub started: Instant,
     pub started_ms: u64,
     pub seed: u64,
@@ -169,44 +166,6 @@ impl Engine {
         });
     }
 
-    /// Logs an ETG event (payload validated by the caller) and hands it to
-    /// the journal; `droppable`: a read tool's automatic log.
-    pub fn etg_log(
-        &self,
-        attempt_id: &str,
-        kind: crate::graph::etg::EtgKind,
-        ts_ms: u64,
-        payload: serde_json::Value,
-        auto: bool,
-        droppable: bool,
-    ) -> crate::graph::etg::EtgEvent {
-        let version = self.graph.version();
-        let event = self
-            .etg
-            .log(attempt_id, kind, ts_ms, payload, auto, version);
-        self.journal_send(|| {
-            crate::journal::Record::Family(Box::new(crate::graph::rows::EtgRow {
-                event: event.clone(),
-                droppable,
-            }))
-        });
-        event
-    }
-
-    /// Stores the current code graph's version in the journal (once per
-    /// version).
-    pub fn journal_graph(&self, project_root: &str) {
-        let graph = self.graph.graph();
-        self.journal_send(|| {
-            crate::journal::Record::Family(Box::new(crate::graph::rows::GraphRows {
-                graph,
-                project_root: project_root.to_string(),
-                run_id: self.run_id.clone(),
-                ts_ms: now_ms(),
-            }))
-        });
-    }
-
     /// Renders events and sequences as JSON and call syntax.
     pub fn renderer(&self) -> &Renderer {
         &self.render
@@ -273,7 +232,7 @@ impl Engine {
     /// Adds a spec parsed from `src` (checked by every worker from their
     /// next call on) and rewrites `specs.json` before answering.
     pub fn add_spec(&self, spec: spec::Spec) -> Result<TestId, SpecRefused> {
-        let _file = self.ops.spec_file.lock();
+        let _file = self.spec_file.lock();
         let name = spec.source.name.clone();
         let id = self
             .tests
@@ -297,17 +256,6 @@ impl Engine {
         })?;
         tracing::info!("spec {name:?} added as test {}", id.0);
         Ok(id)
-    }
-
-    /// Keeps `d` (memory and journal) and waits for the journal to commit it.
-    pub fn save_decision(&self, d: crate::ops::Decision) {
-        self.ops.decisions.push(d.clone());
-        if let Some(j) = &self.journal {
-            j.send(crate::journal::Record::Family(Box::new(
-                crate::ops::rows::DecisionRow(d),
-            )));
-            j.flush();
-        }
     }
 
     /// The index in [`Engine::callable`] of the function with `selector`

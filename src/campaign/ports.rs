@@ -7,9 +7,10 @@
 //! * [`Steer`]: steering — parse and inject calls, prioritize, add specs,
 //!   reload the corpus directory (each command journaled by
 //!   [`Control`](super::Control), which it wraps).
-//! * [`FamilyState`]: the state a family keeps in the campaign (the code
-//!   graph's versions and the ETG, the agent's decisions), written through
-//!   the journal so that it survives the run.
+//! * [`FamilyState`]: the state families keep beside the campaign
+//!   ([`FamilyData`]: the code graph's index, the ETG, the metrics history
+//!   and the agent's decisions), written through the journal so that it
+//!   survives the run.
 //! * [`JournalRead`](crate::families::journal_read::JournalRead): pooled
 //!   reads of the journal within the budget.
 //!
@@ -25,13 +26,52 @@ use crate::graph::GraphStore;
 use crate::graph::etg::{Etg, EtgEvent, EtgKind};
 use crate::priority::PrioritySet;
 
+/// The state tool families keep beside the campaign (not in the
+/// [`Engine`]): the code graph and its index, the ETG of the agent's
+/// attempts, the metrics history and the agent's decisions. Written through
+/// [`FamilyState`], read through [`CampaignRead`].
+pub struct FamilyData {
+    /// The target's code graph (built on first use), joined with coverage.
+    pub graph: GraphStore,
+    /// What agents tried: the execution trace graph's attempts.
+    pub etg: Etg,
+    /// Metrics history and the agent's decisions (the ops family).
+    pub ops: crate::ops::OpsState,
+    journal: Option<crate::journal::Journal>,
+    run_id: String,
+}
+
+impl FamilyData {
+    pub(super) fn new(
+        graph: GraphStore,
+        etg: Etg,
+        ops: crate::ops::OpsState,
+        journal: Option<crate::journal::Journal>,
+        run_id: String,
+    ) -> Self {
+        FamilyData {
+            graph,
+            etg,
+            ops,
+            journal,
+            run_id,
+        }
+    }
+
+    fn journal_send(&self, record: impl FnOnce() -> crate::journal::Record) {
+        if let Some(j) = &self.journal {
+            j.send(record());
+        }
+    }
+}
+
 /// What a family may read of the campaign. Cheap to clone.
 #[derive(Clone)]
-pub struct CampaignRead(Arc<Engine>);
+pub struct CampaignRead(Arc<Engine>, Arc<FamilyData>);
 
 impl CampaignRead {
-    pub(super) fn new(engine: Arc<Engine>) -> Self {
-        CampaignRead(engine)
+    pub(super) fn new(engine: Arc<Engine>, families: Arc<FamilyData>) -> Self {
+        CampaignRead(engine, families)
     }
 
     pub fn config(&self) -> &Config {
@@ -62,7 +102,7 @@ impl CampaignRead {
     /// The target's code graph joined with coverage (read; the graph
     /// family indexes through [`FamilyState::graph`]).
     pub fn graph(&self) -> GraphRead<'_> {
-        GraphRead(&self.0.graph)
+        GraphRead(&self.1.graph)
     }
     pub fn seed(&self) -> u64 {
         self.0.seed
@@ -153,24 +193,27 @@ impl CampaignRead {
     }
     /// The metrics history and the agent's decisions (read).
     pub fn ops(&self) -> &crate::ops::OpsState {
-        &self.0.ops
+        &self.1.ops
     }
     /// The ETG of the agent's attempts (read: queries, session attempts).
     pub fn etg(&self) -> &Etg {
-        &self.0.etg
+        &self.1.etg
     }
 }
 
-/// The state a family keeps in the campaign, written through the journal.
+/// The state a family keeps beside the campaign, written through the
+/// journal so that it survives the run.
 #[derive(Clone)]
-pub struct FamilyState(Arc<Engine>);
+pub struct FamilyState(Arc<FamilyData>);
 
 impl FamilyState {
-    pub(super) fn new(engine: Arc<Engine>) -> Self {
-        FamilyState(engine)
+    pub(super) fn new(families: Arc<FamilyData>) -> Self {
+        FamilyState(families)
     }
 
-    /// Logs an ETG event under `attempt_id` (and in the journal).
+    /// Logs an ETG event (payload validated by the caller) under the code
+    /// graph's current version and hands it to the journal; `droppable`: a
+    /// read tool's automatic log.
     pub fn etg_log(
         &self,
         attempt_id: &str,
@@ -180,8 +223,16 @@ impl FamilyState {
         auto: bool,
         droppable: bool,
     ) -> EtgEvent {
-        self.0
-            .etg_log(attempt_id, kind, ts_ms, payload, auto, droppable)
+        let d = &self.0;
+        let version = d.graph.version();
+        let event = d.etg.log(attempt_id, kind, ts_ms, payload, auto, version);
+        d.journal_send(|| {
+            crate::journal::Record::Family(Box::new(crate::graph::rows::EtgRow {
+                event: event.clone(),
+                droppable,
+            }))
+        });
+        event
     }
 
     /// Makes `attempt_id` MCP session `session`'s current attempt.
@@ -189,9 +240,19 @@ impl FamilyState {
         self.0.etg.enter(session, attempt_id);
     }
 
-    /// Stores the current code graph's version in the journal.
+    /// Stores the current code graph's version in the journal (once per
+    /// version).
     pub fn journal_graph(&self, project_root: &str) {
-        self.0.journal_graph(project_root)
+        let d = &self.0;
+        let graph = d.graph.graph();
+        d.journal_send(|| {
+            crate::journal::Record::Family(Box::new(crate::graph::rows::GraphRows {
+                graph,
+                project_root: project_root.to_string(),
+                run_id: d.run_id.clone(),
+                ts_ms: crate::eventlog::now_ms(),
+            }))
+        });
     }
 
     /// The code graph, to index and re-index.
@@ -199,9 +260,16 @@ impl FamilyState {
         &self.0.graph
     }
 
-    /// Keeps an agent's decision (memory and journal).
+    /// Keeps an agent's decision (memory and journal) and waits for the
+    /// journal to commit it.
     pub fn save_decision(&self, d: crate::ops::Decision) {
-        self.0.save_decision(d)
+        self.0.ops.decisions.push(d.clone());
+        if let Some(j) = &self.0.journal {
+            j.send(crate::journal::Record::Family(Box::new(
+                crate::ops::rows::DecisionRow(d),
+            )));
+            j.flush();
+        }
     }
 }
 
