@@ -7,6 +7,9 @@
 //! suite; `RUDDER_KILL_LOOPS=20 cargo test --release --test kill_loop` is the
 //! long mode).
 
+mod common;
+
+use common::json_files;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -101,15 +104,6 @@ impl Rudder {
         let _ = self.child.kill(); // SIGKILL
         let _ = self.child.wait();
     }
-}
-
-fn json_files(dir: &Path) -> Vec<std::path::PathBuf> {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect()
 }
 
 /// Every corpus and reproducer file parses; returns the reproducers.

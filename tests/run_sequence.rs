@@ -3,10 +3,9 @@
 
 mod common;
 
-use common::{call, err, server, start};
+use common::{call, err, json_files, server, start};
 use rudder::config::{Config, TestMode};
 use serde_json::{Value, json};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn config(test_limit: u64) -> Config {
@@ -171,16 +170,6 @@ async fn a_sequence_run_once_shows_returns_events_reasons_coverage_and_broken_te
     );
     c.stop();
     c.wait();
-}
-
-fn json_files(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    v.sort();
-    v
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

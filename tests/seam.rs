@@ -2,6 +2,9 @@
 //! that follow the campaign's configuration, family selection, integers past
 //! 2^53 as strings, and no placeholder fields in falsification events.
 
+mod common;
+
+use common::answer;
 use rudder::campaign::Campaign;
 use rudder::config::{Config, TestMode};
 use rudder::eventlog::EventKind;
@@ -15,14 +18,6 @@ fn start(target: &str, contract: Option<&str>, config: Config, dir: &Path) -> Ca
         Campaign::new(Path::new(target), contract, config, Some(dir.to_path_buf())).unwrap();
     c.start().unwrap();
     c
-}
-
-async fn call(server: &RudderServer, name: &str, args: Value) -> Value {
-    let Value::Object(m) = args else {
-        panic!("arguments are an object")
-    };
-    let r = server.run_tool(name, Some(m)).await;
-    rudder::mcp::answer_json(&r)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -74,7 +69,7 @@ async fn the_server_serves_the_selected_families_only() {
     assert_eq!(campaign_only.tool_list().len(), 14);
     let none = RudderServer::with_families(c.control(), &[FamilyName("events")]);
     assert!(none.tool_list().iter().all(|t| t.name != "read_logs"));
-    let v = call(&none, "read_logs", json!({})).await;
+    let v = answer(&none, "read_logs", json!({})).await;
     assert_eq!(v["error"]["code"], "TOOL_NOT_FOUND", "{v}");
 }
 
@@ -97,7 +92,7 @@ async fn integers_past_two_to_the_53_travel_as_strings() {
         dir.path(),
     );
     let server = RudderServer::new(c.control());
-    let st = call(&server, "status", json!({})).await;
+    let st = answer(&server, "status", json!({})).await;
     assert_eq!(st["config"]["seed"], json!(seed.to_string()), "{st}");
     assert_eq!(
         st["config"]["testLimit"],
@@ -108,7 +103,7 @@ async fn integers_past_two_to_the_53_travel_as_strings() {
     // machine: poll (bounded) instead of racing it.
     let mut started = Value::Null;
     for _ in 0..500 {
-        started = call(
+        started = answer(
             &server,
             "read_logs",
             json!({"eventType": "WorkerStarted", "count": 10}),
@@ -302,15 +297,15 @@ async fn a_family_defined_outside_the_crate_is_served_like_the_others() {
     );
     assert!(server.families().contains(&FamilyName("tiny")));
 
-    let ok = call(&server, "tiny_corpus_size", json!({ "at_most": 100 })).await;
+    let ok = answer(&server, "tiny_corpus_size", json!({ "at_most": 100 })).await;
     assert!(ok["entries"].as_u64().is_some(), "{ok}");
     assert_eq!(ok["_metadata"]["source"], "tiny", "{ok}");
 
-    let bad = call(&server, "tiny_corpus_size", json!({ "at_most": 0 })).await;
+    let bad = answer(&server, "tiny_corpus_size", json!({ "at_most": 0 })).await;
     assert_eq!(bad["error"]["code"], "INVALID_INPUT", "{bad}");
     assert_eq!(bad["error"]["details"]["field"], "at_most", "{bad}");
 
-    let slow = call(
+    let slow = answer(
         &server,
         "tiny_corpus_size",
         json!({ "at_most": 1, "work_ms": 400 }),
@@ -335,7 +330,7 @@ async fn the_target_names_parameters_and_the_block_sequences_start_from() {
         dir.path(),
     );
     let server = RudderServer::new(c.control());
-    let t = call(&server, "target", json!({})).await;
+    let t = answer(&server, "target", json!({})).await;
     let set = t["functions"]
         .as_array()
         .unwrap()

@@ -59,3 +59,24 @@ pub async fn err(server: &RudderServer, name: &str, args: Value) -> Value {
     assert_eq!(r.is_error, Some(true), "{name} {args} should fail");
     rudder::mcp::answer_json(&r)["error"].clone()
 }
+
+/// The `.json` files of `dir`, sorted (none when it does not exist).
+pub fn json_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The JSON answer of a tool call, success or refusal alike.
+pub async fn answer(server: &RudderServer, name: &str, args: Value) -> Value {
+    let Value::Object(m) = args else {
+        panic!("arguments are an object")
+    };
+    let r = server.run_tool(name, Some(m)).await;
+    rudder::mcp::answer_json(&r)
+}
