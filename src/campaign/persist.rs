@@ -69,6 +69,13 @@ pub fn export_path(
         let path = path.to_path_buf();
         move |source| ExportError::Io { path, source }
     };
+    if requested.contains('\0') {
+        // No file system takes it: a refusal of the input, not an I/O
+        // failure of the campaign's.
+        return Err(ExportError::Refused(format!(
+            "{requested:?} contains a NUL byte"
+        )));
+    }
     std::fs::create_dir_all(exports).map_err(io(exports))?;
     let base = std::fs::canonicalize(exports).map_err(io(exports))?;
     let req = Path::new(requested);
@@ -517,8 +524,15 @@ mod tests {
         std::fs::create_dir_all(&corpus).unwrap();
         let ok = export_path(&exports, "cov/run.lcov", &[&corpus]).unwrap();
         assert!(ok.starts_with(std::fs::canonicalize(&exports).unwrap()));
-        for bad in ["../corpus/x.json", "/etc/passwd", "", "a/../../x"] {
-            assert!(export_path(&exports, bad, &[&corpus]).is_err(), "{bad}");
+        for bad in [
+            "../corpus/x.json",
+            "/etc/passwd",
+            "",
+            "a/../../x",
+            "a\0b.lcov",
+        ] {
+            let e = export_path(&exports, bad, &[&corpus]).unwrap_err();
+            assert!(matches!(e, ExportError::Refused(_)), "{bad:?}: {e}");
         }
         // A symlinked folder inside the exports folder that points out of it.
         std::os::unix::fs::symlink(&corpus, exports.join("sneaky")).unwrap();
