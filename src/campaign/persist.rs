@@ -69,11 +69,18 @@ pub fn export_path(
         let path = path.to_path_buf();
         move |source| ExportError::Io { path, source }
     };
+    // What no file system takes is a refusal of the input, not an I/O
+    // failure of the campaign's: a NUL byte, a name over 255 bytes, a path
+    // over 4,096 (Linux's NAME_MAX and PATH_MAX).
     if requested.contains('\0') {
-        // No file system takes it: a refusal of the input, not an I/O
-        // failure of the campaign's.
         return Err(ExportError::Refused(format!(
             "{requested:?} contains a NUL byte"
+        )));
+    }
+    if requested.len() > 4096 || requested.split('/').any(|c| c.len() > 255) {
+        return Err(ExportError::Refused(format!(
+            "{:?}… is too long (a name has at most 255 bytes, a path 4,096)",
+            requested.chars().take(40).collect::<String>()
         )));
     }
     std::fs::create_dir_all(exports).map_err(io(exports))?;
@@ -524,12 +531,16 @@ mod tests {
         std::fs::create_dir_all(&corpus).unwrap();
         let ok = export_path(&exports, "cov/run.lcov", &[&corpus]).unwrap();
         assert!(ok.starts_with(std::fs::canonicalize(&exports).unwrap()));
+        let long_name = format!("{}.lcov", "n".repeat(300));
+        let long_path = "d/".repeat(2100) + "x.lcov";
         for bad in [
             "../corpus/x.json",
             "/etc/passwd",
             "",
             "a/../../x",
             "a\0b.lcov",
+            &long_name,
+            &long_path,
         ] {
             let e = export_path(&exports, bad, &[&corpus]).unwrap_err();
             assert!(matches!(e, ExportError::Refused(_)), "{bad:?}: {e}");
