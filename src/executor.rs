@@ -240,6 +240,10 @@ pub struct CodeObject {
     pub map: SourceMap,
 }
 
+/// Property and optimization checks an executor records coverage for
+/// before it samples one in 64 (see [`Executor::call_view`]).
+pub const VIEWS_ALWAYS_RECORDED: u64 = 64;
+
 /// The deployed target, shared by every worker.
 pub struct Target {
     pub project: Arc<Project>,
@@ -625,10 +629,20 @@ impl Executor {
     /// Calls `function` with no arguments from `sender` (property and
     /// optimization checks). Coverage is recorded for one check in 64, enough
     /// to cover the property functions' own lines at a fraction of the cost.
+    /// Which checks is decided by the top bits of the check counter's
+    /// Fibonacci hash, not by the counter modulo 64: checks cycle through the
+    /// properties, and with n properties, n dividing 64, `views % 64 == 1`
+    /// would record the same property every time and never the others
+    /// (their lines uncovered, `FNDA:0`). The hash of any arithmetic
+    /// progression of the counter is equidistributed, so each property is
+    /// recorded about once in 64 of its checks; an executor's first
+    /// [`VIEWS_ALWAYS_RECORDED`] checks are all recorded.
     pub fn call_view(&mut self, function: &Arc<Function>, sender: Address) -> CallResult {
         self.set_block();
+        let record = self.recording
+            && (self.views < VIEWS_ALWAYS_RECORDED
+                || self.views.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58 == 0);
         self.views = self.views.wrapping_add(1);
-        let record = self.recording && self.views % 64 == 1;
         self.evm.inspector.enabled = record;
         let mut env = tx_env(
             &self.target.settings,

@@ -1,0 +1,11 @@
+//! What people look at: a falsifying sequence laid out call by call
+//! ([`sequence`]), the self-contained HTML report ([`html`]) and the live
+//! terminal dashboard ([`dashboard`]). Each reads the campaign through
+//! [`crate::campaign::CampaignRead`], the same stores the tools read: there
+//! is no second bookkeeping.
+
+pub mod dashboard;
+pub mod html;
+pub mod sequence;
+
+pub use sequence::{CallView, SequenceView};

@@ -1,0 +1,685 @@
+//! The live terminal dashboard (`rudder fuzz --ui`): per worker its calls/s
+//! and what it runs (fresh, mutating, injected, replaying, shrinking), each
+//! test with its status, the selected test's shrunk sequence replayed call by
+//! call, line and branch coverage with coverage points over time, the
+//! corpus, the last events of the EventLog, and what the agent did
+//! (injections, priorities, specs, read from the command log as it is
+//! written).
+//!
+//! Everything is read through [`CampaignRead`], the stores the tools read.
+//! The model ([`Model`]) is built apart from drawing ([`draw`]), so tests
+//! render it into a buffer; [`run`] drives it on the terminal.
+
+use super::sequence::SequenceView;
+use crate::campaign::report::{Report, TestStatus};
+use crate::campaign::{CampaignRead, EndReason};
+use crate::corpus::Origin;
+use crate::eventlog::EventKind;
+use crate::ops::{Metric, Sample};
+use ratatui::Frame;
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style, Stylize};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Axis, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, TableState, Wrap,
+};
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// How often the dashboard redraws.
+pub const REFRESH: Duration = Duration::from_millis(250);
+/// Events of the EventLog shown at most.
+const EVENTS: usize = 200;
+/// Agent commands shown at most (the tail of the command log).
+const COMMANDS: usize = 50;
+/// Bytes of the command log's tail read for them.
+const COMMAND_TAIL: u64 = 32 * 1024;
+
+/// What one worker is doing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkerRow {
+    pub calls: u64,
+    pub calls_per_sec: f64,
+    /// fresh, mutating, injected, replaying, shrinking, starting or stopped.
+    pub doing: &'static str,
+    /// The running sequence: calls done of planned, new points found.
+    pub done: u32,
+    pub planned: u32,
+    pub last_function: Option<String>,
+}
+
+/// Everything one frame shows.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub report: Report,
+    pub elapsed_secs: f64,
+    pub calls_per_sec: f64,
+    pub points: u64,
+    pub workers: Vec<WorkerRow>,
+    pub samples: Vec<Sample>,
+    /// Newest first, one line each.
+    pub events: Vec<String>,
+    /// Newest first, one line each.
+    pub agent: Vec<String>,
+    pub priorities: Vec<String>,
+    pub specs: Vec<String>,
+    pub end: Option<EndReason>,
+    pub suite: String,
+}
+
+/// What the person chose: the selected test and worker, pause.
+#[derive(Debug, Default)]
+pub struct Ui {
+    pub test: usize,
+    /// Whether the person chose the test (until then the first falsified
+    /// one is shown).
+    pub test_chosen: bool,
+    pub worker: usize,
+    pub paused: bool,
+    pub events_scroll: u16,
+    /// Per worker: (calls, when) at the previous frame, for calls/s.
+    last: Vec<(u64, Instant)>,
+    /// Replays of tests' sequences: test index -> (calls, shrunk, view).
+    replays: HashMap<usize, (usize, bool, SequenceView)>,
+    /// The command log's length when last read, and what it gave.
+    commands: (u64, Vec<String>),
+}
+
+/// What a key asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    None,
+    Quit,
+}
+
+impl Ui {
+    /// Applies a key press.
+    pub fn key(&mut self, code: KeyCode, modifiers: KeyModifiers, model: &Model) -> Action {
+        let tests = model.report.tests.len().max(1);
+        let workers = model.workers.len().max(1);
+        match code {
+            KeyCode::Char('q') | KeyCode::Esc => return Action::Quit,
+            KeyCode::Char('c') if modifiers.contains(KeyModifiers::CONTROL) => return Action::Quit,
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.test = (self.test + 1) % tests;
+                self.test_chosen = true;
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.test = (self.test + tests - 1) % tests;
+                self.test_chosen = true;
+            }
+            KeyCode::Right | KeyCode::Char('l') => self.worker = (self.worker + 1) % workers,
+            KeyCode::Left | KeyCode::Char('h') => self.worker = (self.worker + workers - 1) % workers,
+            KeyCode::Char('p') | KeyCode::Char(' ') => self.paused = !self.paused,
+            KeyCode::PageDown => self.events_scroll = self.events_scroll.saturating_add(5),
+            KeyCode::PageUp => self.events_scroll = self.events_scroll.saturating_sub(5),
+            _ => {}
+        }
+        Action::None
+    }
+
+    /// The campaign as of now.
+    pub fn model(&mut self, read: &CampaignRead) -> Model {
+        let report = read.report();
+        let now = Instant::now();
+        // The stats keep a row for the campaign's own calls after the
+        // workers' rows.
+        let rows = &read.stats().workers[..read.workers().min(read.stats().workers.len())];
+        if self.last.len() != rows.len() {
+            self.last = vec![(0, read.started()); rows.len()];
+        }
+        let callable = read.callable();
+        let workers = rows
+            .iter()
+            .zip(self.last.iter_mut())
+            .map(|(w, last)| {
+                let calls = w.calls.load(Ordering::Relaxed);
+                let secs = now.duration_since(last.1).as_secs_f64().max(1e-3);
+                let cps = calls.saturating_sub(last.0) as f64 / secs;
+                *last = (calls, now);
+                let pos = w.position.snapshot();
+                let doing = if !w.running.load(Ordering::Relaxed) {
+                    if calls == 0 { "starting" } else { "stopped" }
+                } else if w.shrinking.load(Ordering::Relaxed) {
+                    "shrinking"
+                } else {
+                    match pos.source {
+                        None => "starting",
+                        Some(Origin::Random) => "fresh",
+                        Some(Origin::Mutation) => "mutating",
+                        Some(Origin::Injected) => "injected",
+                        Some(Origin::Replayed) => "replaying",
+                    }
+                };
+                WorkerRow {
+                    calls,
+                    calls_per_sec: cps,
+                    doing,
+                    done: pos.done,
+                    planned: pos.planned,
+                    last_function: pos
+                        .last_function
+                        .and_then(|k| callable.get(k))
+                        .map(|c| c.function.name.clone()),
+                }
+            })
+            .collect();
+        let samples = read.ops().history.with_now(read.sample_now());
+        let elapsed_secs = read.started().elapsed().as_secs_f64();
+        let calls_per_sec = recent_rate(&samples);
+        if !self.test_chosen
+            && let Some(i) = report.tests.iter().position(|t| t.status.is_falsified())
+        {
+            self.test = i;
+        }
+        let render = read.renderer();
+        let events = read
+            .events()
+            .view()
+            .iter()
+            .filter(|e| e.kind() != EventKind::TransactionExecuted)
+            .take(EVENTS)
+            .map(|e| {
+                format!(
+                    "{} w{} {} {}",
+                    clock(e.timestamp_ms),
+                    e.worker.0,
+                    e.kind().as_str(),
+                    compact(&render.data(e))
+                )
+            })
+            .collect();
+        let agent = self.commands(read);
+        let priorities = read
+            .priorities()
+            .snapshot()
+            .entries()
+            .iter()
+            .map(|p| format!("{} x{}", p.signature, p.weight))
+            .collect();
+        let specs = read
+            .tests()
+            .cases()
+            .filter(|c| c.spec.is_some())
+            .map(|c| c.name.clone())
+            .collect();
+        Model {
+            suite: report
+                .suite
+                .clone()
+                .unwrap_or_else(|| format!("{} mode", read.config().test_mode.as_str())),
+            points: read.target().coverage.points(),
+            report,
+            elapsed_secs,
+            calls_per_sec,
+            workers,
+            samples,
+            events,
+            agent,
+            priorities,
+            specs,
+            end: read.end_reason(),
+        }
+    }
+
+    /// The selected test's sequence, replayed once per change.
+    pub fn sequence(&mut self, read: &CampaignRead, model: &Model) -> Option<&SequenceView> {
+        let t = model.report.tests.get(self.test)?;
+        if t.sequence.is_empty() {
+            return None;
+        }
+        let shrunk = t.status != TestStatus::Shrinking;
+        let fresh = self
+            .replays
+            .get(&self.test)
+            .is_some_and(|(n, s, _)| *n == t.sequence.len() && *s == shrunk);
+        if !fresh {
+            let case = read.tests().cases().nth(self.test)?;
+            let txs = match read.tests().falsified(case.id) {
+                Some(f) => f.sequence().to_vec(),
+                None => read.tests().optimum(case.id)?.sequence.clone(),
+            };
+            let view = SequenceView::replayed(read, &txs, Instant::now() + Duration::from_millis(50));
+            self.replays.insert(self.test, (t.sequence.len(), shrunk, view));
+        }
+        self.replays.get(&self.test).map(|(_, _, v)| v)
+    }
+
+    /// The newest lines of the command log (what the agent did), re-read
+    /// when it grows.
+    fn commands(&mut self, read: &CampaignRead) -> Vec<String> {
+        let path = read.layout().command_log();
+        let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+        if len != self.commands.0 {
+            self.commands = (len, tail_commands(&path, len));
+        }
+        self.commands.1.clone()
+    }
+}
+
+/// The last lines of the command log, newest first, one line each.
+fn tail_commands(path: &std::path::Path, len: u64) -> Vec<String> {
+    let mut text = String::new();
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let from = len.saturating_sub(COMMAND_TAIL);
+    if f.seek(SeekFrom::Start(from)).is_err() || f.read_to_string(&mut text).is_err() {
+        return Vec::new();
+    }
+    let lines: Vec<&str> = text.lines().skip(usize::from(from > 0)).collect();
+    lines
+        .into_iter()
+        .rev()
+        .take(COMMANDS)
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| {
+            let time = v["timestamp"].as_str().unwrap_or("");
+            let time = time.get(11..19).unwrap_or(time);
+            format!(
+                "{time} {} {}",
+                v["command"].as_str().unwrap_or("?"),
+                compact(&v["arguments"])
+            )
+        })
+        .collect()
+}
+
+/// Calls per second over the last two seconds of samples.
+fn recent_rate(samples: &[Sample]) -> f64 {
+    let Some(last) = samples.last() else {
+        return 0.0;
+    };
+    let first = samples
+        .iter()
+        .rev()
+        .find(|s| last.t_ms.saturating_sub(s.t_ms) >= 2_000)
+        .or(samples.first())
+        .unwrap_or(last);
+    Metric::CallsPerSecond.value(last, Some(first))
+}
+
+fn clock(ms: u64) -> String {
+    let s = crate::campaign::rfc3339(ms);
+    s.get(11..19).unwrap_or(&s).to_string()
+}
+
+/// A JSON value on one short line: `key=value` pairs for an object.
+fn compact(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let one = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join("; "),
+        other => other.to_string(),
+    };
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .filter(|(_, x)| !x.is_null())
+            .map(|(k, x)| format!("{k}={}", one(x)))
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => one(other),
+    }
+}
+
+/// A long hex value (an address) as its first and last digits, to fit a
+/// line; the call above it and the HTML report keep it whole.
+/// Leading zeros go first (`0x10000`, as the senders are written).
+fn short(v: &str) -> String {
+    let Some(hex) = v.strip_prefix("0x").filter(|h| h.len() > 16) else {
+        return v.to_string();
+    };
+    let digits = hex.trim_start_matches('0');
+    if digits.len() <= 10 {
+        format!("0x{}", if digits.is_empty() { "0" } else { digits })
+    } else {
+        format!("0x{}…{}", &hex[..4], &hex[hex.len() - 4..])
+    }
+}
+
+fn status_style(s: TestStatus) -> Style {
+    match s {
+        TestStatus::Falsified => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        TestStatus::Shrinking => Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        TestStatus::Passing | TestStatus::Optimized => Style::new().fg(Color::Green),
+        TestStatus::Open => Style::new().fg(Color::Blue),
+    }
+}
+
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Draws `model` (with `sequence`, the selected test's replay) into `f`.
+pub fn draw(f: &mut Frame, model: &Model, ui: &Ui, sequence: Option<&SequenceView>) {
+    let r = &model.report;
+    let tests_height = (r.tests.len() as u16 + 3).clamp(4, 12);
+    let [head, middle, tests, bottom, agent, keys] = Layout::vertical([
+        Constraint::Length(4),
+        Constraint::Min(7),
+        Constraint::Length(tests_height),
+        Constraint::Min(8),
+        Constraint::Length(6),
+        Constraint::Length(1),
+    ])
+    .areas(f.area());
+    header(f, head, model, ui);
+    let [workers, chart] =
+        Layout::horizontal([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(middle);
+    worker_table(f, workers, model, ui);
+    coverage_chart(f, chart, model);
+    test_table(f, tests, model, ui);
+    let [seq, events] =
+        Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(bottom);
+    sequence_panel(f, seq, model, ui, sequence);
+    let lines: Vec<Line> = model.events.iter().map(|e| Line::raw(e.as_str())).collect();
+    f.render_widget(
+        Paragraph::new(lines)
+            .scroll((ui.events_scroll, 0))
+            .block(Block::bordered().title(" Events (newest first; PgUp/PgDn) ")),
+        events,
+    );
+    agent_panel(f, agent, model);
+    f.render_widget(
+        Paragraph::new(Line::from(vec![
+            " q ".reversed(),
+            " quit (the campaign stops and writes everything)  ".into(),
+            " ↑↓ ".reversed(),
+            " test  ".into(),
+            " ←→ ".reversed(),
+            " worker  ".into(),
+            " p ".reversed(),
+            if ui.paused { " resume view".into() } else { " pause view".into() },
+        ])),
+        keys,
+    );
+}
+
+fn header(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
+    let r = &m.report;
+    let c = &r.coverage;
+    let falsified = r.tests.iter().filter(|t| t.status.is_falsified()).count();
+    let state = match (ui.paused, m.end) {
+        (true, _) => Span::styled(" PAUSED (p resumes) ", Style::new().black().on_yellow()),
+        (false, Some(e)) => Span::styled(
+            format!(" ended: {} (q leaves) ", e.as_str()),
+            Style::new().black().on_cyan(),
+        ),
+        (false, None) => Span::styled(" fuzzing ", Style::new().black().on_green()),
+    };
+    let lines = vec![
+        Line::from(vec![
+            Span::styled(format!("rudder · {} ", r.contract), Style::new().bold()),
+            format!("· {} · seed {} · {} worker{} · {:.0} s ", m.suite, r.seed, r.workers, if r.workers == 1 { "" } else { "s" }, m.elapsed_secs).into(),
+            state,
+        ]),
+        Line::from(vec![
+            "calls ".dim(),
+            Span::styled(grouped(r.calls), Style::new().bold()),
+            format!(" ({:.0}/s)   ", m.calls_per_sec).into(),
+            "lines ".dim(),
+            Span::styled(format!("{}/{} ({:.1}%)", c.lines_hit, c.lines, c.line_percent), Style::new().bold()),
+            "   branches ".dim(),
+            Span::styled(format!("{}/{} ({:.1}%)", c.branches_hit, c.branches, c.branch_percent), Style::new().bold()),
+            "   points ".dim(),
+            Span::styled(grouped(m.points), Style::new().bold()),
+            "   corpus ".dim(),
+            Span::styled(format!("{} sequences", r.corpus_sequences), Style::new().bold()),
+            "   tests ".dim(),
+            Span::styled(
+                format!("{falsified}/{} falsified", r.tests.len()),
+                if falsified > 0 { Style::new().red().bold() } else { Style::new().green() },
+            ),
+        ]),
+    ];
+    f.render_widget(Paragraph::new(lines).block(Block::bordered()), area);
+}
+
+fn worker_table(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
+    let rows = m.workers.iter().enumerate().map(|(i, w)| {
+        let doing = match w.doing {
+            "shrinking" => Span::styled(w.doing, Style::new().yellow()),
+            "injected" => Span::styled(w.doing, Style::new().magenta()),
+            "stopped" => Span::styled(w.doing, Style::new().dim()),
+            d => Span::raw(d),
+        };
+        Row::new(vec![
+            Cell::from(format!("w{i}")),
+            Cell::from(grouped(w.calls)),
+            Cell::from(format!("{:.0}", w.calls_per_sec)),
+            Cell::from(doing),
+            Cell::from(format!("{}/{}", w.done, w.planned)),
+            Cell::from(w.last_function.clone().unwrap_or_default()),
+        ])
+    });
+    let mut state = TableState::default().with_selected(Some(ui.worker));
+    f.render_stateful_widget(
+        Table::new(
+            rows,
+            [
+                Constraint::Length(4),
+                Constraint::Length(11),
+                Constraint::Length(8),
+                Constraint::Length(10),
+                Constraint::Length(7),
+                Constraint::Min(6),
+            ],
+        )
+        .header(Row::new(["", "calls", "calls/s", "doing", "seq", "last call"]).style(Style::new().dim()))
+        .row_highlight_style(Style::new().reversed())
+        .block(Block::bordered().title(" Workers ")),
+        area,
+        &mut state,
+    );
+}
+
+fn coverage_chart(f: &mut Frame, area: Rect, m: &Model) {
+    let t0 = m.samples.first().map_or(0, |s| s.t_ms);
+    let pts: Vec<(f64, f64)> = m
+        .samples
+        .iter()
+        .map(|s| ((s.t_ms - t0) as f64 / 1000.0, s.points as f64))
+        .collect();
+    let tmax = pts.last().map_or(1.0, |p| p.0).max(1.0);
+    let vmax = pts.iter().map(|p| p.1).fold(1.0_f64, f64::max);
+    let data = Dataset::default()
+        .marker(Marker::Braille)
+        .graph_type(GraphType::Line)
+        .style(Style::new().cyan())
+        .data(&pts);
+    f.render_widget(
+        Chart::new(vec![data])
+            .block(Block::bordered().title(" Coverage points over time "))
+            .x_axis(
+                Axis::default()
+                    .bounds([0.0, tmax])
+                    .labels(["0 s".to_string(), format!("{tmax:.0} s")]),
+            )
+            .y_axis(
+                Axis::default()
+                    .bounds([0.0, vmax * 1.05])
+                    .labels(["0".to_string(), format!("{vmax:.0}")]),
+            ),
+        area,
+    );
+}
+
+fn test_table(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
+    let rows = m.report.tests.iter().map(|t| {
+        let detail = match t.status {
+            TestStatus::Falsified | TestStatus::Shrinking => format!(
+                "{} call{}{}",
+                t.sequence.len(),
+                if t.sequence.len() == 1 { "" } else { "s" },
+                t.shrink_steps.map_or(String::new(), |s| format!(", {s} shrink steps"))
+            ),
+            TestStatus::Optimized => format!("best {}", t.value.clone().unwrap_or_default()),
+            _ => String::new(),
+        };
+        Row::new(vec![
+            Cell::from(Span::styled(t.status.as_str(), status_style(t.status))),
+            Cell::from(t.name.clone()),
+            Cell::from(detail),
+            Cell::from(t.reason.clone().unwrap_or_default()),
+        ])
+    });
+    let mut state = TableState::default().with_selected(Some(ui.test));
+    f.render_stateful_widget(
+        Table::new(
+            rows,
+            [
+                Constraint::Length(10),
+                Constraint::Percentage(35),
+                Constraint::Length(26),
+                Constraint::Min(10),
+            ],
+        )
+        .header(Row::new(["status", "test", "", "reason"]).style(Style::new().dim()))
+        .row_highlight_style(Style::new().reversed())
+        .block(Block::bordered().title(" Tests (↑↓ selects) ")),
+        area,
+        &mut state,
+    );
+}
+
+fn sequence_panel(f: &mut Frame, area: Rect, m: &Model, ui: &Ui, seq: Option<&SequenceView>) {
+    let t = m.report.tests.get(ui.test);
+    let title = match t {
+        Some(t) if t.status == TestStatus::Shrinking => format!(" {}: shrinking… ", t.name),
+        Some(t) if t.status.is_falsified() => format!(" {}: shrunk sequence ", t.name),
+        Some(t) => format!(" {} ", t.name),
+        None => " Sequence ".into(),
+    };
+    let mut lines: Vec<Line> = Vec::new();
+    match seq {
+        None => lines.push(Line::raw("No sequence: the test holds so far.").dim()),
+        Some(v) => {
+            for (i, c) in v.calls.iter().enumerate() {
+                lines.push(Line::from(vec![
+                    format!("{:>2}. ", i + 1).dim(),
+                    Span::styled(c.call.clone(), Style::new().bold()),
+                ]));
+                let mut detail = format!("    from {}", short(&c.sender));
+                if c.value != "0" {
+                    detail.push_str(&format!(" value {}", c.value));
+                }
+                if c.delay_seconds > 0 || c.delay_blocks > 0 {
+                    detail.push_str(&format!(" +{} s +{} blocks", c.delay_seconds, c.delay_blocks));
+                }
+                if let Some(r) = &c.result {
+                    detail.push_str(&format!(" → {}", r.outcome));
+                    if let Some(reason) = &r.reason {
+                        detail.push_str(&format!(": {reason}"));
+                    }
+                    for v in &r.returns {
+                        detail.push_str(&format!(" returns {}", v.value));
+                    }
+                    for e in &r.events {
+                        let args: Vec<String> = e.args.iter().map(|a| short(&a.value)).collect();
+                        detail.push_str(&format!(
+                            " emits {}({})",
+                            e.name.as_deref().unwrap_or("log"),
+                            args.join(", ")
+                        ));
+                    }
+                }
+                lines.push(Line::raw(detail).dim());
+                if let Some(r) = c.result.as_ref().filter(|r| !r.failing.is_empty()) {
+                    lines.push(Line::styled(
+                        format!("    breaks {}", r.failing.join(", ")),
+                        Style::new().red().bold(),
+                    ));
+                }
+            }
+        }
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(title)),
+        area,
+    );
+}
+
+fn agent_panel(f: &mut Frame, area: Rect, m: &Model) {
+    let mut lines = vec![Line::from(vec![
+        "priorities: ".dim(),
+        if m.priorities.is_empty() {
+            "none".into()
+        } else {
+            m.priorities.join(", ").into()
+        },
+        "   specs: ".dim(),
+        if m.specs.is_empty() { "none".into() } else { m.specs.join(", ").into() },
+    ])];
+    if m.agent.is_empty() {
+        lines.push(Line::raw("No command from an agent yet (MCP: inject_transaction, prioritize_function, …).").dim());
+    }
+    lines.extend(m.agent.iter().map(|a| Line::raw(a.as_str())));
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" Agent (commands as they happen) ")),
+        area,
+    );
+}
+
+/// Runs the dashboard on the terminal until the person quits (then `quit`
+/// is called unless the campaign already ended: the caller stops it), or
+/// until the campaign ends when `linger` is false or it ended on a signal.
+/// Returns whether the person quit before the end.
+pub fn run(read: &CampaignRead, linger: bool, quit: impl Fn()) -> std::io::Result<bool> {
+    let mut terminal = ratatui::try_init()?;
+    let mut ui = Ui::default();
+    let mut model = ui.model(read);
+    let mut quitted = false;
+    let result = (|| -> std::io::Result<()> {
+        loop {
+            if !ui.paused {
+                model = ui.model(read);
+            }
+            let ended = read.finished();
+            if ended && (!linger || read.end_reason() == Some(EndReason::Signal)) {
+                return Ok(());
+            }
+            let seq = ui.sequence(read, &model).cloned();
+            terminal.draw(|f| draw(f, &model, &ui, seq.as_ref()))?;
+            let until = Instant::now() + REFRESH;
+            while let Some(left) = until.checked_duration_since(Instant::now()) {
+                if !event::poll(left)? {
+                    break;
+                }
+                if let Event::Key(k) = event::read()?
+                    && k.kind == KeyEventKind::Press
+                {
+                    if ui.key(k.code, k.modifiers, &model) == Action::Quit {
+                        if !read.finished() {
+                            quitted = true;
+                            quit();
+                        }
+                        return Ok(());
+                    }
+                    let seq = ui.sequence(read, &model).cloned();
+                    terminal.draw(|f| draw(f, &model, &ui, seq.as_ref()))?;
+                }
+            }
+        }
+    })();
+    ratatui::restore();
+    result.map(|()| quitted)
+}
