@@ -6,14 +6,22 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CARGO_TERM_COLOR=never
 echo "== tools the tests use"
-if ! command -v lcov >/dev/null 2>&1; then
+# Debian packages the acceptance tests drive: lcov (genhtml reads our LCOV),
+# chromium (opens the HTML report; photographs it and the dashboard), tmux
+# (drives the dashboard). A test whose tool is missing says SKIPPED.
+debian_tool() { # COMMAND PACKAGE WHAT
+  command -v "$1" >/dev/null 2>&1 && return 0
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    (apt-get install -y -q lcov >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q lcov >/dev/null 2>&1; }) \
-      || echo "lcov could not be installed: the lcov/genhtml acceptance test will say SKIPPED"
+    (apt-get install -y -q --no-install-recommends "$2" >/dev/null 2>&1 ||
+      { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends "$2" >/dev/null 2>&1; }) \
+      || echo "$2 could not be installed: $3 will say SKIPPED"
   else
-    echo "no apt-get as root: the lcov/genhtml acceptance test will say SKIPPED"
+    echo "no apt-get as root: $3 will say SKIPPED"
   fi
-fi
+}
+debian_tool lcov lcov "the lcov/genhtml acceptance test"
+debian_tool chromium chromium "the HTML report's browser check"
+debian_tool tmux tmux "the dashboard's tmux test"
 # forge (npm, with a solcjs wrapper) runs the Foundry reproducers rudder writes
 # (tests/foundry.rs); the peers' own installer, from registries only.
 if [ -d ../shared/peers ] && [ ! -x ../shared/peers/.tools/node_modules/.bin/forge ]; then

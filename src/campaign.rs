@@ -129,7 +129,8 @@ pub enum EndReason {
     Signal,
     /// The MCP client of `rudder mcp` disconnected.
     ClientLeft,
-    /// Stopped by its owner (the library's `stop`).
+    /// Stopped by its owner (the library's `stop`, or `q` in the
+    /// dashboard).
     Stopped,
 }
 
@@ -143,6 +144,19 @@ impl EndReason {
         EndReason::ClientLeft,
         EndReason::Stopped,
     ];
+
+    /// The name `status.endReason` gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::TestLimit => "testLimit",
+            EndReason::Timeout => "timeout",
+            EndReason::StopOnFail => "stopOnFail",
+            EndReason::AllTestsDecided => "allTestsDecided",
+            EndReason::Signal => "signal",
+            EndReason::ClientLeft => "clientLeft",
+            EndReason::Stopped => "stopped",
+        }
+    }
 }
 
 pub use crate::eventlog::rfc3339;

@@ -56,6 +56,7 @@ pub mod ids;
 pub mod journal;
 pub mod mcp;
 pub mod ops;
+pub mod view;
 
 pub use campaign::properties::TestStore;
 pub use campaign::{Campaign, Control, Engine, Layout, Oracle, Renderer, Report};

@@ -83,8 +83,21 @@ struct FuzzArgs {
     /// Write LCOV here at the end.
     #[arg(long)]
     lcov: Option<PathBuf>,
+    /// Write a self-contained HTML report (DIR/index.html) at the end:
+    /// sources with covered and uncovered lines and branches, every test
+    /// with its shrunk sequence replayed call by call, charts over time.
+    #[arg(long, value_name = "DIR")]
+    report_html: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    /// Show the live dashboard (the default when stdout is a terminal and
+    /// --format is text): workers, tests, the falsified sequences, coverage
+    /// over time, events and the agent's commands; q stops the campaign.
+    #[arg(long, conflicts_with = "no_ui")]
+    ui: bool,
+    /// Print a progress line instead of the dashboard.
+    #[arg(long)]
+    no_ui: bool,
     /// Replay a command log (mcp-commands.jsonl) into the new campaign.
     #[arg(long)]
     replay_commands: Option<PathBuf>,
@@ -329,6 +342,20 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
             }
         }
     }
+    let dashboard =
+        a.ui || (!a.no_ui && a.format == Format::Text && std::io::stdout().is_terminal());
+    if dashboard {
+        let read = campaign.control().read();
+        let control = campaign.control();
+        // After the end the last frame stays until q, as people read it;
+        // without a keyboard there is no one to press q.
+        let linger = std::io::stdin().is_terminal();
+        rudder::view::dashboard::run(&read, linger, || {
+            control.stop_because(rudder::campaign::EndReason::Stopped)
+        })
+        .context("running the dashboard")?;
+        return report_and_exit(campaign, &a);
+    }
     let tty = std::io::stderr().is_terminal();
     let bar = tty.then(|| {
         let b = indicatif::ProgressBar::new_spinner();
@@ -348,7 +375,12 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let report = finish(campaign, &a)?;
+    report_and_exit(campaign, &a)
+}
+
+/// Finishes the campaign, prints its report; the exit code.
+fn report_and_exit(campaign: Campaign, a: &FuzzArgs) -> Result<i32> {
+    let report = finish(campaign, a)?;
     match a.format {
         Format::Text => print!("{}", report.text()),
         Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
@@ -356,20 +388,35 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
     Ok(if report.any_falsified() { 1 } else { 0 })
 }
 
-/// Waits for the campaign's end and writes its LCOV when asked.
+/// Waits for the campaign's end and writes its LCOV and HTML report when
+/// asked.
 fn finish(campaign: rudder::Campaign, a: &FuzzArgs) -> Result<Report> {
-    let engine = campaign.engine().clone();
+    let read = campaign.control().read();
     let mut report: Report = campaign.wait();
     if let Some(path) = &a.lcov {
-        let text = engine.target.coverage_report().lcov_text();
+        let text = read.coverage_report().lcov_text();
         rudder::campaign::persist::write_atomic(path, text.as_bytes())
             .with_context(|| format!("writing LCOV to {}", path.display()))?;
         report.lcov = Some(path.display().to_string());
+    }
+    if let Some(dir) = &a.report_html {
+        // Replaying the falsified sequences is quick; the bound only keeps a
+        // pathological target from holding the exit.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let (path, _) = rudder::view::html::write(&read, dir, deadline)
+            .with_context(|| format!("writing the HTML report to {}", dir.display()))?;
+        report.html = Some(path.display().to_string());
     }
     Ok(report)
 }
 
 fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
+    if a.ui {
+        eprintln!(
+            "error: --ui: under `rudder mcp` stdout belongs to the MCP transport; watch the campaign with `rudder fuzz --ui --mcp-http` instead"
+        );
+        return Ok(2);
+    }
     a.keep_alive = true;
     let Some((campaign, runtime)) = launch(&a)? else {
         return Ok(2);

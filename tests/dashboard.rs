@@ -74,7 +74,17 @@ fn the_dashboard_shows_tests_coverage_and_the_falsified_sequence_and_q_ends_the_
         env!("CARGO_BIN_EXE_rudder"),
         out.display()
     );
-    tmux.run(&["new-session", "-d", "-s", "dash", "-x", "150", "-y", "46", &cmd]);
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "dash",
+        "-x",
+        "150",
+        "-y",
+        "46",
+        &cmd,
+    ]);
     // The tests, coverage, and the falsified test's shrunk sequence.
     tmux.wait_for(&["Workers", "Tests", "echidna_always", "lines "], 60);
     let pane = tmux.wait_for(&["falsified", "shrunk sequence", "step(3)", "step(7)"], 120);
@@ -102,7 +112,11 @@ fn the_dashboard_shows_tests_coverage_and_the_falsified_sequence_and_q_ends_the_
     tmux.run(&["send-keys", "-t", "dash", "q"]);
     let pane = tmux.wait_for(&["EXIT="], 60);
     assert!(pane.contains("EXIT=1"), "a falsified test: exit 1\n{pane}");
-    assert!(pane.contains("echidna_stage_below_two: falsified") || pane.contains("echidna_stage_below_two"), "{pane}");
+    assert!(
+        pane.contains("echidna_stage_below_two: falsified")
+            || pane.contains("echidna_stage_below_two"),
+        "{pane}"
+    );
     let corpus = out.join("corpus");
     assert!(
         !common::json_files(&corpus.join("reproducers")).is_empty(),
@@ -164,13 +178,21 @@ impl Sgr {
                 49 => self.bg = None,
                 n @ (38 | 48) if ps.get(i + 1) == Some(&5) => {
                     let c = Some(colour256(ps.get(i + 2).copied().unwrap_or(0)));
-                    if n == 38 { self.fg = c } else { self.bg = c }
+                    if n == 38 {
+                        self.fg = c
+                    } else {
+                        self.bg = c
+                    }
                     i += 2;
                 }
                 n @ (38 | 48) if ps.get(i + 1) == Some(&2) => {
                     let g = |k: usize| ps.get(i + k).copied().unwrap_or(0);
                     let c = Some(format!("#{:02x}{:02x}{:02x}", g(2), g(3), g(4)));
-                    if n == 38 { self.fg = c } else { self.bg = c }
+                    if n == 38 {
+                        self.fg = c
+                    } else {
+                        self.bg = c
+                    }
                     i += 4;
                 }
                 _ => {}
@@ -205,7 +227,9 @@ fn ansi_page(capture: &str) -> String {
         while let Some(at) = rest.find("\x1b[") {
             body.push_str(&rudder::view::html::escape(&rest[..at]));
             let tail = &rest[at + 2..];
-            let end = tail.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(tail.len() - 1);
+            let end = tail
+                .find(|c: char| c.is_ascii_alphabetic())
+                .unwrap_or(tail.len() - 1);
             if tail.as_bytes().get(end) == Some(&b'm') {
                 sgr.apply(&tail[..end]);
                 body.push_str(&format!("</span><span style=\"{}\">", sgr.style()));
@@ -252,34 +276,80 @@ async fn the_dashboard_model_reads_the_stores_the_tools_read_and_shows_what_the_
     );
     let read = c.control().read();
     common::wait_until("echidna_stage_below_two shrunk", 60, || {
-        read.report().tests.iter().any(|t| t.status == rudder::campaign::TestStatus::Falsified)
+        read.report()
+            .tests
+            .iter()
+            .any(|t| t.status == rudder::campaign::TestStatus::Falsified)
     });
     // The agent steers through MCP: the command log it writes is what the
     // dashboard shows.
     let server = common::server(c.control());
-    common::call(&server, "prioritize_function", serde_json::json!({"functionSignature": "twice(uint256)"})).await;
-    common::call(&server, "inject_transaction", serde_json::json!({"sequence": ["twice(21)"]})).await;
+    common::call(
+        &server,
+        "prioritize_function",
+        serde_json::json!({"functionSignature": "twice(uint256)"}),
+    )
+    .await;
+    common::call(
+        &server,
+        "inject_transaction",
+        serde_json::json!({"sequence": ["twice(21)"]}),
+    )
+    .await;
 
     let mut ui = Ui::default();
     let model = ui.model(&read);
     assert_eq!(model.workers.len(), 2);
     assert_eq!(model.report.tests.len(), 2);
     assert_eq!(model.priorities, vec!["twice(uint256) x1".to_string()]);
-    assert!(model.agent.iter().any(|l| l.contains("inject_transaction") && l.contains("twice(21)")), "{:?}", model.agent);
-    assert!(model.agent.iter().any(|l| l.contains("prioritize_function")), "{:?}", model.agent);
-    assert!(model.events.iter().any(|l| l.contains("PropertyFalsified")), "{:?}", model.events);
+    assert!(
+        model
+            .agent
+            .iter()
+            .any(|l| l.contains("inject_transaction") && l.contains("twice(21)")),
+        "{:?}",
+        model.agent
+    );
+    assert!(
+        model
+            .agent
+            .iter()
+            .any(|l| l.contains("prioritize_function")),
+        "{:?}",
+        model.agent
+    );
+    assert!(
+        model.events.iter().any(|l| l.contains("PropertyFalsified")),
+        "{:?}",
+        model.events
+    );
     // The first falsified test is shown until the person picks one.
-    let falsified = model.report.tests.iter().position(|t| t.status.is_falsified()).unwrap();
+    let falsified = model
+        .report
+        .tests
+        .iter()
+        .position(|t| t.status.is_falsified())
+        .unwrap();
     assert_eq!(ui.test, falsified);
     use ratatui::crossterm::event::{KeyCode, KeyModifiers};
     ui.key(KeyCode::Down, KeyModifiers::NONE, &model);
     assert_eq!(ui.test, (falsified + 1) % 2);
     ui.key(KeyCode::Up, KeyModifiers::NONE, &model);
     assert_eq!(ui.test, falsified);
-    let seq = ui.sequence(&read, &model).cloned().expect("the shrunk sequence");
+    let seq = ui
+        .sequence(&read, &model)
+        .cloned()
+        .expect("the shrunk sequence");
     assert_eq!(
-        seq.calls.iter().map(|c| c.call.as_str()).collect::<Vec<_>>(),
-        model.report.tests[falsified].sequence.iter().map(String::as_str).collect::<Vec<_>>()
+        seq.calls
+            .iter()
+            .map(|c| c.call.as_str())
+            .collect::<Vec<_>>(),
+        model.report.tests[falsified]
+            .sequence
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
     );
     assert!(seq.replayed, "replayed call by call");
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(150, 46)).unwrap();

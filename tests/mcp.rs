@@ -122,6 +122,7 @@ async fn tools_list_matches_the_seed() {
             "run_sequence",
             "reload_corpus",
             "foundry_reproducer",
+            "write_html_report",
             "status",
             "get_events_by_type",
             "get_events_by_entity",

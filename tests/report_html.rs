@@ -14,13 +14,18 @@ use std::process::Command;
 /// The line of `contracts/Showcase.sol` holding `needle` (1-based).
 fn line_of(needle: &str) -> usize {
     let src = std::fs::read_to_string("contracts/Showcase.sol").unwrap();
-    src.lines().position(|l| l.contains(needle)).expect("the line") + 1
+    src.lines()
+        .position(|l| l.contains(needle))
+        .expect("the line")
+        + 1
 }
 
 /// The class of the source row of line `n` in the report.
 fn row_class(html: &str, n: usize) -> &str {
     let cell = format!("-L{n}\"><td class=\"n\">{n}</td>");
-    let at = html.find(&cell).unwrap_or_else(|| panic!("no row for line {n}"));
+    let at = html
+        .find(&cell)
+        .unwrap_or_else(|| panic!("no row for line {n}"));
     let row = &html[html[..at].rfind("<tr class=\"").unwrap() + 11..];
     &row[..row.find('"').unwrap()]
 }
@@ -30,7 +35,14 @@ fn the_html_report_marks_uncovered_lines_shows_shrunk_sequences_and_runs_in_chro
     let dir = tempfile::tempdir().unwrap();
     let report_dir = dir.path().join("report");
     let out = Command::new(env!("CARGO_BIN_EXE_rudder"))
-        .args(["fuzz", "contracts/out/Showcase.json", "--workers", "1", "--seed", "7"])
+        .args([
+            "fuzz",
+            "contracts/out/Showcase.json",
+            "--workers",
+            "1",
+            "--seed",
+            "7",
+        ])
         .args(["--test-limit", "20000", "--format", "json", "--out-dir"])
         .arg(dir.path().join("out"))
         .arg("--report-html")
@@ -71,20 +83,38 @@ fn the_html_report_marks_uncovered_lines_shows_shrunk_sequences_and_runs_in_chro
         let call = rudder::view::html::escape(call.as_str().unwrap());
         assert!(section.contains(&call), "{call} in {section}");
     }
-    assert!(section.contains("<b>step</b>(uint256 key = 3)"), "{section}");
-    assert!(section.contains("<b>step</b>(uint256 key = 7)"), "{section}");
-    assert!(section.contains("breaks echidna_stage_below_two"), "{section}");
-    assert!(section.contains("Showcase.Staged("), "the decoded event: {section}");
+    assert!(
+        section.contains("<b>step</b>(uint256 key = 3)"),
+        "{section}"
+    );
+    assert!(
+        section.contains("<b>step</b>(uint256 key = 7)"),
+        "{section}"
+    );
+    assert!(
+        section.contains("breaks echidna_stage_below_two"),
+        "{section}"
+    );
+    assert!(
+        section.contains("Showcase.Staged("),
+        "the decoded event: {section}"
+    );
     // Nothing is fetched: no URL outside the page itself.
     assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("src="));
 
     if browser::chromium().is_none() {
-        eprintln!("SKIPPED (Chromium part): no chromium on PATH (scripts/test.sh installs Debian's)");
+        eprintln!(
+            "SKIPPED (Chromium part): no chromium on PATH (scripts/test.sh installs Debian's)"
+        );
         return;
     }
     let png = dir.path().join("report.png");
     let page = browser::open(&index, Some((&png, 1280, 1600)));
-    assert!(page.console.is_empty(), "console messages: {:#?}", page.console);
+    assert!(
+        page.console.is_empty(),
+        "console messages: {:#?}",
+        page.console
+    );
     assert!(page.dom.contains("data-ready=\"1\""), "the script ran");
     assert!(!page.dom.contains("data-errors=\""), "no script error");
     assert!(page.dom.contains("<title>rudder: Showcase</title>"));

@@ -128,6 +128,9 @@ pub struct Report {
     pub coverage: CoverageSummary,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lcov: Option<String>,
+    /// The HTML report written (`--report-html`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
     pub journal: String,
     pub corpus_dir: String,
 }
@@ -230,6 +233,7 @@ impl Report {
                 points: s.target.coverage.points(),
             },
             lcov: None,
+            html: None,
             journal: s.layout().journal().display().to_string(),
             corpus_dir: s.layout().corpus_dir().display().to_string(),
         }
@@ -343,6 +347,9 @@ impl Report {
         );
         if let Some(l) = &self.lcov {
             let _ = writeln!(o, "lcov: {l}");
+        }
+        if let Some(h) = &self.html {
+            let _ = writeln!(o, "html report: {h}");
         }
         let _ = writeln!(o, "corpus: {}  journal: {}", self.corpus_dir, self.journal);
         o

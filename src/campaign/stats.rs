@@ -13,6 +13,8 @@ pub struct WorkerStats {
     pub sequences: AtomicU64,
     pub injections: AtomicU64,
     pub running: AtomicBool,
+    /// Whether the worker is shrinking a counterexample now.
+    pub shrinking: AtomicBool,
     /// Per callable function, indexed like [`Engine::callable`].
     pub functions: Box<[FunctionStats]>,
     /// Per sequence origin ([`Origin::index`]): calls, reverted calls, and

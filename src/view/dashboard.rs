@@ -32,8 +32,11 @@ use std::time::{Duration, Instant};
 
 /// How often the dashboard redraws.
 pub const REFRESH: Duration = Duration::from_millis(250);
-/// Events of the EventLog shown at most.
-const EVENTS: usize = 200;
+/// How often the tests and coverage are re-read (the report walks every
+/// code object's coverage; the counters above it are read every frame).
+pub const REPORT_REFRESH: Duration = Duration::from_secs(1);
+/// Events of the EventLog formatted per frame beyond the scroll position.
+const EVENTS: usize = 40;
 /// Agent commands shown at most (the tail of the command log).
 const COMMANDS: usize = 50;
 /// Bytes of the command log's tail read for them.
@@ -87,6 +90,8 @@ pub struct Ui {
     replays: HashMap<usize, (usize, bool, SequenceView)>,
     /// The command log's length when last read, and what it gave.
     commands: (u64, Vec<String>),
+    /// The last report read, and when.
+    report: Option<(Instant, Report)>,
 }
 
 /// What a key asked for.
@@ -113,7 +118,9 @@ impl Ui {
                 self.test_chosen = true;
             }
             KeyCode::Right | KeyCode::Char('l') => self.worker = (self.worker + 1) % workers,
-            KeyCode::Left | KeyCode::Char('h') => self.worker = (self.worker + workers - 1) % workers,
+            KeyCode::Left | KeyCode::Char('h') => {
+                self.worker = (self.worker + workers - 1) % workers
+            }
             KeyCode::Char('p') | KeyCode::Char(' ') => self.paused = !self.paused,
             KeyCode::PageDown => self.events_scroll = self.events_scroll.saturating_add(5),
             KeyCode::PageUp => self.events_scroll = self.events_scroll.saturating_sub(5),
@@ -124,8 +131,22 @@ impl Ui {
 
     /// The campaign as of now.
     pub fn model(&mut self, read: &CampaignRead) -> Model {
-        let report = read.report();
         let now = Instant::now();
+        let mut report = match &self.report {
+            Some((at, r))
+                if now.duration_since(*at) < REPORT_REFRESH && read.end_reason().is_none() =>
+            {
+                r.clone()
+            }
+            _ => {
+                let r = read.report();
+                self.report = Some((now, r.clone()));
+                r
+            }
+        };
+        // The counters of the header move every frame.
+        report.calls = read.stats().calls();
+        report.corpus_sequences = read.corpus().len();
         // The stats keep a row for the campaign's own calls after the
         // workers' rows.
         let rows = &read.stats().workers[..read.workers().min(read.stats().workers.len())];
@@ -182,7 +203,7 @@ impl Ui {
             .view()
             .iter()
             .filter(|e| e.kind() != EventKind::TransactionExecuted)
-            .take(EVENTS)
+            .take(self.events_scroll as usize + EVENTS)
             .map(|e| {
                 format!(
                     "{} w{} {} {}",
@@ -243,8 +264,10 @@ impl Ui {
                 Some(f) => f.sequence().to_vec(),
                 None => read.tests().optimum(case.id)?.sequence.clone(),
             };
-            let view = SequenceView::replayed(read, &txs, Instant::now() + Duration::from_millis(50));
-            self.replays.insert(self.test, (t.sequence.len(), shrunk, view));
+            let view =
+                SequenceView::replayed(read, &txs, Instant::now() + Duration::from_millis(50));
+            self.replays
+                .insert(self.test, (t.sequence.len(), shrunk, view));
         }
         self.replays.get(&self.test).map(|(_, _, v)| v)
     }
@@ -359,7 +382,7 @@ fn grouped(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -406,7 +429,11 @@ pub fn draw(f: &mut Frame, model: &Model, ui: &Ui, sequence: Option<&SequenceVie
             " ←→ ".reversed(),
             " worker  ".into(),
             " p ".reversed(),
-            if ui.paused { " resume view".into() } else { " pause view".into() },
+            if ui.paused {
+                " resume view".into()
+            } else {
+                " pause view".into()
+            },
         ])),
         keys,
     );
@@ -427,7 +454,15 @@ fn header(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
     let lines = vec![
         Line::from(vec![
             Span::styled(format!("rudder · {} ", r.contract), Style::new().bold()),
-            format!("· {} · seed {} · {} worker{} · {:.0} s ", m.suite, r.seed, r.workers, if r.workers == 1 { "" } else { "s" }, m.elapsed_secs).into(),
+            format!(
+                "· {} · seed {} · {} worker{} · {:.0} s ",
+                m.suite,
+                r.seed,
+                r.workers,
+                if r.workers == 1 { "" } else { "s" },
+                m.elapsed_secs
+            )
+            .into(),
             state,
         ]),
         Line::from(vec![
@@ -435,17 +470,33 @@ fn header(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
             Span::styled(grouped(r.calls), Style::new().bold()),
             format!(" ({:.0}/s)   ", m.calls_per_sec).into(),
             "lines ".dim(),
-            Span::styled(format!("{}/{} ({:.1}%)", c.lines_hit, c.lines, c.line_percent), Style::new().bold()),
+            Span::styled(
+                format!("{}/{} ({:.1}%)", c.lines_hit, c.lines, c.line_percent),
+                Style::new().bold(),
+            ),
             "   branches ".dim(),
-            Span::styled(format!("{}/{} ({:.1}%)", c.branches_hit, c.branches, c.branch_percent), Style::new().bold()),
+            Span::styled(
+                format!(
+                    "{}/{} ({:.1}%)",
+                    c.branches_hit, c.branches, c.branch_percent
+                ),
+                Style::new().bold(),
+            ),
             "   points ".dim(),
             Span::styled(grouped(m.points), Style::new().bold()),
             "   corpus ".dim(),
-            Span::styled(format!("{} sequences", r.corpus_sequences), Style::new().bold()),
+            Span::styled(
+                format!("{} sequences", r.corpus_sequences),
+                Style::new().bold(),
+            ),
             "   tests ".dim(),
             Span::styled(
                 format!("{falsified}/{} falsified", r.tests.len()),
-                if falsified > 0 { Style::new().red().bold() } else { Style::new().green() },
+                if falsified > 0 {
+                    Style::new().red().bold()
+                } else {
+                    Style::new().green()
+                },
             ),
         ]),
     ];
@@ -482,7 +533,10 @@ fn worker_table(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
                 Constraint::Min(6),
             ],
         )
-        .header(Row::new(["", "calls", "calls/s", "doing", "seq", "last call"]).style(Style::new().dim()))
+        .header(
+            Row::new(["", "calls", "calls/s", "doing", "seq", "last call"])
+                .style(Style::new().dim()),
+        )
         .row_highlight_style(Style::new().reversed())
         .block(Block::bordered().title(" Workers ")),
         area,
@@ -528,7 +582,8 @@ fn test_table(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
                 "{} call{}{}",
                 t.sequence.len(),
                 if t.sequence.len() == 1 { "" } else { "s" },
-                t.shrink_steps.map_or(String::new(), |s| format!(", {s} shrink steps"))
+                t.shrink_steps
+                    .map_or(String::new(), |s| format!(", {s} shrink steps"))
             ),
             TestStatus::Optimized => format!("best {}", t.value.clone().unwrap_or_default()),
             _ => String::new(),
@@ -581,7 +636,10 @@ fn sequence_panel(f: &mut Frame, area: Rect, m: &Model, ui: &Ui, seq: Option<&Se
                     detail.push_str(&format!(" value {}", c.value));
                 }
                 if c.delay_seconds > 0 || c.delay_blocks > 0 {
-                    detail.push_str(&format!(" +{} s +{} blocks", c.delay_seconds, c.delay_blocks));
+                    detail.push_str(&format!(
+                        " +{} s +{} blocks",
+                        c.delay_seconds, c.delay_blocks
+                    ));
                 }
                 if let Some(r) = &c.result {
                     detail.push_str(&format!(" → {}", r.outcome));
@@ -627,10 +685,19 @@ fn agent_panel(f: &mut Frame, area: Rect, m: &Model) {
             m.priorities.join(", ").into()
         },
         "   specs: ".dim(),
-        if m.specs.is_empty() { "none".into() } else { m.specs.join(", ").into() },
+        if m.specs.is_empty() {
+            "none".into()
+        } else {
+            m.specs.join(", ").into()
+        },
     ])];
     if m.agent.is_empty() {
-        lines.push(Line::raw("No command from an agent yet (MCP: inject_transaction, prioritize_function, …).").dim());
+        lines.push(
+            Line::raw(
+                "No command from an agent yet (MCP: inject_transaction, prioritize_function, …).",
+            )
+            .dim(),
+        );
     }
     lines.extend(m.agent.iter().map(|a| Line::raw(a.as_str())));
     f.render_widget(

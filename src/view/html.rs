@@ -155,7 +155,8 @@ pub fn render(read: &CampaignRead, deadline: Instant) -> HtmlReport {
     let coverage = read.coverage_report();
     let samples = read.ops().history.with_now(read.sample_now());
     let mut h = String::with_capacity(256 * 1024);
-    let script_hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(SCRIPT));
+    let script_hash =
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(SCRIPT));
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -170,9 +171,9 @@ pub fn render(read: &CampaignRead, deadline: Instant) -> HtmlReport {
     charts(&mut h, &samples);
     let files = coverage_section(&mut h, read, &coverage);
     h.push_str("</main>\n");
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<footer>Written by rudder {} at {}. The coverage is the LCOV's; the sequences were replayed on a copy of the deployed state.</footer>\n",
+        "<footer>Written by rudder {} at {}. The coverage is the LCOV's; the sequences were replayed on a copy of the deployed state.</footer>",
         env!("CARGO_PKG_VERSION"),
         crate::campaign::rfc3339(crate::eventlog::now_ms())
     );
@@ -187,7 +188,11 @@ pub fn render(read: &CampaignRead, deadline: Instant) -> HtmlReport {
 
 /// Renders the report and writes it to `dir/index.html` (atomically; the
 /// folder is created).
-pub fn write(read: &CampaignRead, dir: &Path, deadline: Instant) -> Result<(PathBuf, HtmlReport), HtmlError> {
+pub fn write(
+    read: &CampaignRead,
+    dir: &Path,
+    deadline: Instant,
+) -> Result<(PathBuf, HtmlReport), HtmlError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| HtmlError::Io { path, source }
@@ -215,19 +220,34 @@ fn header(h: &mut String, read: &CampaignRead, r: &Report, cov: &CoverageReport)
         escape(&r.contract)
     );
     let mut item = |k: &str, v: String| {
-        let _ = write!(h, "<div><dt>{}</dt><dd>{}</dd></div>", escape(k), escape(&v));
+        let _ = write!(
+            h,
+            "<div><dt>{}</dt><dd>{}</dd></div>",
+            escape(k),
+            escape(&v)
+        );
     };
     item("source", target.contract.source.clone());
     item(
         "compiler",
-        solc_version(&target.contract.runtime_code).map_or("unknown".into(), |v| format!("solc {v}"))
-            + if target.project.optimized { " (optimizer on)" } else { "" },
+        solc_version(&target.contract.runtime_code)
+            .map_or("unknown".into(), |v| format!("solc {v}"))
+            + if target.project.optimized {
+                " (optimizer on)"
+            } else {
+                ""
+            },
     );
     item(
         "suite",
-        r.suite.clone().unwrap_or_else(|| format!("{} mode", config.test_mode.as_str())),
+        r.suite
+            .clone()
+            .unwrap_or_else(|| format!("{} mode", config.test_mode.as_str())),
     );
-    item("tests", format!("{} ({falsified} falsified)", r.tests.len()));
+    item(
+        "tests",
+        format!("{} ({falsified} falsified)", r.tests.len()),
+    );
     item("seed", r.seed.to_string());
     item("workers", r.workers.to_string());
     item("calls", format!("{} ({:.0}/s)", r.calls, r.calls_per_sec));
@@ -239,17 +259,27 @@ fn header(h: &mut String, read: &CampaignRead, r: &Report, cov: &CoverageReport)
     );
     item(
         "sequence length",
-        format!("{} calls, test limit {}", config.seq_len, limit(config.test_limit)),
+        format!(
+            "{} calls, test limit {}",
+            config.seq_len,
+            limit(config.test_limit)
+        ),
     );
     item("shrink limit", config.shrink_limit.to_string());
-    item("corpus", format!("{} sequences, {} calls", r.corpus_sequences, r.corpus_calls));
+    item(
+        "corpus",
+        format!("{} sequences, {} calls", r.corpus_sequences, r.corpus_calls),
+    );
     item(
         "lines",
         format!("{lines_hit}/{lines} ({}%)", percent(lines_hit, lines)),
     );
     item(
         "branches",
-        format!("{branches_hit}/{branches} ({}%)", percent(branches_hit, branches)),
+        format!(
+            "{branches_hit}/{branches} ({}%)",
+            percent(branches_hit, branches)
+        ),
     );
     item("run", r.run_id.clone());
     h.push_str("</dl></div></header>\n");
@@ -266,14 +296,14 @@ fn limit(n: u64) -> String {
 /// Writes the tests section; returns how many falsified sequences were
 /// replayed in full.
 fn tests(h: &mut String, read: &CampaignRead, r: &Report, deadline: Instant) -> usize {
-    let _ = write!(h, "<h2 id=\"tests\">Tests</h2>\n");
+    let _ = writeln!(h, "<h2 id=\"tests\">Tests</h2>");
     h.push_str(
         "<table><tr><th>status</th><th>test</th><th>kind</th><th class=\"num\">calls</th><th class=\"num\">shrink steps</th><th>found by</th></tr>\n",
     );
     for (i, t) in r.tests.iter().enumerate() {
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<tr><td><span class=\"status {s}\">{s}</span></td><td><a href=\"#test-{i}\" class=\"mono\">{}</a></td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+            "<tr><td><span class=\"status {s}\">{s}</span></td><td><a href=\"#test-{i}\" class=\"mono\">{}</a></td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             escape(&t.name),
             kind(t),
             t.sequence.len(),
@@ -298,7 +328,11 @@ fn tests(h: &mut String, read: &CampaignRead, r: &Report, deadline: Instant) -> 
             let _ = write!(h, "<p class=\"reason\">{}</p>", escape(reason));
         }
         if let Some(v) = &t.value {
-            let _ = write!(h, "<p>best value: <span class=\"mono\">{}</span></p>", escape(v));
+            let _ = write!(
+                h,
+                "<p>best value: <span class=\"mono\">{}</span></p>",
+                escape(v)
+            );
         }
         let (shrunk, original) = if case.kind == TestKind::Optimization {
             let o = read.tests().optimum(case.id);
@@ -311,7 +345,11 @@ fn tests(h: &mut String, read: &CampaignRead, r: &Report, deadline: Instant) -> 
         };
         let view = SequenceView::replayed(read, &shrunk, deadline);
         replayed += usize::from(view.replayed && t.status.is_falsified());
-        let label = if t.status.is_falsified() { "Shrunk sequence" } else { "Sequence" };
+        let label = if t.status.is_falsified() {
+            "Shrunk sequence"
+        } else {
+            "Sequence"
+        };
         let _ = write!(
             h,
             "<p><b>{label}</b> ({} call{}{})</p>",
@@ -366,7 +404,11 @@ pub fn sequence_table(h: &mut String, view: &SequenceView) {
         match &c.result {
             None => h.push_str("<td class=\"muted\">not replayed</td><td></td><td></td>"),
             Some(r) => {
-                let class = if r.outcome == "success" { "ok" } else { "failed" };
+                let class = if r.outcome == "success" {
+                    "ok"
+                } else {
+                    "failed"
+                };
                 let _ = write!(h, "<td class=\"{class}\">{}", escape(&r.outcome));
                 if let Some(reason) = &r.reason {
                     let _ = write!(h, ": {}", escape(reason));
@@ -378,7 +420,11 @@ pub fn sequence_table(h: &mut String, view: &SequenceView) {
                         escape(&r.failing.join(", "))
                     );
                 }
-                let _ = write!(h, "<br><span class=\"muted\">gas {}</span></td><td class=\"mono\">", r.gas_used);
+                let _ = write!(
+                    h,
+                    "<br><span class=\"muted\">gas {}</span></td><td class=\"mono\">",
+                    r.gas_used
+                );
                 for v in &r.returns {
                     let _ = write!(h, "{}<br>", escape(&named(&v.name, &v.ty, &v.value)));
                 }
@@ -392,12 +438,20 @@ pub fn sequence_table(h: &mut String, view: &SequenceView) {
                             .map(|a| named(&a.name, &a.ty, &a.value))
                             .collect();
                         let name = e.name.clone().unwrap_or_else(|| {
-                            format!("log{} [{}] {}", e.topics.len(), e.topics.join(", "), e.data.clone().unwrap_or_default())
+                            format!(
+                                "log{} [{}] {}",
+                                e.topics.len(),
+                                e.topics.join(", "),
+                                e.data.clone().unwrap_or_default()
+                            )
                         });
                         let _ = write!(
                             h,
                             "<li>{}{}({})</li>",
-                            e.contract.as_deref().map(|c| format!("{}.", escape(c))).unwrap_or_default(),
+                            e.contract
+                                .as_deref()
+                                .map(|c| format!("{}.", escape(c)))
+                                .unwrap_or_default(),
                             escape(&name),
                             escape(&args.join(", "))
                         );
@@ -462,9 +516,24 @@ fn charts(h: &mut String, samples: &[Sample]) {
             .skip(usize::from(m == Metric::CallsPerSecond))
             .collect()
     };
-    chart(h, "chart-coverage", "Coverage points", &points(Metric::CoveragePoints));
-    chart(h, "chart-calls", "Calls per second", &points(Metric::CallsPerSecond));
-    chart(h, "chart-corpus", "Corpus sequences", &points(Metric::CorpusSize));
+    chart(
+        h,
+        "chart-coverage",
+        "Coverage points",
+        &points(Metric::CoveragePoints),
+    );
+    chart(
+        h,
+        "chart-calls",
+        "Calls per second",
+        &points(Metric::CallsPerSecond),
+    );
+    chart(
+        h,
+        "chart-corpus",
+        "Corpus sequences",
+        &points(Metric::CorpusSize),
+    );
     h.push_str("</div>\n");
 }
 
@@ -474,7 +543,11 @@ fn chart(h: &mut String, id: &str, title: &str, pts: &[(f64, f64)]) {
     const H: f64 = 170.0;
     const L: f64 = 54.0;
     const B: f64 = 22.0;
-    let _ = write!(h, "<div class=\"chart\" id=\"{id}\"><b>{}</b>", escape(title));
+    let _ = write!(
+        h,
+        "<div class=\"chart\" id=\"{id}\"><b>{}</b>",
+        escape(title)
+    );
     if pts.len() < 2 {
         h.push_str("<p class=\"muted\">Not enough samples (the run was shorter than a second).</p></div>\n");
         return;
@@ -485,10 +558,16 @@ fn chart(h: &mut String, id: &str, title: &str, pts: &[(f64, f64)]) {
     let y = |v: f64| 8.0 + (H - B - 8.0) * (1.0 - v / vmax);
     let mut path = String::new();
     for (i, (t, v)) in pts.iter().enumerate() {
-        let _ = write!(path, "{}{:.1},{:.1}", if i == 0 { "M" } else { " L" }, x(*t), y(*v));
+        let _ = write!(
+            path,
+            "{}{:.1},{:.1}",
+            if i == 0 { "M" } else { " L" },
+            x(*t),
+            y(*v)
+        );
     }
     let last = pts.last().map_or(0.0, |p| p.1);
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<svg viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{t}\"><title>{t}: {last:.0} at {tmax:.1} s</title>\
          <line x1=\"{L}\" y1=\"{y0:.1}\" x2=\"{xr:.1}\" y2=\"{y0:.1}\" stroke=\"#c9ced6\"/>\
@@ -497,7 +576,7 @@ fn chart(h: &mut String, id: &str, title: &str, pts: &[(f64, f64)]) {
          <text x=\"{lx:.1}\" y=\"{y0:.1}\" text-anchor=\"end\">0</text>\
          <text x=\"{L}\" y=\"{ty:.1}\">0 s</text>\
          <text x=\"{xr:.1}\" y=\"{ty:.1}\" text-anchor=\"end\">{tmax:.1} s</text>\
-         <path d=\"{path}\" fill=\"none\" stroke=\"#0b5cad\" stroke-width=\"1.6\"/></svg></div>\n",
+         <path d=\"{path}\" fill=\"none\" stroke=\"#0b5cad\" stroke-width=\"1.6\"/></svg></div>",
         t = escape(title),
         y0 = y(0.0),
         xr = W - 8.0,
@@ -531,9 +610,9 @@ fn coverage_section(h: &mut String, read: &CampaignRead, cov: &CoverageReport) -
     for (i, f) in &files {
         let (b, bh) = f.branch_outcomes();
         let fh = f.functions.iter().filter(|x| x.2 > 0).count();
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<tr><td><a class=\"mono\" href=\"#file-{i}\">{}</a></td><td class=\"num\">{}/{}</td><td class=\"num\">{}</td><td class=\"num\">{bh}/{b}</td><td class=\"num\">{}</td><td class=\"num\">{fh}/{}</td></tr>\n",
+            "<tr><td><a class=\"mono\" href=\"#file-{i}\">{}</a></td><td class=\"num\">{}/{}</td><td class=\"num\">{}</td><td class=\"num\">{bh}/{b}</td><td class=\"num\">{}</td><td class=\"num\">{fh}/{}</td></tr>",
             escape(&f.path),
             f.lines_hit(),
             f.lines.len(),
@@ -584,10 +663,8 @@ fn source_table(h: &mut String, file: usize, f: &FileCoverage, text: &str) {
         let line = n as u32 + 1;
         let count = f.lines.get(&line).copied();
         let marks = branches.get(&line);
-        let untaken = marks.is_some_and(|bs| {
-            bs.iter()
-                .any(|b| b.is_none_or(|(j, fl)| j == 0 || fl == 0))
-        });
+        let untaken =
+            marks.is_some_and(|bs| bs.iter().any(|b| b.is_none_or(|(j, fl)| j == 0 || fl == 0)));
         let class = match count {
             None => "none",
             Some(0) => "miss",
@@ -611,7 +688,7 @@ fn source_table(h: &mut String, file: usize, f: &FileCoverage, text: &str) {
                 );
             }
         }
-        let _ = write!(h, "</td><td class=\"s\">{}</td></tr>\n", escape(src));
+        let _ = writeln!(h, "</td><td class=\"s\">{}</td></tr>", escape(src));
     }
     h.push_str("</table>");
 }

@@ -66,7 +66,11 @@ pub fn open(page: &Path, screenshot: Option<(&Path, u32, u32)>) -> Page {
             ],
             page,
         );
-        console.extend(log.lines().filter(|l| l.contains(":CONSOLE")).map(str::to_string));
+        console.extend(
+            log.lines()
+                .filter(|l| l.contains(":CONSOLE"))
+                .map(str::to_string),
+        );
         let bytes = std::fs::read(png).expect("chromium wrote the screenshot");
         assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 1000, "a PNG");
     }

@@ -2,6 +2,7 @@
 //! and tool calls that must succeed or must fail.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod clients;
 
 use rudder::campaign::Campaign;

@@ -169,6 +169,8 @@ impl Worker {
             engine.journal_send(|| Record::Trace(Box::new(t)));
         }
         let id = self.id;
+        let shrinking = &engine.stats.workers[id.0 as usize].shrinking;
+        shrinking.store(true, Ordering::Relaxed);
         let mut oracle = Oracle::new(&engine, &mut self.ex);
         let r = super::super::shrink::shrink(
             &mut oracle,
@@ -188,6 +190,7 @@ impl Worker {
                 )
             },
         );
+        shrinking.store(false, Ordering::Relaxed);
         if self.tracing {
             self.trace_shrink(case, &r.trail, &r.txs, r.steps);
         }

@@ -182,6 +182,13 @@ impl Family for CampaignTools {
                 self,
                 Self::foundry_reproducer,
             ),
+            ToolDef::method::<WriteHtmlReportInput, WriteHtmlReportOutput, _>(
+                "write_html_report",
+                "Write the campaign's self-contained HTML report (one index.html, no network needed to view it): every source with covered and uncovered lines and branches, per-function hit counts, every test with its status and its original and shrunk sequence replayed call by call (sender, value, delays, decoded arguments, returns, events, revert reason), coverage and calls/s over time, and a summary. outputPath is a folder inside the exports folder ({outDir}/exports; default `report`; `..` and paths leaving it are INVALID_INPUT).",
+                Access::Blocking,
+                self,
+                Self::write_html_report,
+            ),
             ToolDef::method::<StatusInput, StatusOutput, _>(
                 "status",
                 "Campaign status: target, config, workers, calls, calls/s, coverage, corpus size, priorities and each test's state (passing, falsified with its counterexample, shrinking, or an optimization's best value). Integers that can exceed 2^53 (seed, limits) are decimal strings.",
@@ -310,6 +317,54 @@ impl CampaignTools {
                 ToolAnswer::with_text(&answer, note)
             }
         }
+    }
+
+    fn write_html_report(
+        &self,
+        a: WriteHtmlReportInput,
+        gate: &Gate,
+    ) -> Result<ToolAnswer, ToolError> {
+        let refused = |m: String| {
+            ToolError::invalid(format!("outputPath: {m}"))
+                .with_details(serde_json::json!({ "field": "outputPath" }))
+        };
+        let requested = a
+            .output_path
+            .as_deref()
+            .unwrap_or(crate::view::html::DEFAULT_DIR);
+        let dir = self
+            .campaign
+            .layout()
+            .export_path(requested)
+            .map_err(|e| match e {
+                crate::campaign::persist::ExportError::Refused(m) => refused(m),
+                io => ToolError::internal(io.to_string()),
+            })?;
+        if dir.exists() && !dir.is_dir() {
+            return Err(refused(format!(
+                "{requested:?} is a file; the report is a folder (its index.html)"
+            )));
+        }
+        gate.commit("write_html_report")?;
+        let (path, report) = crate::view::html::write(&self.campaign, &dir, answer_by(gate))
+            .map_err(|e| ToolError::internal(e.to_string()))?;
+        let shown = path.display().to_string();
+        let note = format!(
+            "HTML report written to {shown} ({} bytes, {} files, {} tests)",
+            report.html.len(),
+            report.files,
+            report.tests
+        );
+        ToolAnswer::with_text(
+            &WriteHtmlReportOutput {
+                path: shown,
+                bytes: report.html.len(),
+                files: report.files,
+                tests: report.tests,
+                replayed: report.replayed,
+            },
+            note,
+        )
     }
 
     fn corpus_size(&self, _: GetCorpusSizeInput, _: &Gate) -> Result<ToolAnswer, ToolError> {

@@ -125,6 +125,32 @@ pub struct DumpLcovOutput {
     pub files: usize,
 }
 
+// ---- write_html_report ----
+
+/// Write the self-contained HTML report
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WriteHtmlReportInput {
+    /// Folder the report (index.html) is written to, inside the exports
+    /// folder (default: `report`).
+    pub output_path: Option<String>,
+}
+
+/// Where the report was written and what it shows
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteHtmlReportOutput {
+    /// The report's index.html.
+    pub path: String,
+    pub bytes: usize,
+    /// Source files shown.
+    pub files: usize,
+    pub tests: usize,
+    /// Falsified tests whose shrunk sequence was replayed in full within
+    /// the time budget (the others are shown as printed).
+    pub replayed: usize,
+}
+
 // ---- get_corpus_size ----
 
 /// Get transaction count in corpus (no parameters)
