@@ -186,6 +186,9 @@ async fn reload_corpus_adds_what_another_run_wrote_and_names_what_it_cannot_read
     let c = start("contracts/out/Token.json", config(1), dir.path());
     let s = server(c.control());
     idle(&s).await;
+    // Its own corpus files are on disk before they are counted (the disk
+    // writer writes them after the worker kept them).
+    c.engine().flush();
     let coverage = dir.path().join("corpus/coverage");
     std::fs::create_dir_all(&coverage).unwrap();
     let own = json_files(&coverage).len();

@@ -25,7 +25,7 @@ KEY_DEC = str(int(KEY, 16))
 TOOLS = {
     "read_logs", "show_coverage", "dump_lcov", "get_corpus_size",
     "inspect_corpus_transactions", "find_transaction_in_corpus",
-    "inject_transaction", "prioritize_function", "clear_priorities", "target", "run_sequence", "reload_corpus", "foundry_reproducer", "status",
+    "inject_transaction", "prioritize_function", "clear_priorities", "target", "run_sequence", "reload_corpus", "foundry_reproducer", "write_html_report", "status",
     # the events family (seed 000)
     "get_events_by_type", "get_events_by_entity", "aggregate_metrics",
     "get_state_snapshot", "query_event_sequence", "get_validation_errors",
