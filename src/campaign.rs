@@ -580,6 +580,10 @@ impl Campaign {
                 ));
                 continue;
             };
+            // What the earlier run covered reaching and checking it: the
+            // test is not checked again, so its property's lines would stay
+            // uncovered in this run.
+            oracle.replay_reproducer_for_coverage(case, seq);
             // A run killed while shrinking left `shrink_done: false`: finish
             // the shrinking now, from the best sequence it had saved.
             let (shrunk, shrink_steps, gas) = if stored.shrink_done {

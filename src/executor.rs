@@ -642,7 +642,10 @@ impl Executor {
         let record = self.recording
             && (self.views < VIEWS_ALWAYS_RECORDED
                 || self.views.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58 == 0);
-        self.views = self.views.wrapping_add(1);
+        // Checks made with recording off (shrinking, replays) do not count.
+        if self.recording {
+            self.views = self.views.wrapping_add(1);
+        }
         self.evm.inspector.enabled = record;
         let mut env = tx_env(
             &self.target.settings,

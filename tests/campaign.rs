@@ -180,6 +180,16 @@ fn a_resumed_run_reloads_falsified_results() {
     );
     let json = serde_json::to_value(&again).unwrap();
     assert_eq!(json["resumed"]["falsified"], 1);
+    // Its coverage is what it replayed: everything the first run covered,
+    // the falsified property's own lines included though it is not checked
+    // again.
+    assert!(
+        again.coverage.lines_hit >= first.coverage.lines_hit
+            && again.coverage.branches_hit >= first.coverage.branches_hit,
+        "first:\n{}again:\n{}",
+        first.text(),
+        again.text()
+    );
 }
 
 /// Corpus entries drop the calls that changed nothing (see

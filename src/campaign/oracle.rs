@@ -201,6 +201,24 @@ impl<'a> Oracle<'a> {
         new
     }
 
+    /// Runs `seq` from the deployed state for its coverage with `case`
+    /// checked after each call, as a worker checks an open property: the
+    /// coverage of a falsified test's reproducer, its property function's
+    /// own lines included (a resumed run covers what the run it resumes
+    /// covered). Returns the new coverage points it reached.
+    pub fn replay_reproducer_for_coverage(&mut self, case: &TestCase, seq: &[Tx]) -> u32 {
+        self.ex.reset();
+        for tx in seq {
+            self.ex.call(tx);
+            if case.kind == TestKind::Property {
+                let _ = self.property_fails(case);
+            }
+        }
+        let new = self.ex.commit_coverage();
+        self.ex.reset();
+        new
+    }
+
     /// Replays `seq` from the deployed state and observes each call for a
     /// trace: outcome, gas, time, and whether `case` held after it.
     pub fn trace(&mut self, case: &TestCase, seq: &[Tx]) -> Vec<CallObs> {
