@@ -3,6 +3,7 @@
 //! npm's solcjs. Everything downstream (executor, coverage, LCOV) reads a
 //! [`Project`].
 
+pub mod functions;
 pub mod sourcemap;
 
 use alloy_json_abi::JsonAbi;
@@ -579,6 +580,13 @@ impl Project {
             let lines = text.as_deref().map(LineIndex::new).unwrap_or_default();
             let mut functions = Vec::new();
             collect_functions(&s["ast"], "", &mut functions);
+            // Without an AST (Foundry's per-contract artifacts), from the
+            // text: LCOV's function records on every loader.
+            if !s["ast"].is_object()
+                && let Some(t) = &text
+            {
+                functions = functions::scan(t);
+            }
             let ast = s["ast"]
                 .is_object()
                 .then(|| std::sync::Arc::new(s["ast"].clone()));

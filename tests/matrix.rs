@@ -423,6 +423,18 @@ fn a_foundry_project_built_by_forge_with_default_settings() {
             "{target}"
         );
         assert!(p.optimized);
+        // No AST in these artifacts: the functions (LCOV's FN records) come
+        // from the source text.
+        let vaulted = p
+            .sources
+            .iter()
+            .find(|s| s.path.ends_with("Vaulted.sol"))
+            .unwrap();
+        let names: Vec<&str> = vaulted.functions.iter().map(|f| f.name.as_str()).collect();
+        assert!(
+            names.contains(&"Vaulted.echidna_total_small"),
+            "{target}: {names:?}"
+        );
         falsified_on_three_seeds(
             target,
             Some("Vaulted"),
