@@ -69,16 +69,25 @@ impl Scanner<'_> {
         std::str::from_utf8(&self.b[start..self.i]).unwrap_or("")
     }
 
+    /// The next byte of code at or after `self.i` (comments and string
+    /// literals skipped), not consumed; `None` at the end.
+    fn peek_code(&mut self) -> Option<u8> {
+        loop {
+            let b = *self.b.get(self.skip_trivia())?;
+            if b == b'"' || b == b'\'' {
+                self.skip_string();
+            } else {
+                return Some(b);
+            }
+        }
+    }
+
     /// From a declaration's header, the offset of its body's `{` (outside
     /// parentheses), or `None` when a `;` or the end comes first.
     fn body_start(&mut self) -> Option<usize> {
         let mut parens = 0usize;
-        while self.skip_trivia() < self.b.len() {
-            match self.b[self.i] {
-                b'"' | b'\'' => {
-                    self.skip_string();
-                    continue;
-                }
+        while let Some(b) = self.peek_code() {
+            match b {
                 b'(' => parens += 1,
                 b')' => parens = parens.saturating_sub(1),
                 b'{' if parens == 0 => return Some(self.i),
@@ -93,12 +102,8 @@ impl Scanner<'_> {
     /// From a `{` at `self.i`, the offset of its matching `}`.
     fn matching_brace(&mut self) -> Option<usize> {
         let mut depth = 0usize;
-        while self.skip_trivia() < self.b.len() {
-            match self.b[self.i] {
-                b'"' | b'\'' => {
-                    self.skip_string();
-                    continue;
-                }
+        while let Some(b) = self.peek_code() {
+            match b {
                 b'{' => depth += 1,
                 b'}' => {
                     depth -= 1;
@@ -128,13 +133,7 @@ pub fn scan(text: &str) -> Vec<FunctionSpan> {
     let mut depth = 0usize;
     // Whether the next token starts a member declaration.
     let mut at_start = true;
-    while s.skip_trivia() < s.b.len() {
-        let c = s.b[s.i];
-        if c == b'"' || c == b'\'' {
-            s.skip_string();
-            at_start = false;
-            continue;
-        }
+    while let Some(c) = s.peek_code() {
         if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
             let start = s.i;
             let word = s.ident().to_string();

@@ -25,6 +25,16 @@ pub enum TestKind {
 }
 
 impl TestKind {
+    /// Its name, as the report's JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestKind::Property => "property",
+            TestKind::Assertion => "assertion",
+            TestKind::Optimization => "optimization",
+            TestKind::Overflow => "overflow",
+        }
+    }
+
     /// Tests on the calls of one function (assertion, overflow), as opposed
     /// to functions evaluated after every call (property, optimization).
     pub fn is_per_call(self) -> bool {
@@ -293,6 +303,15 @@ impl TestStore {
 
     pub fn optimum(&self, id: TestId) -> Option<Arc<Optimum>> {
         self.slots.get(id.0 as usize)?.optimum.load_full()
+    }
+
+    /// The sequence a test has: a falsified test's counterexample (as
+    /// shrunk so far), else an optimization's best sequence.
+    pub fn sequence(&self, id: TestId) -> Option<Vec<crate::tx::Tx>> {
+        match self.falsified(id) {
+            Some(f) => Some(f.sequence().to_vec()),
+            None => self.optimum(id).map(|o| o.sequence.clone()),
+        }
     }
 
     /// Whether every property or assertion test is falsified (optimization

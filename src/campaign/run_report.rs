@@ -147,10 +147,15 @@ fn returns(tx: &Tx, outcome: &Outcome) -> Vec<NamedValue> {
     let Ok(values) = tx.function.abi_decode_output(output) else {
         return Vec::new();
     };
-    tx.function
-        .outputs
+    named_values(&tx.function.outputs, &values)
+}
+
+/// `values` with the names and canonical types of `params` (a function's
+/// inputs or outputs), printed in the call syntax.
+pub fn named_values(params: &[alloy_json_abi::Param], values: &[DynSolValue]) -> Vec<NamedValue> {
+    params
         .iter()
-        .zip(values.iter())
+        .zip(values)
         .map(|(p, v)| NamedValue {
             name: p.name.clone(),
             ty: p.selector_type().into_owned(),

@@ -260,10 +260,7 @@ impl Ui {
             .is_some_and(|(n, s, _)| *n == t.sequence.len() && *s == shrunk);
         if !fresh {
             let case = read.tests().cases().nth(self.test)?;
-            let txs = match read.tests().falsified(case.id) {
-                Some(f) => f.sequence().to_vec(),
-                None => read.tests().optimum(case.id)?.sequence.clone(),
-            };
+            let txs = read.tests().sequence(case.id)?;
             let view =
                 SequenceView::replayed(read, &txs, Instant::now() + Duration::from_millis(50));
             self.replays

@@ -11,8 +11,7 @@
 //! that escaped escaping could not run.
 
 use super::sequence::{CallView, SequenceView};
-use crate::campaign::properties::TestKind;
-use crate::campaign::report::{Report, TestReport};
+use crate::campaign::report::Report;
 use crate::campaign::{CampaignRead, persist};
 use crate::coverage::lcov::{CoverageReport, FileCoverage, percent};
 use crate::ops::{Metric, Sample};
@@ -165,7 +164,7 @@ pub fn render(read: &CampaignRead, deadline: Instant) -> HtmlReport {
          <title>rudder: {}</title><style>{STYLE}</style></head><body>\n",
         escape(&report.contract)
     );
-    header(&mut h, read, &report, &coverage);
+    header(&mut h, read, &report);
     h.push_str("<main>\n");
     let replayed = tests(&mut h, read, &report, deadline);
     charts(&mut h, &samples);
@@ -204,13 +203,10 @@ pub fn write(
     Ok((path, report))
 }
 
-fn header(h: &mut String, read: &CampaignRead, r: &Report, cov: &CoverageReport) {
+fn header(h: &mut String, read: &CampaignRead, r: &Report) {
     let target = read.target();
     let config = read.config();
-    let (lines, lines_hit, branches, branches_hit) = cov.files.iter().fold((0, 0, 0, 0), |a, f| {
-        let (b, bh) = f.branch_outcomes();
-        (a.0 + f.lines.len(), a.1 + f.lines_hit(), a.2 + b, a.3 + bh)
-    });
+    let c = &r.coverage;
     let falsified = r.tests.iter().filter(|t| t.status.is_falsified()).count();
     let _ = write!(
         h,
@@ -272,14 +268,11 @@ fn header(h: &mut String, read: &CampaignRead, r: &Report, cov: &CoverageReport)
     );
     item(
         "lines",
-        format!("{lines_hit}/{lines} ({}%)", percent(lines_hit, lines)),
+        format!("{}/{} ({}%)", c.lines_hit, c.lines, c.line_percent),
     );
     item(
         "branches",
-        format!(
-            "{branches_hit}/{branches} ({}%)",
-            percent(branches_hit, branches)
-        ),
+        format!("{}/{} ({}%)", c.branches_hit, c.branches, c.branch_percent),
     );
     item("run", r.run_id.clone());
     h.push_str("</dl></div></header>\n");
@@ -305,7 +298,7 @@ fn tests(h: &mut String, read: &CampaignRead, r: &Report, deadline: Instant) -> 
             h,
             "<tr><td><span class=\"status {s}\">{s}</span></td><td><a href=\"#test-{i}\" class=\"mono\">{}</a></td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             escape(&t.name),
-            kind(t),
+            t.kind.as_str(),
             t.sequence.len(),
             t.shrink_steps.map_or(String::new(), |n| n.to_string()),
             t.found_by.unwrap_or(""),
@@ -334,15 +327,8 @@ fn tests(h: &mut String, read: &CampaignRead, r: &Report, deadline: Instant) -> 
                 escape(v)
             );
         }
-        let (shrunk, original) = if case.kind == TestKind::Optimization {
-            let o = read.tests().optimum(case.id);
-            (o.map(|o| o.sequence.clone()).unwrap_or_default(), None)
-        } else {
-            match read.tests().falsified(case.id) {
-                Some(f) => (f.sequence().to_vec(), Some(f.original.clone())),
-                None => (Vec::new(), None),
-            }
-        };
+        let shrunk = read.tests().sequence(case.id).unwrap_or_default();
+        let original = read.tests().falsified(case.id).map(|f| f.original.clone());
         let view = SequenceView::replayed(read, &shrunk, deadline);
         replayed += usize::from(view.replayed && t.status.is_falsified());
         let label = if t.status.is_falsified() {
@@ -359,7 +345,7 @@ fn tests(h: &mut String, read: &CampaignRead, r: &Report, deadline: Instant) -> 
                 .map_or(String::new(), |n| format!(", after {n} shrink steps"))
         );
         sequence_table(h, &view);
-        if let Some(original) = original.filter(|o| o.len() != shrunk.len() || *o != shrunk) {
+        if let Some(original) = original.filter(|o| *o != shrunk) {
             let printed = read.print_sequence(&original);
             let _ = write!(
                 h,
@@ -375,15 +361,6 @@ fn tests(h: &mut String, read: &CampaignRead, r: &Report, deadline: Instant) -> 
         h.push_str("</div>\n");
     }
     replayed
-}
-
-fn kind(t: &TestReport) -> &'static str {
-    match t.kind {
-        TestKind::Property => "property",
-        TestKind::Assertion => "assertion",
-        TestKind::Overflow => "overflow",
-        TestKind::Optimization => "optimization",
-    }
 }
 
 /// The sequence view: one row per call.

@@ -5,8 +5,8 @@
 //! `run_sequence` returns.
 
 use crate::campaign::CampaignRead;
-use crate::campaign::run_report::{CallReport, NamedValue};
-use crate::tx::{Tx, write_value};
+use crate::campaign::run_report::{CallReport, NamedValue, named_values};
+use crate::tx::Tx;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -63,21 +63,7 @@ impl SequenceView {
                 value: tx.value.to_string(),
                 delay_seconds: tx.delay.seconds,
                 delay_blocks: tx.delay.blocks,
-                args: tx
-                    .function
-                    .inputs
-                    .iter()
-                    .zip(&tx.args)
-                    .map(|(p, v)| {
-                        let mut value = String::new();
-                        write_value(&mut value, v);
-                        NamedValue {
-                            name: p.name.clone(),
-                            ty: p.selector_type().into_owned(),
-                            value,
-                        }
-                    })
-                    .collect(),
+                args: named_values(&tx.function.inputs, &tx.args),
                 result: None,
             })
             .collect();
