@@ -21,6 +21,7 @@ pub mod render;
 pub mod report;
 pub mod run_report;
 mod setup;
+pub mod sharing;
 mod shrink;
 pub mod signals;
 pub mod spec;
@@ -254,6 +255,8 @@ pub struct Campaign {
     control: Control,
     receivers: Vec<crossbeam::channel::Receiver<Arc<Injection>>>,
     handles: Vec<JoinHandle<()>>,
+    /// The thread syncing with the other nodes of a shared campaign.
+    sync: Option<sharing::SyncThread>,
     /// Warnings to show the user (unused config keys, skipped corpus files).
     pub warnings: Vec<String>,
 }
@@ -332,6 +335,12 @@ impl Campaign {
             path: layout.corpus_dir().to_path_buf(),
             source,
         })?;
+        // A shared campaign is joined now, before any work: a store out of
+        // reach or holding another campaign is an error here.
+        let (sharing, sync) = match sharing::join(&config, &target, &layout)? {
+            Some((link, thread)) => (Some(link), Some(thread)),
+            None => (None, None),
+        };
         let corpus = Arc::new(Corpus::new());
         let tests = Arc::new(TestStore::new(tests));
         let render = Arc::new(Renderer::new(
@@ -404,6 +413,7 @@ impl Campaign {
             workers,
             finished: AtomicBool::new(false),
             panic_requests: AtomicU64::new(0),
+            sharing,
             target,
             config,
         });
@@ -427,6 +437,7 @@ impl Campaign {
             control,
             receivers,
             handles: Vec::new(),
+            sync,
             warnings: project_warnings,
         })
     }
@@ -450,6 +461,9 @@ impl Campaign {
             return Ok(());
         }
         self.resume();
+        if let Some(sync) = &self.sync {
+            sync.start(self.control.clone());
+        }
         {
             // The metrics history behind the ops family's market-data tools.
             let engine = Arc::downgrade(&self.engine);
@@ -740,6 +754,9 @@ impl Campaign {
         }
         self.engine.finished.store(true, Ordering::Release);
         self.shrink_optima();
+        if let Some(mut sync) = self.sync.take() {
+            sync.finish();
+        }
         self.write_coverage_reports();
         self.write_foundry_reproducers();
         self.engine.flush();

@@ -251,6 +251,16 @@ pub struct Config {
     /// of a maze, a phase) is kept in the corpus like one that reached new
     /// code.
     pub state_feedback: bool,
+    /// Where the campaign is shared with other nodes (`shared`:
+    /// `s3://BUCKET/PREFIX`, `file:///PATH`; `None`: this process alone).
+    /// See [`crate::shared`].
+    pub shared: Option<String>,
+    /// This node's name in the shared store (`nodeId`; default: the one it
+    /// had in this corpus directory, else `node-$JOB_COMPLETION_INDEX`, else
+    /// hostname-pid).
+    pub node_id: Option<String>,
+    /// How often the node syncs with the shared store (`sharedSyncMs`).
+    pub shared_sync_ms: u64,
 }
 
 /// The most workers a campaign accepts (more are refused; more than the
@@ -269,6 +279,9 @@ pub fn flag_of(key: &str) -> String {
         "testLimit" => "--test-limit".into(),
         "testMode" => "--test-mode".into(),
         "workerPriority" => "--worker-priority".into(),
+        "shared" => "--shared".into(),
+        "nodeId" => "--node-id".into(),
+        "sharedSyncMs" => "--shared-sync-ms".into(),
         other => format!("config key `{other}`"),
     }
 }
@@ -320,7 +333,19 @@ impl Default for Config {
             trace_window: DEFAULT_TRACE_WINDOW,
             comparison_feedback: true,
             state_feedback: true,
+            shared: None,
+            node_id: None,
+            shared_sync_ms: crate::shared::DEFAULT_SYNC_MS,
         }
+    }
+}
+
+/// A shared-store error's message without its field (the config error
+/// names the key itself).
+fn strip_field(e: &crate::shared::SharedError) -> String {
+    match e {
+        crate::shared::SharedError::Invalid { message, .. } => message.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -374,6 +399,9 @@ const KNOWN: &[&str] = &[
     "comparisonFeedback",
     "stateFeedback",
     "workerPriority",
+    "shared",
+    "nodeId",
+    "sharedSyncMs",
 ];
 
 /// How workers share the CPU with the rest of the machine.
@@ -707,6 +735,9 @@ impl Config {
                 }
                 "coverageDir" => c.coverage_dir = Some(PathBuf::from(as_string(key, v)?)),
                 "reproDir" => c.repro_dir = Some(PathBuf::from(as_string(key, v)?)),
+                "shared" => c.shared = Some(as_string(key, v)?),
+                "nodeId" => c.node_id = Some(as_string(key, v)?),
+                "sharedSyncMs" => c.shared_sync_ms = as_u64(key, v)?,
                 "workerPriority" => {
                     let s = as_string(key, v)?;
                     c.worker_priority = WorkerPriority::parse(&s).ok_or_else(|| {
@@ -767,6 +798,26 @@ impl Config {
         }
         if self.senders.is_empty() {
             return Err(key_err("sender", "needs at least one address"));
+        }
+        if let Some(url) = &self.shared {
+            crate::shared::SharedUrl::parse("shared", url)
+                .map_err(|e| key_err("shared", strip_field(&e)))?;
+        }
+        if let Some(id) = &self.node_id {
+            crate::shared::NodeId::parse("nodeId", id)
+                .map_err(|e| key_err("nodeId", strip_field(&e)))?;
+        }
+        let sync = crate::shared::SYNC_MS_RANGE;
+        if !sync.contains(&self.shared_sync_ms) {
+            return Err(key_err(
+                "sharedSyncMs",
+                format!(
+                    "{} is outside {}..={}",
+                    self.shared_sync_ms,
+                    sync.start(),
+                    sync.end()
+                ),
+            ));
         }
         Ok(())
     }

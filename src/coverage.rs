@@ -123,6 +123,16 @@ impl CoverageMap {
         self.points.load(Ordering::Relaxed)
     }
 
+    /// The coverage points reached, per code object: one byte per PC whose
+    /// bits are the points at it (reached, jumped, fell through). What a
+    /// node of a shared campaign publishes, merged by OR.
+    pub fn seen_bytes(&self) -> Vec<Vec<u8>> {
+        self.codes
+            .iter()
+            .map(|c| c.seen.iter().map(|s| s.load(Ordering::Relaxed)).collect())
+            .collect()
+    }
+
     /// Whether `pc` of `code` was ever reached.
     pub fn is_hit(&self, code: CodeId, pc: usize) -> bool {
         self.codes[code.0 as usize]

@@ -36,6 +36,8 @@
 //! * [`mcp`]: the control plane: tool families over rmcp (stdio, HTTP).
 //! * [`journal`]: every event of every run in SQLite (one thread writes),
 //!   and the parameterized queries the events family answers from.
+//! * [`shared`]: campaigns past one machine: the shared store (S3, a folder)
+//!   nodes exchange corpus, findings, coverage and steering through.
 //! * [`ids`]: newtypes for worker, entry, sequence, test and injection ids.
 //! * [`appendvec`]: the append-only vector under the corpus and tests stores
 //!   (from `rudder-lockfree`, with the ring and [`priority`]).
@@ -56,6 +58,7 @@ pub mod ids;
 pub mod journal;
 pub mod mcp;
 pub mod ops;
+pub mod shared;
 pub mod view;
 
 pub use campaign::properties::TestStore;

@@ -134,6 +134,19 @@ struct FuzzArgs {
     /// agent loads).
     #[arg(long)]
     output_schemas: bool,
+    /// Share the campaign with other nodes through object storage:
+    /// s3://BUCKET/PREFIX (credentials, region and endpoint from the AWS_*
+    /// variables) or file:///PATH (a folder every node sees).
+    #[arg(long, value_name = "URL")]
+    shared: Option<String>,
+    /// This node's name in the shared campaign (default: the name it had
+    /// in this corpus directory, else node-$JOB_COMPLETION_INDEX, else
+    /// hostname-pid).
+    #[arg(long, value_name = "ID")]
+    node_id: Option<String>,
+    /// How often the node syncs with the shared store, in milliseconds.
+    #[arg(long, value_name = "MS")]
+    shared_sync_ms: Option<u64>,
     /// The MCP tool families to serve, comma-separated: campaign, events,
     /// traces, graph, ops, or all.
     #[arg(long, default_value = "all", value_parser = parse_families)]
@@ -196,6 +209,15 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     // running campaign, not one that ended before it connected.
     if a.keep_alive && a.test_limit.is_none() && !config.limit_given {
         config.test_limit = rudder::config::UNLIMITED;
+    }
+    if let Some(u) = &a.shared {
+        config.shared = Some(u.clone());
+    }
+    if let Some(n) = &a.node_id {
+        config.node_id = Some(n.clone());
+    }
+    if let Some(ms) = a.shared_sync_ms {
+        config.shared_sync_ms = ms;
     }
     if a.no_journal {
         config.journal = false;

@@ -280,6 +280,27 @@ impl Control {
         calls: Vec<(Tx, Holes)>,
         repeat: u32,
     ) -> Result<InjectReceipt, ControlError> {
+        self.inject_templates_from(calls, repeat, None)
+    }
+
+    /// Runs an injection another node of a shared campaign was given
+    /// (logged with `sharedFrom`, so this node does not share it back).
+    pub(crate) fn inject_shared(
+        &self,
+        calls: &[String],
+        repeat: u32,
+        from: &str,
+    ) -> Result<InjectReceipt, ControlError> {
+        let templates = self.parse_templates(calls, None, U256::ZERO)?;
+        self.inject_templates_from(templates, repeat, Some(from))
+    }
+
+    fn inject_templates_from(
+        &self,
+        calls: Vec<(Tx, Holes)>,
+        repeat: u32,
+        shared_from: Option<&str>,
+    ) -> Result<InjectReceipt, ControlError> {
         let printed = self.engine.print_templates(&calls);
         let r = if (1..=MAX_REPEAT).contains(&repeat) {
             self.inject_unlogged(calls, repeat, &printed)
@@ -308,6 +329,9 @@ impl Control {
         let mut arguments = json!({ "sequence": printed });
         if repeat != 1 {
             arguments["repeat"] = repeat.into();
+        }
+        if let Some(node) = shared_from {
+            arguments["sharedFrom"] = node.into();
         }
         self.log_command_only("inject_transaction", &arguments, &result);
         r

@@ -29,6 +29,12 @@ impl CorpusFiles {
     pub fn mark(&self, path: PathBuf) -> bool {
         self.known.lock().insert(path)
     }
+
+    /// Holds the campaign's own executor row (replays outside the workers
+    /// take it one at a time).
+    pub(super) fn replaying(&self) -> parking_lot::MutexGuard<'_, ()> {
+        self.reading.lock()
+    }
 }
 
 /// A corpus file that could not be loaded.
@@ -56,7 +62,8 @@ pub struct Reload {
     pub remaining: usize,
 }
 
-fn entry_files(dir: &Path) -> Vec<PathBuf> {
+/// The corpus entry files in `dir`, sorted.
+pub(super) fn entry_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()

@@ -90,6 +90,8 @@ pub struct Engine {
     pub(super) finished: AtomicBool,
     /// Why fuzzing ended ([`EndReason`] as `u8 + 1`; 0: still fuzzing).
     pub(super) ended: std::sync::atomic::AtomicU8,
+    /// This node's link to a shared campaign (`None`: not shared).
+    pub(super) sharing: Option<Arc<super::sharing::Link>>,
     /// Fault injection for tests: a worker whose bit is set panics at its
     /// next sequence (see [`Engine::inject_worker_panic`]).
     pub(super) panic_requests: AtomicU64,
@@ -357,25 +359,23 @@ impl Engine {
         Some(entry)
     }
 
-    pub(crate) fn persist_reproducer(&self, id: TestId) {
-        let (Some(case), Some(f)) = (self.tests.case(id), self.tests.falsified(id)) else {
-            return;
-        };
-        let stored = StoredReproducer {
+    /// Test `id`'s counterexample in its stored form (`None`: not falsified).
+    pub(crate) fn stored_reproducer(&self, id: TestId) -> Option<StoredReproducer> {
+        let (case, f) = (self.tests.case(id)?, self.tests.falsified(id)?);
+        let stored = |txs: &[Tx]| txs.iter().map(|t| StoredTx::from_tx(t, None)).collect();
+        Some(StoredReproducer {
             test: case.name.clone(),
             kind: case.kind,
             reason: f.reason.clone(),
-            original: f
-                .original
-                .iter()
-                .map(|t| StoredTx::from_tx(t, None))
-                .collect(),
-            shrunk: f
-                .shrunk
-                .iter()
-                .map(|t| StoredTx::from_tx(t, None))
-                .collect(),
+            original: stored(&f.original),
+            shrunk: stored(&f.shrunk),
             shrink_done: f.shrink_done,
+        })
+    }
+
+    pub(crate) fn persist_reproducer(&self, id: TestId) {
+        let (Some(case), Some(stored)) = (self.tests.case(id), self.stored_reproducer(id)) else {
+            return;
         };
         if let Ok(bytes) = serde_json::to_vec_pretty(&stored) {
             self.writer

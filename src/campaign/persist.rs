@@ -204,6 +204,12 @@ impl Layout {
         self.corpus_dir.join("specs.json")
     }
 
+    /// A node's state in a shared campaign (its cursors, what it has
+    /// pushed): `{corpusDir}/shared-node.json`.
+    pub fn shared_state(&self) -> PathBuf {
+        self.corpus_dir.join("shared-node.json")
+    }
+
     /// The SQLite journal of every run on this corpus directory.
     pub fn journal_db(&self) -> PathBuf {
         self.corpus_dir.join("journal.sqlite")

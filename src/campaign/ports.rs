@@ -183,6 +183,10 @@ impl CampaignRead {
         let report = run_report::describe(&self.0, txs, &run);
         (run, report)
     }
+    /// The shared campaign as this node last saw it (`None`: not shared).
+    pub fn shared(&self) -> Option<super::sharing::SharedStatus> {
+        self.0.shared_status()
+    }
     /// The campaign's report as of now (what the run prints at its end).
     pub fn report(&self) -> Report {
         Report::build(&self.0)

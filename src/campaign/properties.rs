@@ -74,6 +74,8 @@ pub enum FoundBy {
     Resume,
     /// The campaign, checking properties right after deployment.
     Deployment,
+    /// Another node of a shared campaign (replayed here, still failing).
+    Shared,
 }
 
 impl FoundBy {
@@ -82,6 +84,7 @@ impl FoundBy {
             FoundBy::Worker => "worker",
             FoundBy::Resume => "resume",
             FoundBy::Deployment => "deployment",
+            FoundBy::Shared => "shared",
         }
     }
 }

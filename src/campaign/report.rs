@@ -68,7 +68,8 @@ pub struct TestReport {
     pub shrink_steps: Option<u64>,
     /// Who falsified it: `worker` (this run's fuzzing), `resume` (a
     /// reproducer an earlier run left in the corpus directory, replayed and
-    /// still failing) or `deployment` (false before any call).
+    /// still failing), `deployment` (false before any call) or `shared`
+    /// (another node of a shared campaign found it; replayed here).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found_by: Option<&'static str>,
 }
@@ -310,6 +311,8 @@ impl Report {
                         t.reason.as_deref().unwrap_or(""),
                         if t.found_by == Some(FoundBy::Resume.as_str()) {
                             " [reloaded from an earlier run's reproducer]"
+                        } else if t.found_by == Some(FoundBy::Shared.as_str()) {
+                            " [found by another node of the shared campaign]"
                         } else {
                             ""
                         }

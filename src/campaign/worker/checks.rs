@@ -154,6 +154,8 @@ impl Worker {
             gas_used: gas,
         };
         engine.tests.close_at(case.id, engine.stats.calls());
+        // In the shared store before anyone hears of it (shared campaigns).
+        engine.share_finding_now(case, &seq, &reason);
         engine
             .tests
             .set_falsified(case.id, record(Vec::new(), 0, false));

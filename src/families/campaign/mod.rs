@@ -595,6 +595,7 @@ impl CampaignTools {
                 .collect(),
             runs: s.journal().and_then(|j| j.runs().ok()).unwrap_or_default(),
             journal_dropped: s.journal().map_or(0, |j| j.dropped()),
+            shared: s.shared(),
         })
     }
 }

@@ -406,6 +406,10 @@ pub struct StatusOutput {
     /// Journal rows dropped under overload (execution batches and ordinary
     /// calls only; never falsifications or commands).
     pub journal_dropped: u64,
+    /// A shared campaign (`--shared`): every node as this one last saw it,
+    /// merged totals, and this node's sync. Absent when not shared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared: Option<crate::campaign::sharing::SharedStatus>,
 }
 
 // ---- target ----

@@ -1,0 +1,1078 @@
+//! A node of a shared campaign (the store and its merge rules:
+//! [`crate::shared`]). One thread per campaign, `rudder-sync`, makes every
+//! request; workers never wait for the network — except a worker that has
+//! just falsified a test, which waits (at most [`FINDING_WAIT`], once per
+//! test) for the reproducer to be in the store before it reports it, so a
+//! node killed right after a report has lost nothing.
+//!
+//! What a node owes the store is always on its own disk first (corpus
+//! files, reproducers, `specs.json`, the command log); `shared-node.json`
+//! in the corpus directory says what of it is in the store already and how
+//! far the node has read every other node's log. Storage out of reach: the
+//! node fuzzes on, and the next sync that gets through pushes what is owed.
+//! A restarted node reads its cursors and downloads only what is new.
+
+use super::persist::{StoredEntry, StoredReproducer, write_atomic};
+use super::properties::{FoundBy, TestCase};
+use super::{CampaignError, Control, Engine, Goal, Layout, Oracle};
+use crate::config::Config;
+use crate::executor::Target;
+use crate::shared::{
+    Batch, Bucket, CoverageBits, Heartbeat, Manifest, NodeId, SharedError, SharedInjection,
+    SharedUrl, key, merge_coverage, sha256_hex,
+};
+use crate::tx::{StoredTx, Tx};
+use arc_swap::ArcSwap;
+use crossbeam::channel::{Receiver, Sender, bounded, unbounded};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long a worker that falsified a test waits for its reproducer to be
+/// in the store before reporting it anyway (it is on local disk already;
+/// the next sync that gets through pushes it).
+pub const FINDING_WAIT: Duration = Duration::from_secs(3);
+
+/// A node of the campaign as `status` shows it.
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeStatus {
+    pub node: String,
+    /// This process.
+    pub this: bool,
+    pub calls: u64,
+    pub calls_per_second: f64,
+    /// Coverage points the node has reached.
+    pub points: u64,
+    pub corpus: u64,
+    pub falsified: u64,
+    /// Milliseconds since the node last wrote its heartbeat.
+    pub age_ms: u64,
+    /// The node's campaign has ended.
+    pub ended: bool,
+    /// Items the node has found and not yet pushed.
+    pub pending: u64,
+}
+
+/// The shared campaign as this node last saw it.
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SharedStatus {
+    /// Where the campaign is shared.
+    pub url: String,
+    /// This node's name.
+    pub node: String,
+    /// Whether the last sync reached the store.
+    pub reachable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    /// When the last sync ended (ms since the epoch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_sync_ms: Option<u64>,
+    pub sync_interval_ms: u64,
+    pub syncs: u64,
+    /// Requests this node has made to the store.
+    pub requests: u64,
+    /// Items found here, not yet in the store.
+    pub pending: u64,
+    /// Corpus entries this node put in the store.
+    pub pushed_entries: u64,
+    /// Corpus entries this node took from other nodes.
+    pub pulled_entries: u64,
+    /// Falsified tests learned from other nodes (replayed here, still failing).
+    pub learned_findings: u64,
+    /// Injections other nodes were given, run here.
+    pub shared_injections: u64,
+    /// Coverage points reached by any node (their bitmaps merged by OR).
+    pub campaign_points: u64,
+    /// Calls over every node (their last heartbeats).
+    pub total_calls: u64,
+    pub total_calls_per_second: f64,
+    /// Every node that has written a heartbeat, this one included.
+    pub nodes: Vec<NodeStatus>,
+}
+
+struct Urgent {
+    key: String,
+    bytes: Vec<u8>,
+    done: Sender<bool>,
+}
+
+/// What the campaign holds of its sync thread: the way to hand it a
+/// finding at once, and what it last saw.
+pub struct Link {
+    pub node: NodeId,
+    pub url: String,
+    urgent: Sender<Urgent>,
+    status: ArcSwap<SharedStatus>,
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Link")
+            .field("node", &self.node)
+            .field("url", &self.url)
+            .finish()
+    }
+}
+
+impl Link {
+    pub fn status(&self) -> SharedStatus {
+        (**self.status.load()).clone()
+    }
+}
+
+enum Msg {
+    Start(Control),
+    Finish,
+}
+
+/// The sync thread, as the campaign drives it.
+pub(super) struct SyncThread {
+    msgs: Sender<Msg>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl SyncThread {
+    /// Starts syncing (after the corpus directory was replayed).
+    pub(super) fn start(&self, control: Control) {
+        let _ = self.msgs.send(Msg::Start(control));
+    }
+
+    /// Makes a last sync (everything owed, a final heartbeat) and ends the thread.
+    pub(super) fn finish(&mut self) {
+        let _ = self.msgs.send(Msg::Finish);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for SyncThread {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// The manifest of this campaign: its code and the configuration that
+/// decides the deployed state and what a sequence or a test means.
+fn manifest(config: &Config, target: &Target) -> Manifest {
+    use serde_json::json;
+    let mut code = BTreeMap::new();
+    // The coverage bitmaps of two nodes line up only when their code
+    // objects do: every object's contract, kind and length, in order.
+    for (id, info) in target.coverage.codes() {
+        code.insert(
+            format!("#{:03} {} {:?}", id.0, info.contract, info.kind),
+            format!("{} bytes", info.len),
+        );
+    }
+    code.insert(
+        target.contract.name.clone(),
+        sha256_hex(
+            &[
+                &target.contract.creation_code[..],
+                &target.contract.runtime_code[..],
+            ]
+            .concat(),
+        ),
+    );
+    let deploy_contracts: Vec<String> = config
+        .deploy_contracts
+        .iter()
+        .map(|(a, n)| format!("{a}:{n}"))
+        .collect();
+    let deploy_bytecodes: Vec<String> = config
+        .deploy_bytecodes
+        .iter()
+        .map(|(a, b)| format!("{a}:{}", sha256_hex(b)))
+        .collect();
+    let cfg: BTreeMap<String, serde_json::Value> = [
+        ("testMode", json!(config.test_mode.as_str())),
+        ("prefix", json!(config.prefix)),
+        ("sender", json!(config.senders)),
+        ("deployer", json!(config.deployer)),
+        ("contractAddr", json!(config.contract_addr)),
+        ("psender", json!(config.psender)),
+        ("balanceAddr", json!(config.balance_addr.to_string())),
+        (
+            "balanceContract",
+            json!(config.balance_contract.to_string()),
+        ),
+        ("codeSize", json!(config.code_size)),
+        ("filterFunctions", json!(config.filter_functions)),
+        ("filterBlacklist", json!(config.filter_blacklist)),
+        ("allContracts", json!(config.all_contracts)),
+        ("deployContracts", json!(deploy_contracts)),
+        ("deployBytecodes", json!(deploy_bytecodes)),
+        ("solcLibs", json!(config.solc_libs)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    Manifest {
+        format: Manifest::FORMAT,
+        contract: target.contract.name.clone(),
+        code,
+        config: cfg,
+    }
+}
+
+use crate::shared::sequence_sha as calls_sha;
+
+fn tx_sha(txs: &[Tx]) -> String {
+    calls_sha(
+        &txs.iter()
+            .map(|t| StoredTx::from_tx(t, None))
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// The store key of a reproducer: its test and the sequence that is its answer.
+fn finding_key(r: &StoredReproducer) -> String {
+    let seq = if r.shrunk.is_empty() {
+        &r.original
+    } else {
+        &r.shrunk
+    };
+    key::finding(&super::persist::file_stem(&r.test), &calls_sha(seq))
+}
+
+/// What this node has of the store, kept in `shared-node.json`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LocalState {
+    url: String,
+    node: String,
+    /// The next batch this node writes.
+    next_batch: u64,
+    /// The last batch applied of every other node.
+    cursors: BTreeMap<String, u64>,
+    /// Corpus entries (SHA-256 names) the store has that this node knows of.
+    entries: BTreeSet<String>,
+    /// Findings (keys) the store has that this node knows of.
+    findings: BTreeSet<String>,
+    /// Runtime specs (names) in the store.
+    specs: BTreeSet<String>,
+    /// How far the command log has been shared (bytes).
+    command_log_offset: u64,
+}
+
+impl LocalState {
+    fn load(layout: &Layout) -> Option<LocalState> {
+        serde_json::from_slice(&std::fs::read(layout.shared_state()).ok()?).ok()
+    }
+}
+
+#[derive(Default)]
+struct Pending {
+    entries: Vec<(String, Vec<u8>)>,
+    /// A finding's key and, unless it is in the store already, its bytes.
+    findings: Vec<(String, Option<Vec<u8>>)>,
+    specs: Vec<(String, serde_json::Value)>,
+    injections: Vec<SharedInjection>,
+    /// The command-log offset the injections above were read up to.
+    command_log_offset: Option<u64>,
+    names: HashSet<String>,
+}
+
+impl Pending {
+    fn len(&self) -> usize {
+        self.entries.len() + self.findings.len() + self.specs.len() + self.injections.len()
+    }
+}
+
+struct Node {
+    bucket: Bucket,
+    node: NodeId,
+    manifest: Manifest,
+    layout: Layout,
+    link: Arc<Link>,
+    state: LocalState,
+    pending: Pending,
+    corpus_cursor: usize,
+    /// Batches read before the campaign started: their findings,
+    /// injections and specs are applied once it has.
+    deferred: Vec<(String, Batch)>,
+    heartbeats: BTreeMap<String, Heartbeat>,
+    /// Other nodes' coverage, with the points it had when read.
+    coverage: BTreeMap<String, (u64, Vec<Vec<u8>>)>,
+    pushed_points: Option<u64>,
+    counters: SharedStatus,
+    rate: Option<(Instant, u64)>,
+    calls_per_second: f64,
+    warned: Option<Instant>,
+    /// The target's ABIs and the campaign's executor row, for pulled entries.
+    abis_target: Arc<Target>,
+}
+
+/// Joins the shared store named in `config` (if any) before any work:
+/// checks the campaign's manifest, reads this node's state, downloads the
+/// corpus entries other nodes have added since (the resume then replays
+/// them), and starts the sync thread, which waits for
+/// [`SyncThread::start`].
+pub(super) fn join(
+    config: &Config,
+    target: &Arc<Target>,
+    layout: &Layout,
+) -> Result<Option<(Arc<Link>, SyncThread)>, CampaignError> {
+    let Some(url) = &config.shared else {
+        return Ok(None);
+    };
+    let setup = |e: SharedError| CampaignError::Setup(format!("shared campaign: {e}"));
+    let url = SharedUrl::parse("shared", url).map_err(setup)?;
+    let saved = LocalState::load(layout).filter(|s| s.url == url.to_string());
+    let node = match (&config.node_id, &saved) {
+        (Some(id), _) => NodeId::parse("nodeId", id).map_err(setup)?,
+        (None, Some(s)) => {
+            NodeId::parse("nodeId", &s.node).unwrap_or_else(|_| NodeId::default_for_host())
+        }
+        (None, None) => NodeId::default_for_host(),
+    };
+    let state = match saved {
+        Some(mut s) => {
+            if s.node != node.as_str() {
+                // Another name in this directory: its cursors still hold,
+                // its own log starts anew under the new name.
+                s.node = node.to_string();
+                s.next_batch = 0;
+            }
+            s
+        }
+        None => LocalState {
+            url: url.to_string(),
+            node: node.to_string(),
+            // Commands given before the campaign was shared stay local.
+            command_log_offset: std::fs::metadata(layout.command_log()).map_or(0, |m| m.len()),
+            ..LocalState::default()
+        },
+    };
+    let (urgent_tx, urgent_rx) = unbounded();
+    let (msgs_tx, msgs_rx) = unbounded();
+    let (ready_tx, ready_rx) = bounded(1);
+    let link = Arc::new(Link {
+        node: node.clone(),
+        url: url.to_string(),
+        urgent: urgent_tx,
+        status: ArcSwap::from_pointee(SharedStatus {
+            url: url.to_string(),
+            node: node.to_string(),
+            sync_interval_ms: config.shared_sync_ms,
+            ..SharedStatus::default()
+        }),
+    });
+    let manifest = manifest(config, target);
+    let layout = layout.clone();
+    let thread_link = link.clone();
+    let target = target.clone();
+    let interval = Duration::from_millis(config.shared_sync_ms);
+    let handle = std::thread::Builder::new()
+        .name("rudder-sync".into())
+        .spawn(move || {
+            let bucket = match Bucket::open(&url) {
+                Ok(b) => b,
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            let mut node = Node {
+                bucket,
+                node,
+                manifest,
+                layout,
+                link: thread_link,
+                state,
+                pending: Pending::default(),
+                corpus_cursor: 0,
+                deferred: Vec::new(),
+                heartbeats: BTreeMap::new(),
+                coverage: BTreeMap::new(),
+                pushed_points: None,
+                counters: SharedStatus::default(),
+                rate: None,
+                calls_per_second: 0.0,
+                warned: None,
+                abis_target: target,
+            };
+            match node.join() {
+                Ok(()) => {
+                    let _ = ready_tx.send(Ok(()));
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            }
+            node.run(msgs_rx, urgent_rx, interval);
+        })
+        .map_err(|source| CampaignError::Io {
+            path: "<rudder-sync thread>".into(),
+            source,
+        })?;
+    let thread = SyncThread {
+        msgs: msgs_tx,
+        handle: Some(handle),
+    };
+    match ready_rx.recv() {
+        Ok(Ok(())) => Ok(Some((link, thread))),
+        Ok(Err(e)) => Err(setup(e)),
+        Err(_) => Err(CampaignError::Setup(
+            "shared campaign: the sync thread ended before joining".into(),
+        )),
+    }
+}
+
+impl Engine {
+    /// Puts a falsified test's counterexample in the shared store before
+    /// the worker reports it (waits at most [`FINDING_WAIT`]); nothing when
+    /// the campaign is not shared.
+    pub(super) fn share_finding_now(&self, case: &TestCase, seq: &[Tx], reason: &str) {
+        let Some(link) = &self.sharing else {
+            return;
+        };
+        let stored = StoredReproducer {
+            test: case.name.clone(),
+            kind: case.kind,
+            reason: reason.to_string(),
+            original: seq.iter().map(|t| StoredTx::from_tx(t, None)).collect(),
+            shrunk: Vec::new(),
+            shrink_done: false,
+        };
+        let Ok(bytes) = serde_json::to_vec(&stored) else {
+            return;
+        };
+        let (done, wait) = bounded(1);
+        let sent = link.urgent.send(Urgent {
+            key: finding_key(&stored),
+            bytes,
+            done,
+        });
+        if sent.is_ok() && !matches!(wait.recv_timeout(FINDING_WAIT), Ok(true)) {
+            tracing::warn!(
+                "test {} falsified; the shared store did not take it within {FINDING_WAIT:?} (it is on local disk; the next sync pushes it)",
+                case.name
+            );
+        }
+    }
+
+    /// The shared campaign as this node last saw it (`None`: not shared).
+    pub fn shared_status(&self) -> Option<SharedStatus> {
+        self.sharing.as_ref().map(|l| l.status())
+    }
+
+    /// Takes another node's reproducer: replayed here, it must still fail;
+    /// it then closes the open test, or replaces this node's counterexample
+    /// when shorter (ties: the smaller hash). Returns whether it changed
+    /// anything.
+    fn adopt_finding(&self, stored: &StoredReproducer, from: &str) -> Result<bool, String> {
+        let Some(case) = self.tests.cases().find(|c| c.name == stored.test) else {
+            return Ok(false); // a spec this node does not have (yet)
+        };
+        let abis = crate::tx::Abis {
+            target: &self.target.functions,
+            others: &self.target.others,
+        };
+        let load = |v: &[StoredTx]| -> Result<Vec<Tx>, String> {
+            v.iter().map(|t| t.to_tx(abis)).collect()
+        };
+        let original = load(&stored.original)?;
+        let shrunk = load(&stored.shrunk)?;
+        let seq = if shrunk.is_empty() {
+            &original
+        } else {
+            &shrunk
+        };
+        let current = self.tests.falsified(case.id);
+        match &current {
+            Some(cur) => {
+                let mine = (cur.sequence().len(), tx_sha(cur.sequence()));
+                if !cur.shrink_done || (seq.len(), tx_sha(seq)) >= mine {
+                    return Ok(false);
+                }
+            }
+            None if !self.tests.is_open(case.id) => return Ok(false),
+            None => {}
+        }
+        let hit = {
+            let _row = self.corpus_files.replaying();
+            let mut ex = self.target.executor(self.workers);
+            Oracle::new(self, &mut ex).check(Goal::Fails(case), seq)
+        };
+        let Some(hit) = hit else {
+            tracing::warn!(
+                "node {from}'s reproducer of {} does not fail here; not taken",
+                case.name
+            );
+            return Ok(false);
+        };
+        match current {
+            None => {
+                tracing::info!("test {} falsified by node {from}", case.name);
+                self.settle_falsified(
+                    case,
+                    FoundBy::Shared,
+                    stored.reason.clone(),
+                    original,
+                    shrunk,
+                    0,
+                    hit.gas,
+                    true,
+                );
+            }
+            Some(cur) => {
+                let mut better = (*cur).clone();
+                better.shrunk = seq.clone();
+                better.shrink_done = true;
+                self.tests.set_falsified(case.id, better);
+                self.persist_reproducer(case.id);
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl Node {
+    fn join(&mut self) -> Result<(), SharedError> {
+        let bytes = serde_json::to_vec_pretty(&self.manifest).expect("manifest serializes");
+        if !self.bucket.put_new(key::MANIFEST, bytes)? {
+            let theirs = self.bucket.get(key::MANIFEST)?.unwrap_or_default();
+            let differs = match serde_json::from_slice::<Manifest>(&theirs) {
+                Ok(m) => self.manifest.differences(&m),
+                Err(e) => vec![format!("its campaign.json is not a rudder campaign ({e})")],
+            };
+            if !differs.is_empty() {
+                return Err(SharedError::OtherCampaign {
+                    url: self.bucket.url().to_string(),
+                    differs,
+                });
+            }
+        }
+        // A node killed between writing a batch and saving its state wrote
+        // batches its state does not count: never write over them.
+        let after = self.state.next_batch.checked_sub(1).map(key::batch_name);
+        let own = self
+            .bucket
+            .list_after(&key::batches(&self.node), after.as_deref())?;
+        if let Some(last) = own.iter().filter_map(|n| key::batch_seq(n)).max() {
+            self.state.next_batch = self.state.next_batch.max(last + 1);
+        }
+        // What is in the corpus directory and not (known to be) in the
+        // store is owed: entries found before a crash, or before sharing.
+        for path in super::corpus_dir::entry_files(&self.layout.coverage_dir()) {
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            let Ok(entry) = serde_json::from_slice::<StoredEntry>(&bytes) else {
+                continue;
+            };
+            let sha = calls_sha(&entry.txs);
+            if !self.state.entries.contains(&sha) && self.pending.names.insert(sha.clone()) {
+                self.pending.entries.push((sha, bytes));
+            }
+        }
+        self.pull(None)?;
+        self.save_state();
+        Ok(())
+    }
+
+    fn run(&mut self, msgs: Receiver<Msg>, urgent: Receiver<Urgent>, interval: Duration) {
+        let control = loop {
+            match msgs.recv() {
+                Ok(Msg::Start(c)) => break c,
+                Ok(Msg::Finish) | Err(_) => return,
+            }
+        };
+        for (from, batch) in std::mem::take(&mut self.deferred) {
+            self.apply(Some(&control), &from, batch);
+        }
+        let mut next = Instant::now();
+        loop {
+            let wait = next.saturating_duration_since(Instant::now());
+            crossbeam::select! {
+                recv(urgent) -> u => {
+                    if let Ok(u) = u {
+                        self.urgent(u);
+                    }
+                }
+                recv(msgs) -> m => {
+                    if !matches!(m, Ok(Msg::Start(_))) {
+                        self.sync(&control, true);
+                        return;
+                    }
+                }
+                default(wait) => {
+                    self.sync(&control, false);
+                    next = Instant::now() + interval;
+                }
+            }
+        }
+    }
+
+    /// A worker's new finding: into the store now; named in the next batch.
+    fn urgent(&mut self, u: Urgent) {
+        let ok = !self.state.findings.contains(&u.key)
+            && self.bucket.put(&u.key, u.bytes.clone()).is_ok();
+        if ok && self.pending.names.insert(u.key.clone()) {
+            self.pending.findings.push((u.key, None));
+        }
+        let _ = u.done.send(ok);
+    }
+
+    fn sync(&mut self, control: &Control, last: bool) {
+        let engine = control.engine().clone();
+        self.collect(&engine);
+        let r = self
+            .push()
+            .and_then(|()| self.pull(Some(control)))
+            .and_then(|()| self.beat(&engine, last));
+        self.counters.syncs += 1;
+        match r {
+            Ok(()) => {
+                self.counters.reachable = true;
+                self.counters.last_error = None;
+                self.counters.last_sync_ms = Some(crate::eventlog::now_ms());
+            }
+            Err(e) => {
+                self.counters.reachable = false;
+                // Once a minute in the log; every time in `status`.
+                if self
+                    .warned
+                    .is_none_or(|t| t.elapsed() >= Duration::from_secs(60))
+                {
+                    tracing::warn!(
+                        "shared campaign: sync failed (fuzzing goes on; retried every interval): {e}"
+                    );
+                    self.warned = Some(Instant::now());
+                }
+                self.counters.last_error = Some(e.to_string());
+            }
+        }
+        self.save_state();
+        self.publish(&engine);
+    }
+
+    /// What this node has found since the last sync, into `pending`.
+    fn collect(&mut self, engine: &Engine) {
+        let entries: Vec<_> = engine
+            .corpus
+            .entries()
+            .skip(self.corpus_cursor)
+            .cloned()
+            .collect();
+        self.corpus_cursor += entries.len();
+        for e in entries {
+            if e.origin == crate::corpus::Origin::Replayed {
+                continue;
+            }
+            let stored = StoredEntry {
+                origin: e.origin,
+                new_points: e.new_points,
+                txs: e
+                    .txs
+                    .iter()
+                    .zip(e.gas_used.iter())
+                    .map(|(t, g)| StoredTx::from_tx(t, Some(*g)))
+                    .collect(),
+            };
+            let sha = calls_sha(&stored.txs);
+            if !self.state.entries.contains(&sha) && self.pending.names.insert(sha.clone()) {
+                let bytes = serde_json::to_vec(&stored).expect("entries serialize");
+                self.pending.entries.push((sha, bytes));
+            }
+        }
+        for case in engine.tests.cases() {
+            if let Some(f) = engine.tests.falsified(case.id)
+                && f.found_by != FoundBy::Shared
+                && let Some(stored) = engine.stored_reproducer(case.id)
+            {
+                let k = finding_key(&stored);
+                if !self.state.findings.contains(&k) && self.pending.names.insert(k.clone()) {
+                    let bytes = serde_json::to_vec(&stored).expect("reproducers serialize");
+                    self.pending.findings.push((k, Some(bytes)));
+                }
+            }
+            if let Some(spec) = &case.spec
+                && !self.state.specs.contains(&case.name)
+                && self.pending.names.insert(format!("spec:{}", case.name))
+                && let Ok(v) = serde_json::to_value(&spec.source)
+            {
+                self.pending.specs.push((case.name.clone(), v));
+            }
+        }
+        self.collect_injections(&engine.layout);
+    }
+
+    /// Injections given to this node since the last share, from its
+    /// command log (not those it ran for another node).
+    fn collect_injections(&mut self, layout: &Layout) {
+        let from = self
+            .pending
+            .command_log_offset
+            .unwrap_or(self.state.command_log_offset);
+        let Ok(text) = std::fs::read(layout.command_log()) else {
+            return;
+        };
+        let Some(new) = text.get(from as usize..) else {
+            return;
+        };
+        // Whole lines only: a line being appended is read next time.
+        let Some(end) = new.iter().rposition(|b| *b == b'\n') else {
+            return;
+        };
+        for line in new[..end].split(|b| *b == b'\n') {
+            let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+                continue;
+            };
+            let args = &v["arguments"];
+            if v["command"] != "inject_transaction"
+                || v["result"].get("error").is_some()
+                || args.get("sharedFrom").is_some()
+            {
+                continue;
+            }
+            let sequence: Vec<String> = args["sequence"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c.as_str().map(str::to_string))
+                .collect();
+            let repeat = args["repeat"]
+                .as_u64()
+                .unwrap_or(1)
+                .min(u64::from(u32::MAX)) as u32;
+            if !sequence.is_empty() {
+                self.pending
+                    .injections
+                    .push(SharedInjection { sequence, repeat });
+            }
+        }
+        self.pending.command_log_offset = Some(from + end as u64 + 1);
+    }
+
+    /// Puts what is pending in the store and names it in one new batch.
+    fn push(&mut self) -> Result<(), SharedError> {
+        if self.pending.len() == 0 {
+            if let Some(o) = self.pending.command_log_offset.take() {
+                self.state.command_log_offset = o;
+            }
+            return Ok(());
+        }
+        let n_entries = self
+            .pending
+            .entries
+            .len()
+            .min(crate::shared::MAX_BATCH_ITEMS);
+        let n_findings = self
+            .pending
+            .findings
+            .len()
+            .min(crate::shared::MAX_BATCH_ITEMS);
+        for (sha, bytes) in &self.pending.entries[..n_entries] {
+            self.bucket.put(&key::entry(sha), bytes.clone())?;
+        }
+        for (k, bytes) in &self.pending.findings[..n_findings] {
+            if let Some(b) = bytes {
+                self.bucket.put(k, b.clone())?;
+            }
+        }
+        let batch = Batch {
+            node: self.node.to_string(),
+            seq: self.state.next_batch,
+            ts_ms: crate::eventlog::now_ms(),
+            entries: self.pending.entries[..n_entries]
+                .iter()
+                .map(|(s, _)| s.clone())
+                .collect(),
+            findings: self.pending.findings[..n_findings]
+                .iter()
+                .map(|(k, _)| k.clone())
+                .collect(),
+            injections: self.pending.injections.clone(),
+            specs: self.pending.specs.iter().map(|(_, v)| v.clone()).collect(),
+        };
+        let name = format!(
+            "{}/{}",
+            key::batches(&self.node),
+            key::batch_name(batch.seq)
+        );
+        let bytes = serde_json::to_vec(&batch).expect("batches serialize");
+        if !self.bucket.put_new(&name, bytes)? {
+            // An earlier life of this node wrote that number: take the next.
+            self.state.next_batch += 1;
+            return Ok(());
+        }
+        self.state.next_batch += 1;
+        for (sha, _) in self.pending.entries.drain(..n_entries) {
+            self.pending.names.remove(&sha);
+            self.state.entries.insert(sha);
+            self.counters.pushed_entries += 1;
+        }
+        for (k, _) in self.pending.findings.drain(..n_findings) {
+            self.pending.names.remove(&k);
+            self.state.findings.insert(k);
+        }
+        for (name, _) in self.pending.specs.drain(..) {
+            self.pending.names.remove(&format!("spec:{name}"));
+            self.state.specs.insert(name);
+        }
+        self.pending.injections.clear();
+        if let Some(o) = self.pending.command_log_offset.take() {
+            self.state.command_log_offset = o;
+        }
+        Ok(())
+    }
+
+    /// Reads every other node's new batches (and heartbeat); applies them
+    /// (before the campaign starts: downloads their entries, keeps the rest).
+    fn pull(&mut self, control: Option<&Control>) -> Result<(), SharedError> {
+        let nodes = self.bucket.children(key::NODES)?;
+        let mut downloaded = 0;
+        for n in nodes {
+            if n == self.node.as_str() {
+                continue;
+            }
+            let Ok(other) = NodeId::parse("node", &n) else {
+                continue;
+            };
+            let after = self.state.cursors.get(&n).map(|s| key::batch_name(*s));
+            for name in self
+                .bucket
+                .list_after(&key::batches(&other), after.as_deref())?
+            {
+                let Some(seq) = key::batch_seq(&name) else {
+                    continue;
+                };
+                let path = format!("{}/{name}", key::batches(&other));
+                let batch = match self.bucket.get(&path)? {
+                    Some(b) => serde_json::from_slice::<Batch>(&b).unwrap_or_else(|e| {
+                        tracing::warn!("shared campaign: {path} is not a batch ({e}); skipped");
+                        Batch::default()
+                    }),
+                    None => Batch::default(),
+                };
+                downloaded += self.download_entries(&batch)?;
+                match control {
+                    Some(c) => self.apply(Some(c), &n, batch),
+                    None => self.deferred.push((n.clone(), batch)),
+                }
+                self.state.cursors.insert(n.clone(), seq);
+            }
+            if let Some(b) = self.bucket.get(&key::heartbeat(&other))?
+                && let Ok(h) = serde_json::from_slice::<Heartbeat>(&b)
+            {
+                self.heartbeats.insert(n.clone(), h);
+            }
+        }
+        if downloaded > 0
+            && let Some(c) = control
+        {
+            let r = c.engine().reload_corpus(None);
+            for m in r.malformed {
+                tracing::warn!("shared corpus entry {}: {}", m.file, m.error);
+            }
+        }
+        Ok(())
+    }
+
+    /// Downloads a batch's corpus entries this node does not have into the
+    /// corpus directory (a reload or the resume replays them).
+    fn download_entries(&mut self, batch: &Batch) -> Result<usize, SharedError> {
+        let abis = crate::tx::Abis {
+            target: &self.abis_target.functions,
+            others: &self.abis_target.others,
+        };
+        let mut n = 0;
+        for sha in &batch.entries {
+            if self.state.entries.contains(sha) {
+                continue;
+            }
+            let Some(bytes) = self.bucket.get(&key::entry(sha))? else {
+                continue;
+            };
+            let txs: Result<Vec<Tx>, String> = serde_json::from_slice::<StoredEntry>(&bytes)
+                .map_err(|e| e.to_string())
+                .and_then(|e| e.txs.iter().map(|t| t.to_tx(abis)).collect());
+            match txs {
+                Ok(txs) => {
+                    let path = self.layout.corpus_entry(&txs);
+                    if !path.exists() {
+                        if let Err(e) = write_atomic(&path, &bytes) {
+                            tracing::warn!("shared campaign: {}: {e}", path.display());
+                            continue;
+                        }
+                        n += 1;
+                        self.counters.pulled_entries += 1;
+                    }
+                }
+                Err(e) => tracing::warn!("shared corpus entry {sha}: not taken: {e}"),
+            }
+            self.state.entries.insert(sha.clone());
+        }
+        Ok(n)
+    }
+
+    /// Applies a batch's findings, injections and specs.
+    fn apply(&mut self, control: Option<&Control>, from: &str, batch: Batch) {
+        let Some(control) = control else {
+            return;
+        };
+        let engine = control.engine().clone();
+        for spec in batch.specs {
+            let Ok(src) = serde_json::from_value::<super::spec::SpecSource>(spec) else {
+                continue;
+            };
+            let name = src.name.clone();
+            self.state.specs.insert(name.clone());
+            match super::spec::Spec::parse(src, &engine.target.functions) {
+                Ok(s) => match engine.add_spec(s) {
+                    Ok(_) => tracing::info!("spec {name:?} added by node {from}"),
+                    Err(super::SpecRefused::Duplicate(_)) => {}
+                    Err(e) => tracing::warn!("spec {name:?} of node {from} not added: {e}"),
+                },
+                Err(e) => tracing::warn!("spec {name:?} of node {from} not added: {e}"),
+            }
+        }
+        for k in batch.findings {
+            if self.state.findings.contains(&k) {
+                continue;
+            }
+            let stored = match self.bucket.get(&k) {
+                Ok(Some(b)) => serde_json::from_slice::<StoredReproducer>(&b),
+                // Not there (yet) or out of reach: the cursor stays, so it
+                // is read again with the batch.
+                Ok(None) | Err(_) => continue,
+            };
+            self.state.findings.insert(k.clone());
+            match stored {
+                Ok(r) => match engine.adopt_finding(&r, from) {
+                    Ok(true) => self.counters.learned_findings += 1,
+                    Ok(false) => {}
+                    Err(e) => tracing::warn!("finding {k} of node {from}: {e}"),
+                },
+                Err(e) => tracing::warn!("finding {k} of node {from}: not a reproducer: {e}"),
+            }
+        }
+        for inj in batch.injections {
+            match control.inject_shared(&inj.sequence, inj.repeat, from) {
+                Ok(_) => self.counters.shared_injections += 1,
+                Err(e) => tracing::warn!("injection of node {from} not run here: {e}"),
+            }
+        }
+    }
+
+    /// Writes this node's coverage (when it grew) and heartbeat; reads the
+    /// coverage of nodes whose points changed.
+    fn beat(&mut self, engine: &Engine, last: bool) -> Result<(), SharedError> {
+        let points = engine.target.coverage.points();
+        let mine = engine.target.coverage.seen_bytes();
+        if self.pushed_points != Some(points) {
+            let bits = CoverageBits::pack(&mine);
+            self.bucket.put(
+                &key::coverage(&self.node),
+                serde_json::to_vec(&bits).expect("coverage serializes"),
+            )?;
+            self.pushed_points = Some(points);
+        }
+        let mut merged = mine;
+        let stale: Vec<(String, u64)> = self
+            .heartbeats
+            .iter()
+            .filter(|(n, h)| self.coverage.get(*n).is_none_or(|(p, _)| *p != h.points))
+            .map(|(n, h)| (n.clone(), h.points))
+            .collect();
+        for (n, p) in stale {
+            let Ok(id) = NodeId::parse("node", &n) else {
+                continue;
+            };
+            if let Some(b) = self.bucket.get(&key::coverage(&id))?
+                && let Ok(bits) = serde_json::from_slice::<CoverageBits>(&b)
+                && let Some(codes) = bits.unpack()
+            {
+                self.coverage.insert(n, (p, codes));
+            }
+        }
+        for (_, codes) in self.coverage.values() {
+            merge_coverage(&mut merged, codes);
+        }
+        self.counters.campaign_points = merged
+            .iter()
+            .flatten()
+            .map(|b| u64::from(b.count_ones()))
+            .sum();
+        let calls = engine.stats.calls();
+        let now = Instant::now();
+        if let Some((t, c)) = self.rate {
+            let dt = now.duration_since(t).as_secs_f64();
+            if dt > 0.0 {
+                self.calls_per_second = calls.saturating_sub(c) as f64 / dt;
+            }
+        }
+        self.rate = Some((now, calls));
+        let h = Heartbeat {
+            node: self.node.to_string(),
+            run_id: engine.run_id.clone(),
+            ts_ms: crate::eventlog::now_ms(),
+            started_ms: engine.started_ms,
+            calls,
+            calls_per_second: self.calls_per_second,
+            points,
+            corpus: engine.corpus.len() as u64,
+            falsified: engine.tests.falsified_count() as u64,
+            batches: self.state.next_batch,
+            cursors: self.state.cursors.clone(),
+            pending: self.pending.len() as u64,
+            ended: last,
+        };
+        self.bucket.put(
+            &key::heartbeat(&self.node),
+            serde_json::to_vec(&h).expect("heartbeats serialize"),
+        )?;
+        self.heartbeats.insert(self.node.to_string(), h);
+        Ok(())
+    }
+
+    fn save_state(&self) {
+        let bytes = serde_json::to_vec(&self.state).expect("state serializes");
+        if let Err(e) = write_atomic(&self.layout.shared_state(), &bytes) {
+            tracing::warn!("{}: {e}", self.layout.shared_state().display());
+        }
+    }
+
+    fn publish(&mut self, engine: &Engine) {
+        let now = crate::eventlog::now_ms();
+        let nodes: Vec<NodeStatus> = self
+            .heartbeats
+            .values()
+            .map(|h| NodeStatus {
+                node: h.node.clone(),
+                this: h.node == self.node.as_str(),
+                calls: h.calls,
+                calls_per_second: h.calls_per_second,
+                points: h.points,
+                corpus: h.corpus,
+                falsified: h.falsified,
+                age_ms: now.saturating_sub(h.ts_ms),
+                ended: h.ended,
+                pending: h.pending,
+            })
+            .collect();
+        let mut s = self.counters.clone();
+        s.url = self.link.url.clone();
+        s.node = self.node.to_string();
+        s.sync_interval_ms = engine.config.shared_sync_ms;
+        s.requests = self.bucket.requests();
+        s.pending = self.pending.len() as u64;
+        s.total_calls = nodes.iter().map(|n| n.calls).sum();
+        s.total_calls_per_second = nodes
+            .iter()
+            .filter(|n| !n.ended)
+            .map(|n| n.calls_per_second)
+            .sum();
+        s.nodes = nodes;
+        self.link.status.store(Arc::new(s));
+    }
+}

@@ -1,0 +1,193 @@
+//! Shared campaigns in one process, over the `file://` store (the S3 path,
+//! with real processes and a real S3 server, is `tests/e2e/shared_s3.py`):
+//! corpus and findings reach a node that joins later, an injection given
+//! to one node runs on another, a restarted node reads only what is new,
+//! and a store holding another campaign is refused before any work.
+
+use rudder::campaign::{Campaign, Report};
+use rudder::config::Config;
+use rudder::shared::{Bucket, SharedUrl, sequence_sha};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn config(url: &str, node: &str, seed: u64, limit: u64) -> Config {
+    Config {
+        workers: Some(1),
+        seed: Some(seed),
+        test_limit: limit,
+        shared: Some(url.to_string()),
+        node_id: Some(node.to_string()),
+        shared_sync_ms: 100,
+        ..Config::default()
+    }
+}
+
+fn start(contract: &str, config: Config, dir: &Path) -> Result<Campaign, String> {
+    let mut c = Campaign::new(
+        Path::new(&format!("contracts/out/{contract}.json")),
+        None,
+        config,
+        Some(dir.to_path_buf()),
+    )
+    .map_err(|e| e.to_string())?;
+    c.start().map_err(|e| e.to_string())?;
+    Ok(c)
+}
+
+fn found_by<'a>(r: &'a Report, test: &str) -> Option<&'a str> {
+    r.tests
+        .iter()
+        .find(|t| t.name == test)
+        .and_then(|t| t.found_by)
+}
+
+/// Waits for `done` (checked every 20 ms), at most `limit`.
+fn until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    done()
+}
+
+#[test]
+fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
+    let store = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", store.path().display());
+    let (a_dir, b_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+
+    let a = start("Sequence", config(&url, "a", 1, 30_000), a_dir.path())
+        .unwrap()
+        .wait();
+    let a_test = a
+        .tests
+        .iter()
+        .find(|t| t.name == "echidna_not_closed")
+        .unwrap();
+    assert_eq!(
+        found_by(&a, "echidna_not_closed"),
+        Some("worker"),
+        "{a_test:?}"
+    );
+    assert!(a.corpus_sequences > 0);
+
+    // Every corpus object is named by the SHA-256 of its calls: the same
+    // sequence is never stored under two names.
+    let bucket = Bucket::open(&SharedUrl::parse("t", &url).unwrap()).unwrap();
+    let entries = bucket.list_after("corpus", None).unwrap();
+    assert!(!entries.is_empty());
+    let mut seen = std::collections::HashSet::new();
+    for name in &entries {
+        let bytes = bucket.get(&format!("corpus/{name}")).unwrap().unwrap();
+        let entry: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let calls: Vec<rudder::tx::StoredTx> =
+            serde_json::from_value(entry["txs"].clone()).unwrap();
+        let sha = sequence_sha(&calls);
+        assert!(seen.insert(sha.clone()), "one sequence under two names");
+        assert_eq!(name, &format!("{sha}.json"));
+    }
+    let findings = bucket
+        .list_after("findings/echidna_not_closed", None)
+        .unwrap();
+    assert!(!findings.is_empty(), "A's finding is in the store");
+
+    // B joins afterwards with a budget too small to find anything itself:
+    // it replays A's corpus and takes A's finding (replayed, still failing).
+    let b = start("Sequence", config(&url, "b", 2, 1), b_dir.path())
+        .unwrap()
+        .wait();
+    assert_eq!(found_by(&b, "echidna_not_closed"), Some("shared"));
+    let b_test = b
+        .tests
+        .iter()
+        .find(|t| t.name == "echidna_not_closed")
+        .unwrap();
+    assert_eq!(
+        b_test.sequence, a_test.sequence,
+        "the campaign's answer is A's shrunk sequence"
+    );
+    assert_eq!(b.resumed.corpus_sequences, entries.len(), "{:?}", b.resumed);
+
+    // Restarted, B reads its cursors: nothing is downloaded again.
+    let c = start("Sequence", config(&url, "b", 3, 1), b_dir.path()).unwrap();
+    let status = c.engine().shared_status().unwrap();
+    assert_eq!(status.node, "b");
+    let read = c.control().read();
+    assert!(until(Duration::from_secs(20), || read
+        .shared()
+        .is_some_and(|s| s.syncs > 0)));
+    let s = read.shared().unwrap();
+    assert_eq!(s.pulled_entries, 0, "{s:?}");
+    assert!(s.reachable, "{s:?}");
+    assert!(s.nodes.iter().any(|n| n.node == "a" && n.ended), "{s:?}");
+    c.stop();
+    c.wait();
+}
+
+#[test]
+fn an_injection_given_to_one_node_runs_on_every_node() {
+    let store = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", store.path().display());
+    let (a_dir, b_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut cfg = |node: &str, seed| {
+        let mut c = config(&url, node, seed, rudder::config::UNLIMITED);
+        c.keep_alive = true;
+        c
+    };
+    let a = start("Token", cfg("a", 1), a_dir.path()).unwrap();
+    let b = start("Token", cfg("b", 2), b_dir.path()).unwrap();
+    a.control()
+        .inject_calls(
+            &["transfer(0x0000000000000000000000000000000000010000, 7)".to_string()],
+            None,
+            Default::default(),
+        )
+        .unwrap();
+    let b_log = b.engine().layout().command_log();
+    let ran = until(Duration::from_secs(30), || {
+        std::fs::read_to_string(&b_log)
+            .is_ok_and(|t| t.lines().any(|l| l.contains("\"sharedFrom\":\"a\"")))
+    });
+    assert!(ran, "B never ran A's injection");
+    let read = b.control().read();
+    assert!(until(Duration::from_secs(10), || read
+        .shared()
+        .is_some_and(|s| s.shared_injections == 1)));
+    // A does not take its own injection back from B.
+    std::thread::sleep(Duration::from_millis(500));
+    let a_log = std::fs::read_to_string(a.engine().layout().command_log()).unwrap();
+    assert_eq!(a_log.lines().count(), 1, "{a_log}");
+    a.stop();
+    b.stop();
+    a.wait();
+    b.wait();
+}
+
+#[test]
+fn a_store_holding_another_campaign_is_refused_before_any_work() {
+    let store = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", store.path().display());
+    let dir = tempfile::tempdir().unwrap();
+    start("Sequence", config(&url, "a", 1, 1), dir.path())
+        .unwrap()
+        .wait();
+    let other = tempfile::tempdir().unwrap();
+    let e = start("Token", config(&url, "b", 1, 1), other.path())
+        .err()
+        .expect("another contract is refused");
+    assert!(e.contains("holds another campaign"), "{e}");
+    assert!(
+        e.contains("contract: the store has Sequence, this node fuzzes Token"),
+        "{e}"
+    );
+    let mut bad = config(&url, "c", 1, 1);
+    bad.prefix = "fuzz_".into();
+    let e = start("Sequence", bad, other.path()).err().unwrap();
+    assert!(e.contains("config prefix"), "{e}");
+    // Nothing of the refused node reached the store.
+    let bucket = Bucket::open(&SharedUrl::parse("t", &url).unwrap()).unwrap();
+    assert_eq!(bucket.children("nodes").unwrap(), vec!["a"]);
+}
