@@ -38,3 +38,17 @@ fn load_many_http_clients_all_answered() {
     assert_eq!(summary["errors"], 0, "{summary}");
     assert!(summary["tool_calls"].as_u64().unwrap() > 100, "{summary}");
 }
+
+/// tests/e2e/shared_s3.py: three `rudder fuzz --shared s3://…` processes on
+/// moto's S3 server (from PyPI, installed by scripts/setup-python.sh) on
+/// loopback behind a proxy the script can cut: bad input refused before any
+/// work, entries applied by the others within 2x the sync interval, a
+/// finding in the bucket when a SIGKILLed node had reported it, the
+/// restarted node resuming from its cursors, an injection reaching every
+/// node, nothing stored under two names, fuzzing through a storage outage
+/// and nothing lost.
+#[test]
+fn a_campaign_shared_by_three_nodes_through_s3() {
+    let stdout = run_driver(&python(), "tests/e2e/shared_s3.py", &[]);
+    assert!(stdout.contains("shared_s3: all checks passed"), "{stdout}");
+}

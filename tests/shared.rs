@@ -132,7 +132,7 @@ fn an_injection_given_to_one_node_runs_on_every_node() {
     let store = tempfile::tempdir().unwrap();
     let url = format!("file://{}", store.path().display());
     let (a_dir, b_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let mut cfg = |node: &str, seed| {
+    let cfg = |node: &str, seed| {
         let mut c = config(&url, node, seed, rudder::config::UNLIMITED);
         c.keep_alive = true;
         c

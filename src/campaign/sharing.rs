@@ -36,6 +36,9 @@ use std::time::{Duration, Instant};
 /// the next sync that gets through pushes it).
 pub const FINDING_WAIT: Duration = Duration::from_secs(3);
 
+/// New nodes are looked for every this many syncs (a list of `nodes/`).
+const NODE_LIST_EVERY: u64 = 5;
+
 /// A node of the campaign as `status` shows it.
 #[derive(Clone, Debug, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -305,6 +308,11 @@ struct Node {
     rate: Option<(Instant, u64)>,
     calls_per_second: f64,
     warned: Option<Instant>,
+    interval_ms: u64,
+    /// The other nodes (from the last listing of `nodes/`).
+    known_nodes: Vec<NodeId>,
+    /// Stale heartbeats (node, its time) whose log was listed once.
+    listed_stale: HashSet<(String, u64)>,
     /// The target's ABIs and the campaign's executor row, for pulled entries.
     abis_target: Arc<Target>,
 }
@@ -396,6 +404,9 @@ pub(super) fn join(
                 rate: None,
                 calls_per_second: 0.0,
                 warned: None,
+                interval_ms: interval.as_millis() as u64,
+                known_nodes: Vec::new(),
+                listed_stale: HashSet::new(),
                 abis_target: target,
             };
             match node.join() {
@@ -580,11 +591,8 @@ impl Node {
     }
 
     fn run(&mut self, msgs: Receiver<Msg>, urgent: Receiver<Urgent>, interval: Duration) {
-        let control = loop {
-            match msgs.recv() {
-                Ok(Msg::Start(c)) => break c,
-                Ok(Msg::Finish) | Err(_) => return,
-            }
+        let Ok(Msg::Start(control)) = msgs.recv() else {
+            return; // finished (or dropped) before it started
         };
         for (from, batch) in std::mem::take(&mut self.deferred) {
             self.apply(Some(&control), &from, batch);
@@ -612,14 +620,46 @@ impl Node {
         }
     }
 
-    /// A worker's new finding: into the store now; named in the next batch.
+    /// A worker's new finding: into the store now, with a batch of its own
+    /// naming it, so that every node learns it even if this one dies next.
     fn urgent(&mut self, u: Urgent) {
-        let ok = !self.state.findings.contains(&u.key)
-            && self.bucket.put(&u.key, u.bytes.clone()).is_ok();
-        if ok && self.pending.names.insert(u.key.clone()) {
-            self.pending.findings.push((u.key, None));
+        if self.state.findings.contains(&u.key) {
+            let _ = u.done.send(true);
+            return;
+        }
+        let stored = self.bucket.put(&u.key, u.bytes.clone()).and_then(|()| {
+            let batch = Batch {
+                node: self.node.to_string(),
+                seq: self.state.next_batch,
+                ts_ms: crate::eventlog::now_ms(),
+                findings: vec![u.key.clone()],
+                ..Batch::default()
+            };
+            self.put_batch(&batch)
+        });
+        let ok = matches!(stored, Ok(true));
+        if ok {
+            self.state.findings.insert(u.key.clone());
+            self.save_state();
+        } else if self.pending.names.insert(u.key.clone()) {
+            // Named (and put, if it was not) by the next sync that gets through.
+            self.pending.findings.push((u.key, Some(u.bytes)));
         }
         let _ = u.done.send(ok);
+    }
+
+    /// Writes `batch` under the next number: `Ok(false)` when that number
+    /// was taken (by an earlier life of this node), which is then skipped.
+    fn put_batch(&mut self, batch: &Batch) -> Result<bool, SharedError> {
+        let name = format!(
+            "{}/{}",
+            key::batches(&self.node),
+            key::batch_name(self.state.next_batch)
+        );
+        let bytes = serde_json::to_vec(batch).expect("batches serialize");
+        let created = self.bucket.put_new(&name, bytes)?;
+        self.state.next_batch += 1;
+        Ok(created)
     }
 
     fn sync(&mut self, control: &Control, last: bool) {
@@ -794,18 +834,9 @@ impl Node {
             injections: self.pending.injections.clone(),
             specs: self.pending.specs.iter().map(|(_, v)| v.clone()).collect(),
         };
-        let name = format!(
-            "{}/{}",
-            key::batches(&self.node),
-            key::batch_name(batch.seq)
-        );
-        let bytes = serde_json::to_vec(&batch).expect("batches serialize");
-        if !self.bucket.put_new(&name, bytes)? {
-            // An earlier life of this node wrote that number: take the next.
-            self.state.next_batch += 1;
-            return Ok(());
+        if !self.put_batch(&batch)? {
+            return Ok(()); // the number was taken: the next sync takes the next one
         }
-        self.state.next_batch += 1;
         for (sha, _) in self.pending.entries.drain(..n_entries) {
             self.pending.names.remove(&sha);
             self.state.entries.insert(sha);
@@ -829,16 +860,46 @@ impl Node {
     /// Reads every other node's new batches (and heartbeat); applies them
     /// (before the campaign starts: downloads their entries, keeps the rest).
     fn pull(&mut self, control: Option<&Control>) -> Result<(), SharedError> {
-        let nodes = self.bucket.children(key::NODES)?;
+        // New nodes are found by listing nodes/ at the first syncs and then
+        // every NODE_LIST_EVERY syncs.
+        if self.counters.syncs < 2 || self.counters.syncs.is_multiple_of(NODE_LIST_EVERY) {
+            self.known_nodes = self
+                .bucket
+                .children(key::NODES)?
+                .into_iter()
+                .filter(|n| n != self.node.as_str())
+                .filter_map(|n| NodeId::parse("node", &n).ok())
+                .collect();
+        }
         let mut downloaded = 0;
-        for n in nodes {
-            if n == self.node.as_str() {
+        let now = crate::eventlog::now_ms();
+        for other in self.known_nodes.clone() {
+            let n = other.to_string();
+            let beat = self
+                .bucket
+                .get(&key::heartbeat(&other))?
+                .and_then(|b| serde_json::from_slice::<Heartbeat>(&b).ok());
+            let cursor = self.state.cursors.get(&n).copied();
+            let unread = cursor.map_or(0, |c| c + 1);
+            // A node's heartbeat says how many batches it has written: its
+            // log is listed only when that is more than this node has read,
+            // or once when the heartbeat has stopped moving (a node killed
+            // between a batch and its next heartbeat), or when it has none.
+            let list = match &beat {
+                Some(h) if h.batches > unread => true,
+                Some(h) => {
+                    now.saturating_sub(h.ts_ms) > 5 * self.interval_ms
+                        && self.listed_stale.insert((n.clone(), h.ts_ms))
+                }
+                None => true,
+            };
+            if let Some(h) = beat {
+                self.heartbeats.insert(n.clone(), h);
+            }
+            if !list {
                 continue;
             }
-            let Ok(other) = NodeId::parse("node", &n) else {
-                continue;
-            };
-            let after = self.state.cursors.get(&n).map(|s| key::batch_name(*s));
+            let after = cursor.map(key::batch_name);
             for name in self
                 .bucket
                 .list_after(&key::batches(&other), after.as_deref())?
@@ -860,11 +921,6 @@ impl Node {
                     None => self.deferred.push((n.clone(), batch)),
                 }
                 self.state.cursors.insert(n.clone(), seq);
-            }
-            if let Some(b) = self.bucket.get(&key::heartbeat(&other))?
-                && let Ok(h) = serde_json::from_slice::<Heartbeat>(&b)
-            {
-                self.heartbeats.insert(n.clone(), h);
             }
         }
         if downloaded > 0

@@ -257,7 +257,12 @@ impl Bucket {
                 ]
                 .iter()
                 .any(|w| lower.contains(w));
-                if denied {
+                if lower.contains("nosuchbucket") {
+                    SharedError::Store {
+                        message: "the bucket does not exist (create it first, or check the URL and AWS_ENDPOINT_URL)".into(),
+                        url,
+                    }
+                } else if denied {
                     SharedError::Denied { url, message }
                 } else if unreachable {
                     SharedError::Unreachable { url, message }

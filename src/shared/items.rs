@@ -401,7 +401,7 @@ mod tests {
         // Idempotent and commutative: applying again adds nothing.
         assert_eq!(merge_coverage(&mut a, &b), 0);
         let packed = CoverageBits::pack(&a);
-        assert_eq!(packed.points, 5);
+        assert_eq!(packed.points, 6);
         assert_eq!(packed.unpack().unwrap(), a);
     }
 
