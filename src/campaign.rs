@@ -52,7 +52,6 @@ use crossbeam::utils::CachePadded;
 use generate::{Callable, Dictionary};
 use persist::{StoredEntry, StoredReproducer, WriteJob, Writer};
 use properties::{TestCase, TestKind, TestStore};
-use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -12,8 +12,11 @@
 //!                                     (immutable; two nodes finding it write the same name)
 //! findings/{test}/{sha256}.json       a falsified test's reproducer, named by its sequence;
 //!                                     the campaign's answer is the shortest (ties: the hash)
+//! optima/{test}/{sha256}.json         an optimization test's value and the sequence reaching
+//!                                     it; merged by max (replayed before it is taken)
 //! nodes/{node}/batches/{seq}.json     a node's append-only log: the entries, findings,
-//!                                     injections and specs it added (immutable, numbered)
+//!                                     optima, injections and specs it added (immutable,
+//!                                     numbered)
 //! nodes/{node}/heartbeat.json         the node's counters and cursors (overwritten)
 //! nodes/{node}/coverage.json          the node's coverage bitmap (overwritten; merged by OR)
 //! ```

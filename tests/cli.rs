@@ -24,6 +24,11 @@ fn absurd_limits_are_usage_errors_naming_the_flag() {
         ("--seq-len", "0", "--seq-len"),
         ("--workers", "10000", "--workers"),
         ("--workers", "0", "--workers"),
+        ("--shared", "bucket/prefix", "--shared"),
+        ("--shared", "s3://Not_A_Bucket/x", "--shared"),
+        ("--shared", "file://relative", "--shared"),
+        ("--shared-sync-ms", "5", "--shared-sync-ms"),
+        ("--node-id", "a/b", "--node-id"),
     ] {
         let (code, err) = rudder(&[
             "fuzz",

@@ -167,6 +167,27 @@ fn an_injection_given_to_one_node_runs_on_every_node() {
 }
 
 #[test]
+fn optimization_values_merge_by_max() {
+    let store = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", store.path().display());
+    let (a_dir, b_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let opt = |node: &str, seed, limit| Config {
+        test_mode: rudder::config::TestMode::Optimization,
+        ..config(&url, node, seed, limit)
+    };
+    let a = start("Optimize", opt("a", 6, 100_000), a_dir.path())
+        .unwrap()
+        .wait();
+    assert_eq!(a.tests[0].value.as_deref(), Some("1020"), "{}", a.text());
+    // B, with one call of its own, ends with A's best value, replayed here.
+    let b = start("Optimize", opt("b", 1, 1), b_dir.path())
+        .unwrap()
+        .wait();
+    assert_eq!(b.tests[0].value.as_deref(), Some("1020"), "{}", b.text());
+    assert_eq!(b.tests[0].sequence, ["play(255)", "play(255)"]);
+}
+
+#[test]
 fn a_store_holding_another_campaign_is_refused_before_any_work() {
     let store = tempfile::tempdir().unwrap();
     let url = format!("file://{}", store.path().display());

@@ -383,19 +383,29 @@ impl Engine {
         }
     }
 
+    /// Optimization test `id`'s best value and sequence in their stored
+    /// form (`None`: no value yet).
+    pub(crate) fn stored_optimum(&self, id: TestId) -> Option<persist::StoredOptimum> {
+        let (case, o) = (self.tests.case(id)?, self.tests.optimum(id)?);
+        Some(persist::StoredOptimum {
+            test: case.name.clone(),
+            value: o.value.to_string(),
+            sequence: o
+                .sequence
+                .iter()
+                .map(|t| StoredTx::from_tx(t, None))
+                .collect(),
+        })
+    }
+
     pub(crate) fn persist_optimum(&self, id: TestId) {
-        let (Some(case), Some(o)) = (self.tests.case(id), self.tests.optimum(id)) else {
+        let Some(stored) = self.stored_optimum(id) else {
             return;
         };
-        let stored = json!({
-            "test": case.name,
-            "value": o.value.to_string(),
-            "sequence": o.sequence.iter().map(|t| StoredTx::from_tx(t, None)).collect::<Vec<_>>(),
-        });
-        self.writer.send(WriteJob::File(
-            self.layout.optimum(&case.name),
-            stored.to_string().into_bytes(),
-        ));
+        let path = self.layout.optimum(&stored.test);
+        if let Ok(bytes) = serde_json::to_vec(&stored) {
+            self.writer.send(WriteJob::File(path, bytes));
+        }
     }
 
     /// Test hook: makes worker `worker` panic at its next sequence, to check

@@ -276,6 +276,17 @@ pub struct StoredEntry {
     pub txs: Vec<StoredTx>,
 }
 
+/// An optimization test's best value and the sequence that reaches it, on
+/// disk (`optimization/`) and in a shared store (`optima/`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredOptimum {
+    pub test: String,
+    /// The value, a decimal `int256`.
+    pub value: String,
+    pub sequence: Vec<StoredTx>,
+}
+
 /// A falsified test on disk.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -12,8 +12,8 @@
 //! node fuzzes on, and the next sync that gets through pushes what is owed.
 //! A restarted node reads its cursors and downloads only what is new.
 
-use super::persist::{StoredEntry, StoredReproducer, write_atomic};
-use super::properties::{FoundBy, TestCase};
+use super::persist::{StoredEntry, StoredOptimum, StoredReproducer, write_atomic};
+use super::properties::{FoundBy, Optimum, TestCase, TestKind};
 use super::{CampaignError, Control, Engine, Goal, Layout, Oracle};
 use crate::config::Config;
 use crate::executor::Target;
@@ -87,6 +87,8 @@ pub struct SharedStatus {
     pub pulled_entries: u64,
     /// Falsified tests learned from other nodes (replayed here, still failing).
     pub learned_findings: u64,
+    /// Optimization values learned from other nodes (replayed here, reached).
+    pub learned_optima: u64,
     /// Injections other nodes were given, run here.
     pub shared_injections: u64,
     /// Coverage points reached by any node (their bitmaps merged by OR).
@@ -246,7 +248,7 @@ fn finding_key(r: &StoredReproducer) -> String {
 
 /// What this node has of the store, kept in `shared-node.json`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 struct LocalState {
     url: String,
     node: String,
@@ -258,6 +260,8 @@ struct LocalState {
     entries: BTreeSet<String>,
     /// Findings (keys) the store has that this node knows of.
     findings: BTreeSet<String>,
+    /// Optimization values (keys) the store has that this node knows of.
+    optima: BTreeSet<String>,
     /// Runtime specs (names) in the store.
     specs: BTreeSet<String>,
     /// How far the command log has been shared (bytes).
@@ -275,6 +279,7 @@ struct Pending {
     entries: Vec<(String, Vec<u8>)>,
     /// A finding's key and, unless it is in the store already, its bytes.
     findings: Vec<(String, Option<Vec<u8>>)>,
+    optima: Vec<(String, Vec<u8>)>,
     specs: Vec<(String, serde_json::Value)>,
     injections: Vec<SharedInjection>,
     /// The command-log offset the injections above were read up to.
@@ -284,7 +289,11 @@ struct Pending {
 
 impl Pending {
     fn len(&self) -> usize {
-        self.entries.len() + self.findings.len() + self.specs.len() + self.injections.len()
+        self.entries.len()
+            + self.findings.len()
+            + self.optima.len()
+            + self.specs.len()
+            + self.injections.len()
     }
 }
 
@@ -473,6 +482,74 @@ impl Engine {
     /// The shared campaign as this node last saw it (`None`: not shared).
     pub fn shared_status(&self) -> Option<SharedStatus> {
         self.sharing.as_ref().map(|l| l.status())
+    }
+
+    /// Takes another node's optimization value when it beats this node's
+    /// and its sequence, replayed here, reaches it. Returns whether it did.
+    fn adopt_optimum(&self, stored: &StoredOptimum, from: &str) -> Result<bool, String> {
+        let Some(case) = self
+            .tests
+            .cases()
+            .find(|c| c.name == stored.test && c.kind == TestKind::Optimization)
+        else {
+            return Ok(false);
+        };
+        let value: alloy_primitives::I256 = stored
+            .value
+            .parse()
+            .map_err(|e| format!("value {:?}: {e}", stored.value))?;
+        let abis = crate::tx::Abis {
+            target: &self.target.functions,
+            others: &self.target.others,
+        };
+        let seq: Vec<Tx> = stored
+            .sequence
+            .iter()
+            .map(|t| t.to_tx(abis))
+            .collect::<Result<_, _>>()?;
+        // The larger value wins; at the same value, the shorter sequence
+        // (ties: the smaller hash), as for findings.
+        let current = self.tests.optimum(case.id);
+        let same_value = match &current {
+            Some(o) if o.value > value => return Ok(false),
+            Some(o) if o.value == value => {
+                let mine = (o.sequence.len(), tx_sha(&o.sequence));
+                if (seq.len(), calls_sha(&stored.sequence)) >= mine {
+                    return Ok(false);
+                }
+                true
+            }
+            _ => false,
+        };
+        let reached = {
+            let _row = self.corpus_files.replaying();
+            let mut ex = self.target.executor(self.workers);
+            Oracle::new(self, &mut ex)
+                .check(Goal::Reaches(case, value), &seq)
+                .is_some()
+        };
+        if !reached {
+            tracing::warn!(
+                "node {from}'s value {value} of {} is not reached here; not taken",
+                case.name
+            );
+            return Ok(false);
+        }
+        if same_value {
+            self.tests.replace_optimum_sequence(case.id, value, seq);
+            self.persist_optimum(case.id);
+            return Ok(true);
+        }
+        let improved = self.tests.offer(case.id, value, || Optimum {
+            value,
+            sequence: seq,
+            worker: None,
+            found_ms: crate::eventlog::now_ms(),
+        });
+        if improved {
+            self.persist_optimum(case.id);
+        }
+        Ok(improved)
     }
 
     /// Takes another node's reproducer: replayed here, it must still fail;
@@ -735,6 +812,15 @@ impl Node {
                     self.pending.findings.push((k, Some(bytes)));
                 }
             }
+            if case.kind == TestKind::Optimization
+                && let Some(o) = engine.stored_optimum(case.id)
+            {
+                let k = key::optimum(&super::persist::file_stem(&o.test), &calls_sha(&o.sequence));
+                if !self.state.optima.contains(&k) && self.pending.names.insert(k.clone()) {
+                    let bytes = serde_json::to_vec(&o).expect("optima serialize");
+                    self.pending.optima.push((k, bytes));
+                }
+            }
             if let Some(spec) = &case.spec
                 && !self.state.specs.contains(&case.name)
                 && self.pending.names.insert(format!("spec:{}", case.name))
@@ -819,10 +905,14 @@ impl Node {
                 self.bucket.put(k, b.clone())?;
             }
         }
+        for (k, bytes) in &self.pending.optima {
+            self.bucket.put(k, bytes.clone())?;
+        }
         let batch = Batch {
             node: self.node.to_string(),
             seq: self.state.next_batch,
             ts_ms: crate::eventlog::now_ms(),
+            optima: self.pending.optima.iter().map(|(k, _)| k.clone()).collect(),
             entries: self.pending.entries[..n_entries]
                 .iter()
                 .map(|(s, _)| s.clone())
@@ -845,6 +935,10 @@ impl Node {
         for (k, _) in self.pending.findings.drain(..n_findings) {
             self.pending.names.remove(&k);
             self.state.findings.insert(k);
+        }
+        for (k, _) in self.pending.optima.drain(..) {
+            self.pending.names.remove(&k);
+            self.state.optima.insert(k);
         }
         for (name, _) in self.pending.specs.drain(..) {
             self.pending.names.remove(&format!("spec:{name}"));
@@ -1012,6 +1106,24 @@ impl Node {
                 Err(e) => tracing::warn!("finding {k} of node {from}: not a reproducer: {e}"),
             }
         }
+        for k in batch.optima {
+            if self.state.optima.contains(&k) {
+                continue;
+            }
+            let stored = match self.bucket.get(&k) {
+                Ok(Some(b)) => serde_json::from_slice::<StoredOptimum>(&b),
+                Ok(None) | Err(_) => continue,
+            };
+            self.state.optima.insert(k.clone());
+            match stored {
+                Ok(o) => match engine.adopt_optimum(&o, from) {
+                    Ok(true) => self.counters.learned_optima += 1,
+                    Ok(false) => {}
+                    Err(e) => tracing::warn!("optimum {k} of node {from}: {e}"),
+                },
+                Err(e) => tracing::warn!("optimum {k} of node {from}: not an optimum: {e}"),
+            }
+        }
         for inj in batch.injections {
             match control.inject_shared(&inj.sequence, inj.repeat, from) {
                 Ok(_) => self.counters.shared_injections += 1,
@@ -1082,6 +1194,11 @@ impl Node {
             cursors: self.state.cursors.clone(),
             pending: self.pending.len() as u64,
             ended: last,
+            syncs: self.counters.syncs + 1,
+            // This request included.
+            requests: self.bucket.requests() + 1,
+            pushed_entries: self.counters.pushed_entries,
+            pulled_entries: self.counters.pulled_entries,
         };
         self.bucket.put(
             &key::heartbeat(&self.node),

@@ -116,6 +116,11 @@ pub mod key {
         format!("findings/{test_stem}/{sha}.json")
     }
 
+    /// An optimization test's value, by the SHA-256 of the sequence reaching it.
+    pub fn optimum(test_stem: &str, sha: &str) -> String {
+        format!("optima/{test_stem}/{sha}.json")
+    }
+
     /// The folder of a node's batches.
     pub fn batches(node: &NodeId) -> String {
         format!("nodes/{node}/batches")
@@ -220,6 +225,9 @@ pub struct Batch {
     /// Keys of findings (`findings/{test}/{sha}.json`).
     #[serde(default)]
     pub findings: Vec<String>,
+    /// Keys of optimization values (`optima/{test}/{sha}.json`).
+    #[serde(default)]
+    pub optima: Vec<String>,
     #[serde(default)]
     pub injections: Vec<SharedInjection>,
     /// Runtime specs as `submit_new_spec` took them (their stored form).
@@ -231,6 +239,7 @@ impl Batch {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
             && self.findings.is_empty()
+            && self.optima.is_empty()
             && self.injections.is_empty()
             && self.specs.is_empty()
     }
@@ -260,6 +269,16 @@ pub struct Heartbeat {
     /// Whether this node's campaign has ended.
     #[serde(default)]
     pub ended: bool,
+    /// Syncs this node has made, and requests to the store in them.
+    #[serde(default)]
+    pub syncs: u64,
+    #[serde(default)]
+    pub requests: u64,
+    /// Corpus entries this node put in the store, and took from it.
+    #[serde(default)]
+    pub pushed_entries: u64,
+    #[serde(default)]
+    pub pulled_entries: u64,
 }
 
 /// A node's coverage: per code object (in the manifest's order), a bitmap

@@ -1,0 +1,216 @@
+"""Shared campaigns, measured (BENCHMARKS.md, "Campaigns past one machine").
+
+  .venv/bin/python scripts/shared_bench.py [--seconds S] [--reps R] [--short]
+
+(scripts/setup-python.sh makes .venv with moto; target/release/rudder or
+$RUDDER is the binary.) Prints markdown tables:
+
+  1. overhead: calls/s of one node with sync on (moto's S3 on loopback, and
+     a file:// store) against sync off, the runs alternated, same seconds;
+  2. scaling: two single-worker nodes sharing a campaign against one, on
+     Maze1 (every node fuzzes the same maze): calls/s summed, and the time
+     to falsify each maze site by the first node that does;
+  3. requests per node per sync as the corpus grows, and with 1 to 4 nodes,
+     from the nodes' heartbeats (`syncs`, `requests`).
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+from common import free_port  # noqa: E402
+
+RUDDER = os.environ.get("RUDDER", os.path.join(ROOT, "target", "release", "rudder"))
+MAZE = os.path.join(ROOT, "contracts", "out", "Maze1.json")
+BUCKET = "bench"
+
+
+def start_moto():
+    port = free_port()
+    p = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit("moto_server did not start")
+            time.sleep(0.1)
+    import boto3
+    boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+                 aws_access_key_id="x", aws_secret_access_key="x").create_bucket(Bucket=BUCKET)
+    return p, port
+
+
+def env(port):
+    e = dict(os.environ, AWS_ACCESS_KEY_ID="x", AWS_SECRET_ACCESS_KEY="x", AWS_REGION="us-east-1",
+             AWS_ALLOW_HTTP="true")
+    if port:
+        e["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{port}"
+    return e
+
+
+def launch(work, name, seconds, workers, shared=None, port=None, seed=1, sync_ms=2000, mode="property"):
+    out = os.path.join(work, name)
+    args = [RUDDER, "fuzz", MAZE, "--no-ui", "--format", "json", "--workers", str(workers),
+            "--seed", str(seed), "--timeout", str(seconds), "--test-limit", "18446744073709551615",
+            "--test-mode", mode, "--out-dir", out]
+    if shared:
+        args += ["--shared", shared, "--node-id", name, "--shared-sync-ms", str(sync_ms)]
+    p = subprocess.Popen(args, env=env(port), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return p, out
+
+
+def report(p):
+    out, _ = p.communicate(timeout=600)
+    return json.loads(out)
+
+
+def calls_per_second(r):
+    return r["calls"] / max(r["elapsedSecs"], 1e-9)
+
+
+def falsify_times(out):
+    """{test: seconds from the node's start} for each test its journal says it falsified."""
+    times = {}
+    for path in glob.glob(os.path.join(out, "journal", "run-*.jsonl")):
+        start = None
+        with open(path) as f:
+            for line in f:
+                e = json.loads(line)
+                t = _ms(e["timestamp"])
+                if start is None:
+                    start = t
+                if e.get("eventType") == "PropertyFalsified":
+                    name = e["data"].get("property")
+                    times.setdefault(name, (t - start) / 1000)
+    return times
+
+
+def _ms(ts):
+    from datetime import datetime
+    return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000
+
+
+def overhead(work, seconds, reps, port):
+    rows = {"off": [], "file": [], "s3": []}
+    for rep in range(reps):
+        order = ["off", "file", "s3"] if rep % 2 == 0 else ["s3", "file", "off"]
+        for kind in order:
+            shared = {"off": None, "file": f"file://{work}/store-{rep}",
+                      "s3": f"s3://{BUCKET}/overhead-{rep}"}[kind]
+            p, _ = launch(work, f"o-{kind}-{rep}", seconds, 2, shared, port if kind == "s3" else None,
+                          seed=rep + 1, sync_ms=1000, mode="exploration")
+            rows[kind].append(calls_per_second(report(p)))
+    off = statistics.median(rows["off"])
+    print(f"\n### Sync on vs off (Maze1, exploration, 2 workers, {seconds} s, {reps} runs each, alternated; sync every 1 s)\n")
+    print("| store | calls/s (median) | runs | × off |")
+    print("|---|---|---|---|")
+    for kind in ("off", "file", "s3"):
+        med = statistics.median(rows[kind])
+        print(f"| {kind} | {med:,.0f} | {', '.join(f'{x:,.0f}' for x in rows[kind])} | {med / off:.3f} |")
+
+
+def scaling(work, seconds, reps, port):
+    one, two, sites1, sites2 = [], [], [], []
+    for rep in range(reps):
+        p, out = launch(work, f"s1-{rep}", seconds, 1, seed=rep + 1)
+        r = report(p)
+        one.append(calls_per_second(r))
+        sites1.append(falsify_times(out))
+        url = f"s3://{BUCKET}/scale-{rep}"
+        a = launch(work, f"s2a-{rep}", seconds, 1, url, port, seed=rep + 1, sync_ms=1000)
+        b = launch(work, f"s2b-{rep}", seconds, 1, url, port, seed=rep + 101, sync_ms=1000)
+        ra, rb = report(a[0]), report(b[0])
+        two.append(calls_per_second(ra) + calls_per_second(rb))
+        ta, tb = falsify_times(a[1]), falsify_times(b[1])
+        sites2.append({k: min(v for v in (ta.get(k), tb.get(k)) if v is not None) for k in set(ta) | set(tb)})
+    print(f"\n### One node against two (Maze1, property mode, 1 worker per node, {seconds} s, {reps} runs; S3 on loopback)\n")
+    print("| nodes | calls/s summed (median) | runs | sites falsified (median) | median time to a site (s) |")
+    print("|---|---|---|---|---|")
+    for label, cps, sites in (("1", one, sites1), ("2", two, sites2)):
+        counts = [len(s) for s in sites]
+        times = [t for s in sites for t in s.values()]
+        print(f"| {label} | {statistics.median(cps):,.0f} | {', '.join(f'{x:,.0f}' for x in cps)} | "
+              f"{statistics.median(counts):.0f} | {statistics.median(times) if times else float('nan'):.1f} |")
+    print(f"\ntwo / one: {statistics.median(two) / statistics.median(one):.2f}x calls/s")
+
+
+def requests(work, seconds, port):
+    import boto3
+    s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+                      aws_access_key_id="x", aws_secret_access_key="x")
+    print(f"\n### Requests per node per sync (sync every 1 s, {seconds} s, 1 worker per node; S3 on loopback)\n")
+    print("| nodes | requests per sync per node | corpus entries in the store at the end |")
+    print("|---|---|---|")
+    growth = []
+    for n in (1, 2, 3, 4):
+        url = f"s3://{BUCKET}/req-{n}"
+        procs = [launch(work, f"r{n}-{i}", seconds, 1, url, port, seed=i + 1, sync_ms=1000) for i in range(n)]
+        samples = []
+        t_end = time.monotonic() + seconds
+        while time.monotonic() < t_end and n == 1:
+            h = _get(s3, f"req-1/nodes/r1-0/heartbeat.json")
+            if h:
+                samples.append((h["corpus"], h["syncs"], h["requests"]))
+            time.sleep(1)
+        for p, _ in procs:
+            report(p)
+        per = []
+        for i in range(n):
+            h = _get(s3, f"req-{n}/nodes/r{n}-{i}/heartbeat.json")
+            per.append(h["requests"] / max(h["syncs"], 1))
+        entries = len(s3.list_objects_v2(Bucket=BUCKET, Prefix=f"req-{n}/corpus/").get("Contents", []))
+        print(f"| {n} | {statistics.mean(per):.1f} | {entries} |")
+        if n == 1:
+            growth = samples
+    if len(growth) >= 3:
+        print("\nOne node as its corpus grows (per window between heartbeats read a second apart):\n")
+        print("| corpus entries | requests per sync in the window |")
+        print("|---|---|")
+        for (c0, s0, r0), (c1, s1, r1) in zip(growth, growth[1:]):
+            if s1 > s0:
+                print(f"| {c1} | {(r1 - r0) / (s1 - s0):.1f} |")
+
+
+def _get(s3, key):
+    try:
+        return json.loads(s3.get_object(Bucket=BUCKET, Key=key)["Body"].read())
+    except Exception:
+        return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--short", action="store_true", help="CI: 3 s runs, one rep, overhead only")
+    a = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="rudder-shared-bench-")
+    moto, port = start_moto()
+    try:
+        if a.short:
+            overhead(work, 3, 1, port)
+        else:
+            print(f"machine: {os.cpu_count()} cores; rudder {RUDDER}")
+            overhead(work, a.seconds, a.reps, port)
+            scaling(work, a.seconds, a.reps, port)
+            requests(work, a.seconds, port)
+    finally:
+        moto.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
