@@ -77,6 +77,31 @@ def report(p):
     return json.loads(out)
 
 
+def thread_cpu(pid, name):
+    """CPU seconds the process's thread `name` has used so far (0 if none)."""
+    total = 0
+    for task in glob.glob(f"/proc/{pid}/task/*"):
+        try:
+            with open(f"{task}/comm") as f:
+                if f.read().strip() != name:
+                    continue
+            with open(f"{task}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        except OSError:
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def report_with_sync_cpu(p):
+    """The report, and the sync thread's CPU seconds read just before the end."""
+    cpu = 0.0
+    while p.poll() is None:
+        cpu = max(cpu, thread_cpu(p.pid, "rudder-sync"))
+        time.sleep(0.25)
+    return report(p), cpu
+
+
 def calls_per_second(r):
     return r["calls"] / max(r["elapsedSecs"], 1e-9)
 
@@ -103,8 +128,17 @@ def _ms(ts):
     return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000
 
 
-def overhead(work, seconds, reps, port):
+def process_cpu(pid):
+    """CPU seconds process `pid` has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def overhead(work, seconds, reps, port, moto_pid):
     rows = {"off": [], "file": [], "s3": []}
+    cpu = {"off": [], "file": [], "s3": []}
+    server = []
     for rep in range(reps):
         order = ["off", "file", "s3"] if rep % 2 == 0 else ["s3", "file", "off"]
         for kind in order:
@@ -112,31 +146,40 @@ def overhead(work, seconds, reps, port):
                       "s3": f"s3://{BUCKET}/overhead-{rep}"}[kind]
             p, _ = launch(work, f"o-{kind}-{rep}", seconds, 2, shared, port if kind == "s3" else None,
                           seed=rep + 1, sync_ms=1000, mode="exploration")
-            rows[kind].append(calls_per_second(report(p)))
+            before = process_cpu(moto_pid)
+            r, c = report_with_sync_cpu(p)
+            if kind == "s3":
+                server.append(process_cpu(moto_pid) - before)
+            rows[kind].append(calls_per_second(r))
+            cpu[kind].append(c)
     off = statistics.median(rows["off"])
     print(f"\n### Sync on vs off (Maze1, exploration, 2 workers, {seconds} s, {reps} runs each, alternated; sync every 1 s)\n")
-    print("| store | calls/s (median) | runs | × off |")
-    print("|---|---|---|---|")
+    print("| store | calls/s (median) | runs | × off | sync thread CPU per run (s) |")
+    print("|---|---|---|---|---|")
     for kind in ("off", "file", "s3"):
         med = statistics.median(rows[kind])
-        print(f"| {kind} | {med:,.0f} | {', '.join(f'{x:,.0f}' for x in rows[kind])} | {med / off:.3f} |")
+        c = "–" if kind == "off" else f"{statistics.median(cpu[kind]):.2f} ({statistics.median(cpu[kind]) / seconds * 100:.1f}% of a core)"
+        print(f"| {kind} | {med:,.0f} | {', '.join(f'{x:,.0f}' for x in rows[kind])} | {med / off:.3f} | {c} |")
+    print(f"\nmoto's server (same machine) used {statistics.median(server):.2f} s of CPU per S3 run (median),"
+          f" {statistics.median(server) / seconds * 100:.0f}% of a core.")
 
 
-def scaling(work, seconds, reps, port):
+def scaling(work, seconds, reps, port, store):
     one, two, sites1, sites2 = [], [], [], []
     for rep in range(reps):
         p, out = launch(work, f"s1-{rep}", seconds, 1, seed=rep + 1)
         r = report(p)
         one.append(calls_per_second(r))
         sites1.append(falsify_times(out))
-        url = f"s3://{BUCKET}/scale-{rep}"
+        url = f"s3://{BUCKET}/scale-{rep}" if store == "s3" else f"file://{work}/scale-{rep}"
         a = launch(work, f"s2a-{rep}", seconds, 1, url, port, seed=rep + 1, sync_ms=1000)
-        b = launch(work, f"s2b-{rep}", seconds, 1, url, port, seed=rep + 101, sync_ms=1000)
+        b = launch(work, f"s2b-{rep}", seconds, 1, url, port, seed=rep + 2, sync_ms=1000)
         ra, rb = report(a[0]), report(b[0])
         two.append(calls_per_second(ra) + calls_per_second(rb))
         ta, tb = falsify_times(a[1]), falsify_times(b[1])
         sites2.append({k: min(v for v in (ta.get(k), tb.get(k)) if v is not None) for k in set(ta) | set(tb)})
-    print(f"\n### One node against two (Maze1, property mode, 1 worker per node, {seconds} s, {reps} runs; S3 on loopback)\n")
+    where = "moto's S3 on loopback, on the same 2 cores" if store == "s3" else "a file:// store"
+    print(f"\n### One node against two (Maze1, property mode, 1 worker per node, {seconds} s, {reps} runs; {where})\n")
     print("| nodes | calls/s summed (median) | runs | sites falsified (median) | median time to a site (s) |")
     print("|---|---|---|---|---|")
     for label, cps, sites in (("1", one, sites1), ("2", two, sites2)):
@@ -196,17 +239,23 @@ def main():
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--short", action="store_true", help="CI: 3 s runs, one rep, overhead only")
+    ap.add_argument("--scale-store", choices=["file", "s3"], default="file",
+                    help="the store of the one-vs-two table (moto's server takes CPU from the nodes)")
+    ap.add_argument("--only", choices=["overhead", "scaling", "requests"], help="one table")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="rudder-shared-bench-")
     moto, port = start_moto()
     try:
         if a.short:
-            overhead(work, 3, 1, port)
+            overhead(work, 3, 1, port, moto.pid)
         else:
             print(f"machine: {os.cpu_count()} cores; rudder {RUDDER}")
-            overhead(work, a.seconds, a.reps, port)
-            scaling(work, a.seconds, a.reps, port)
-            requests(work, a.seconds, port)
+            if a.only in (None, "overhead"):
+                overhead(work, a.seconds, a.reps, port, moto.pid)
+            if a.only in (None, "scaling"):
+                scaling(work, a.seconds, a.reps, port, a.scale_store)
+            if a.only in (None, "requests"):
+                requests(work, a.seconds, port)
     finally:
         moto.kill()
         shutil.rmtree(work, ignore_errors=True)

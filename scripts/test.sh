@@ -53,6 +53,11 @@ echo "$maze" | grep -qE "^1 +1 +11 +[0-9]+ " || { echo "maze benchmark printed n
 maze=$(RUDDER_PREBUILT=1 bash scripts/maze_bench.sh -A -m 1 -t 5 -S 1 -T rudder)
 echo "$maze"
 echo "$maze" | grep -qE "^1 +1 +11 +[1-9][0-9]* " || { echo "assertion-form maze: no probe falsified"; exit 1; }
+echo "== shared campaign benchmark, short (sync on vs off, moto's S3 and a folder, 3 s each; the full tables: BENCHMARKS.md)"
+py=$(bash scripts/setup-python.sh)
+shared=$("$py" scripts/shared_bench.py --short)
+echo "$shared"
+echo "$shared" | grep -qE '^\| s3 \| [0-9,]+ ' || { echo "shared benchmark printed no S3 row"; exit 1; }
 # The benches are type-checked by the clippy gate above (--all-targets);
 # `cargo bench` builds and runs them on demand (BENCHMARKS.md).
 echo "== loom model of the event ring (crates/lockfree alone, loom's atomics)"
