@@ -18,7 +18,6 @@ import glob
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,26 +26,15 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
-from common import free_port  # noqa: E402
+from common import start_moto  # noqa: E402
 
 RUDDER = os.environ.get("RUDDER", os.path.join(ROOT, "target", "release", "rudder"))
 MAZE = os.path.join(ROOT, "contracts", "out", "Maze1.json")
 BUCKET = "bench"
 
 
-def start_moto():
-    port = free_port()
-    p = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise SystemExit("moto_server did not start")
-            time.sleep(0.1)
+def start_moto_with_bucket():
+    p, port = start_moto()
     import boto3
     boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
                  aws_access_key_id="x", aws_secret_access_key="x").create_bucket(Bucket=BUCKET)
@@ -77,13 +65,15 @@ def report(p):
     return json.loads(out)
 
 
-def thread_cpu(pid, name):
-    """CPU seconds the process's thread `name` has used so far (0 if none)."""
+def thread_cpu(pid, workers):
+    """CPU seconds the process's threads have used so far: the workers'
+    (`workers` true) or every other thread's (sync, its runtime's blocking
+    pool, journal, disk writer, sampler, main)."""
     total = 0
     for task in glob.glob(f"/proc/{pid}/task/*"):
         try:
             with open(f"{task}/comm") as f:
-                if f.read().strip() != name:
+                if f.read().strip().startswith("rudder-worker") != workers:
                     continue
             with open(f"{task}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
@@ -94,10 +84,11 @@ def thread_cpu(pid, name):
 
 
 def report_with_sync_cpu(p):
-    """The report, and the sync thread's CPU seconds read just before the end."""
+    """The report, and the CPU seconds of every thread but the workers,
+    read just before the end."""
     cpu = 0.0
     while p.poll() is None:
-        cpu = max(cpu, thread_cpu(p.pid, "rudder-sync"))
+        cpu = max(cpu, thread_cpu(p.pid, False))
         time.sleep(0.25)
     return report(p), cpu
 
@@ -154,12 +145,13 @@ def overhead(work, seconds, reps, port, moto_pid):
             cpu[kind].append(c)
     off = statistics.median(rows["off"])
     print(f"\n### Sync on vs off (Maze1, exploration, 2 workers, {seconds} s, {reps} runs each, alternated; sync every 1 s)\n")
-    print("| store | calls/s (median) | runs | × off | sync thread CPU per run (s) |")
+    print("| store | calls/s (median) | runs | × off | CPU of the threads other than workers per run (s) |")
     print("|---|---|---|---|---|")
     for kind in ("off", "file", "s3"):
         med = statistics.median(rows[kind])
-        c = "–" if kind == "off" else f"{statistics.median(cpu[kind]):.2f} ({statistics.median(cpu[kind]) / seconds * 100:.1f}% of a core)"
-        print(f"| {kind} | {med:,.0f} | {', '.join(f'{x:,.0f}' for x in rows[kind])} | {med / off:.3f} | {c} |")
+        c = statistics.median(cpu[kind])
+        print(f"| {kind} | {med:,.0f} | {', '.join(f'{x:,.0f}' for x in rows[kind])} | {med / off:.3f} | "
+              f"{c:.2f} ({c / seconds * 100:.1f}% of a core) |")
     print(f"\nmoto's server (same machine) used {statistics.median(server):.2f} s of CPU per S3 run (median),"
           f" {statistics.median(server) / seconds * 100:.0f}% of a core.")
 
@@ -244,7 +236,7 @@ def main():
     ap.add_argument("--only", choices=["overhead", "scaling", "requests"], help="one table")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="rudder-shared-bench-")
-    moto, port = start_moto()
+    moto, port = start_moto_with_bucket()
     try:
         if a.short:
             overhead(work, 3, 1, port, moto.pid)

@@ -77,9 +77,15 @@ pub(super) fn entry_files(dir: &Path) -> Vec<PathBuf> {
 impl Engine {
     /// Reads the corpus directory's entries the campaign does not know yet,
     /// replays each for its coverage and adds it to the corpus, until
-    /// `deadline`. Nothing on disk changes.
+    /// `deadline`. Nothing on disk changes. While another replay holds the
+    /// campaign's replay row (a shared campaign's sync replaying what other
+    /// nodes found) until the deadline, nothing is replayed and every new
+    /// file is `remaining`.
     pub fn reload_corpus(&self, deadline: Option<Instant>) -> Reload {
-        let _one = self.corpus_files.reading.lock();
+        let one = match deadline {
+            Some(d) => self.corpus_files.reading.try_lock_until(d),
+            None => Some(self.corpus_files.reading.lock()),
+        };
         let files = entry_files(&self.layout.coverage_dir());
         let total = files.len();
         let fresh: Vec<PathBuf> = {
@@ -90,6 +96,10 @@ impl Engine {
             already_known: total - fresh.len(),
             ..Reload::default()
         };
+        if one.is_none() {
+            out.remaining = fresh.len();
+            return out;
+        }
         if fresh.is_empty() {
             return out;
         }

@@ -1086,44 +1086,20 @@ impl Node {
                 Err(e) => tracing::warn!("spec {name:?} of node {from} not added: {e}"),
             }
         }
-        for k in batch.findings {
-            if self.state.findings.contains(&k) {
-                continue;
-            }
-            let stored = match self.bucket.get(&k) {
-                Ok(Some(b)) => serde_json::from_slice::<StoredReproducer>(&b),
-                // Not there (yet) or out of reach: the cursor stays, so it
-                // is read again with the batch.
-                Ok(None) | Err(_) => continue,
-            };
-            self.state.findings.insert(k.clone());
-            match stored {
-                Ok(r) => match engine.adopt_finding(&r, from) {
-                    Ok(true) => self.counters.learned_findings += 1,
-                    Ok(false) => {}
-                    Err(e) => tracing::warn!("finding {k} of node {from}: {e}"),
-                },
-                Err(e) => tracing::warn!("finding {k} of node {from}: not a reproducer: {e}"),
-            }
-        }
-        for k in batch.optima {
-            if self.state.optima.contains(&k) {
-                continue;
-            }
-            let stored = match self.bucket.get(&k) {
-                Ok(Some(b)) => serde_json::from_slice::<StoredOptimum>(&b),
-                Ok(None) | Err(_) => continue,
-            };
-            self.state.optima.insert(k.clone());
-            match stored {
-                Ok(o) => match engine.adopt_optimum(&o, from) {
-                    Ok(true) => self.counters.learned_optima += 1,
-                    Ok(false) => {}
-                    Err(e) => tracing::warn!("optimum {k} of node {from}: {e}"),
-                },
-                Err(e) => tracing::warn!("optimum {k} of node {from}: not an optimum: {e}"),
-            }
-        }
+        self.counters.learned_findings += take_each(
+            &self.bucket,
+            batch.findings,
+            &mut self.state.findings,
+            ("finding", from),
+            |r: &StoredReproducer| engine.adopt_finding(r, from),
+        );
+        self.counters.learned_optima += take_each(
+            &self.bucket,
+            batch.optima,
+            &mut self.state.optima,
+            ("optimum", from),
+            |o: &StoredOptimum| engine.adopt_optimum(o, from),
+        );
         for inj in batch.injections {
             match control.inject_shared(&inj.sequence, inj.repeat, from) {
                 Ok(_) => self.counters.shared_injections += 1,
@@ -1248,4 +1224,37 @@ impl Node {
         s.nodes = nodes;
         self.link.status.store(Arc::new(s));
     }
+}
+
+/// Reads each object `keys` names that `known` does not hold and hands it
+/// to `adopt`; returns how many `adopt` took. An object not there (yet) or
+/// out of reach stays unknown, so it is read again with its batch; one that
+/// is not a `T` is reported (as `what.0` of node `what.1`) and not read again.
+fn take_each<T: serde::de::DeserializeOwned>(
+    bucket: &Bucket,
+    keys: Vec<String>,
+    known: &mut BTreeSet<String>,
+    what: (&str, &str),
+    mut adopt: impl FnMut(&T) -> Result<bool, String>,
+) -> u64 {
+    let (kind, from) = what;
+    let mut taken = 0;
+    for k in keys {
+        if known.contains(&k) {
+            continue;
+        }
+        let Ok(Some(bytes)) = bucket.get(&k) else {
+            continue;
+        };
+        known.insert(k.clone());
+        match serde_json::from_slice::<T>(&bytes) {
+            Ok(item) => match adopt(&item) {
+                Ok(true) => taken += 1,
+                Ok(false) => {}
+                Err(e) => tracing::warn!("{kind} {k} of node {from}: {e}"),
+            },
+            Err(e) => tracing::warn!("{kind} {k} of node {from}: not readable: {e}"),
+        }
+    }
+    taken
 }

@@ -1,8 +1,10 @@
 """Helpers shared by the end-to-end scripts."""
 import asyncio
 import json
+import os
 import socket
 import subprocess
+import sys
 import time
 
 
@@ -49,3 +51,25 @@ def answer(result):
             except ValueError:
                 return {}
     return {}
+
+
+def start_moto(extra_env=None):
+    """Starts moto's S3 server (from .venv) on a free loopback port; returns
+    (process, port) once it accepts connections."""
+    port = free_port()
+    env = dict(os.environ, **(extra_env or {}))
+    p = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return p, port
+        except OSError:
+            if p.poll() is not None:
+                raise SystemExit("FAILED: moto_server exited")
+            if time.monotonic() > deadline:
+                raise SystemExit("FAILED: moto_server did not start")
+            time.sleep(0.1)

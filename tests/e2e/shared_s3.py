@@ -38,7 +38,7 @@ import boto3
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
-from common import answer, free_port, stop
+from common import answer, free_port, start_moto, stop
 
 RUDDER, WORK = sys.argv[1], sys.argv[2]
 SYNC_MS = int(sys.argv[3]) if len(sys.argv) > 3 else 500
@@ -126,25 +126,6 @@ class Proxy:
 
     def restore(self):
         self.up = True
-
-
-def start_moto(extra_env=None):
-    port = free_port()
-    env = dict(os.environ, **(extra_env or {}))
-    p = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            check(p.poll() is None, "moto_server exited")
-            check(time.monotonic() < deadline, "moto_server did not start")
-            time.sleep(0.1)
-    return p, port
 
 
 def aws_env(port, key="test"):
