@@ -401,7 +401,8 @@ async function stop(proc) {
   clearTimeout(timer);
 }
 
-/** `rudder fuzz --mcp-http --keep-alive` on a free loopback port. */
+/** `rudder fuzz --mcp-http --keep-alive` on a free loopback port, as a
+ * shared campaign (a folder store), so `status` answers with `shared`. */
 async function overHttp(rudder, work, listing, report) {
   const port = await freePort();
   const outDir = fs.mkdtempSync(path.join(work, `${SDK}-http-`));
@@ -410,7 +411,8 @@ async function overHttp(rudder, work, listing, report) {
   const proc = spawn(
     rudder,
     ["fuzz", TARGET, ...RUDDER_ARGS, "--keep-alive", "--timeout", "300",
-      "--out-dir", outDir, "--mcp-http", `127.0.0.1:${port}`],
+      "--out-dir", outDir, "--mcp-http", `127.0.0.1:${port}`,
+      "--shared", `file://${path.join(path.resolve(outDir), "store")}`],
     { stdio: ["ignore", "ignore", stderr] },
   );
   fs.closeSync(stderr);

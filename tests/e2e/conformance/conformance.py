@@ -398,14 +398,16 @@ async def over_stdio(rudder, work, listing, report):
 
 
 async def over_http(rudder, work, listing, report):
-    """`rudder fuzz --mcp-http --keep-alive` on a free loopback port."""
+    """`rudder fuzz --mcp-http --keep-alive` on a free loopback port, as a
+    shared campaign (a folder store), so `status` answers with `shared`."""
     port = free_port()
     out_dir = tempfile.mkdtemp(prefix=f"{SDK}-http-", dir=work)
     log = os.path.join(out_dir, "rudder.stderr")
     with open(log, "w") as stderr:
         proc = subprocess.Popen(
             [rudder, "fuzz", TARGET, *RUDDER_ARGS, "--keep-alive", "--timeout", "300",
-             "--out-dir", out_dir, "--mcp-http", f"127.0.0.1:{port}"],
+             "--out-dir", out_dir, "--mcp-http", f"127.0.0.1:{port}",
+             "--shared", "file://" + os.path.join(os.path.abspath(out_dir), "store")],
             stdout=subprocess.DEVNULL, stderr=stderr,
         )
     try:
