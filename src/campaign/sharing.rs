@@ -323,7 +323,7 @@ struct Node {
     /// Stale heartbeats (node, its time) whose log was listed once.
     listed_stale: HashSet<(String, u64)>,
     /// The target's ABIs and the campaign's executor row, for pulled entries.
-    abis_target: Arc<Target>,
+    target: Arc<Target>,
 }
 
 /// Joins the shared store named in `config` (if any) before any work:
@@ -416,7 +416,7 @@ pub(super) fn join(
                 interval_ms: interval.as_millis() as u64,
                 known_nodes: Vec::new(),
                 listed_stale: HashSet::new(),
-                abis_target: target,
+                target,
             };
             match node.join() {
                 Ok(()) => {
@@ -774,14 +774,12 @@ impl Node {
 
     /// What this node has found since the last sync, into `pending`.
     fn collect(&mut self, engine: &Engine) {
-        let entries: Vec<_> = engine
+        // Entries by index from the cursor: no walk over what was read.
+        while let Some(e) = engine
             .corpus
-            .entries()
-            .skip(self.corpus_cursor)
-            .cloned()
-            .collect();
-        self.corpus_cursor += entries.len();
-        for e in entries {
+            .get(crate::ids::EntryId(self.corpus_cursor as u64))
+        {
+            self.corpus_cursor += 1;
             if e.origin == crate::corpus::Origin::Replayed {
                 continue;
             }
@@ -839,12 +837,16 @@ impl Node {
             .pending
             .command_log_offset
             .unwrap_or(self.state.command_log_offset);
-        let Ok(text) = std::fs::read(layout.command_log()) else {
+        // Only what was appended since `from` is read.
+        let mut new = Vec::new();
+        let read = std::fs::File::open(layout.command_log()).and_then(|mut f| {
+            use std::io::{Read, Seek};
+            f.seek(std::io::SeekFrom::Start(from))?;
+            f.read_to_end(&mut new)
+        });
+        if read.is_err() {
             return;
-        };
-        let Some(new) = text.get(from as usize..) else {
-            return;
-        };
+        }
         // Whole lines only: a line being appended is read next time.
         let Some(end) = new.iter().rposition(|b| *b == b'\n') else {
             return;
@@ -1032,8 +1034,8 @@ impl Node {
     /// corpus directory (a reload or the resume replays them).
     fn download_entries(&mut self, batch: &Batch) -> Result<usize, SharedError> {
         let abis = crate::tx::Abis {
-            target: &self.abis_target.functions,
-            others: &self.abis_target.others,
+            target: &self.target.functions,
+            others: &self.target.others,
         };
         let mut n = 0;
         for sha in &batch.entries {
@@ -1112,22 +1114,26 @@ impl Node {
     /// coverage of nodes whose points changed.
     fn beat(&mut self, engine: &Engine, last: bool) -> Result<(), SharedError> {
         let points = engine.target.coverage.points();
-        let mine = engine.target.coverage.seen_bytes();
-        if self.pushed_points != Some(points) {
-            let bits = CoverageBits::pack(&mine);
+        let grew = self.pushed_points != Some(points);
+        if grew {
+            let bits = CoverageBits::pack(&engine.target.coverage.seen_bytes());
             self.bucket.put(
                 &key::coverage(&self.node),
                 serde_json::to_vec(&bits).expect("coverage serializes"),
             )?;
             self.pushed_points = Some(points);
         }
-        let mut merged = mine;
+        // Another node's bitmap is read again only when its points moved.
         let stale: Vec<(String, u64)> = self
             .heartbeats
             .iter()
-            .filter(|(n, h)| self.coverage.get(*n).is_none_or(|(p, _)| *p != h.points))
+            .filter(|(n, h)| {
+                n.as_str() != self.node.as_str()
+                    && self.coverage.get(*n).is_none_or(|(p, _)| *p != h.points)
+            })
             .map(|(n, h)| (n.clone(), h.points))
             .collect();
+        let merge = grew || !stale.is_empty();
         for (n, p) in stale {
             let Ok(id) = NodeId::parse("node", &n) else {
                 continue;
@@ -1139,14 +1145,17 @@ impl Node {
                 self.coverage.insert(n, (p, codes));
             }
         }
-        for (_, codes) in self.coverage.values() {
-            merge_coverage(&mut merged, codes);
+        if merge {
+            let mut merged = engine.target.coverage.seen_bytes();
+            for (_, codes) in self.coverage.values() {
+                merge_coverage(&mut merged, codes);
+            }
+            self.counters.campaign_points = merged
+                .iter()
+                .flatten()
+                .map(|b| u64::from(b.count_ones()))
+                .sum();
         }
-        self.counters.campaign_points = merged
-            .iter()
-            .flatten()
-            .map(|b| u64::from(b.count_ones()))
-            .sum();
         let calls = engine.stats.calls();
         let now = Instant::now();
         if let Some((t, c)) = self.rate {
