@@ -58,6 +58,10 @@ py=$(bash scripts/setup-python.sh)
 shared=$("$py" scripts/shared_bench.py --short)
 echo "$shared"
 echo "$shared" | grep -qE '^\| s3 \| [0-9,]+ ' || { echo "shared benchmark printed no S3 row"; exit 1; }
+echo "== check-skipping benchmark, short (every check run vs unchanged checks skipped, 0.5 s each; the full table: BENCHMARKS.md)"
+checks=$(RUDDER_BENCH_QUICK=1 cargo test --release --bench checks 2>/dev/null)
+echo "$checks"
+echo "$checks" | grep -qE '^\| Token \| 40 \| [0-9]+ \| [0-9]+ \|' || { echo "check-skipping benchmark printed no Token row"; exit 1; }
 # The benches are type-checked by the clippy gate above (--all-targets);
 # `cargo bench` builds and runs them on demand (BENCHMARKS.md).
 echo "== loom model of the event ring (crates/lockfree alone, loom's atomics)"

@@ -8,6 +8,7 @@
 //! joins them and returns the report. Everything a tool needs is reachable
 //! from [`Campaign::stores`] and [`Campaign::control`].
 
+pub mod check_cache;
 pub mod control;
 pub mod corpus_dir;
 mod engine;

@@ -193,6 +193,9 @@ pub struct Config {
     pub keep_alive: bool,
     /// How workers share the CPU (`workerPriority`, `--worker-priority`).
     pub worker_priority: WorkerPriority,
+    /// Whether a check is skipped while nothing it read changed
+    /// (`checkCache`, `--check-cache`).
+    pub check_cache: CheckCacheMode,
     /// Sender of property and optimization checks (`psender`).
     pub psender: Address,
     /// Balance of the deployer and every sender (`balanceAddr`).
@@ -279,6 +282,7 @@ pub fn flag_of(key: &str) -> String {
         "testLimit" => "--test-limit".into(),
         "testMode" => "--test-mode".into(),
         "workerPriority" => "--worker-priority".into(),
+        "checkCache" => "--check-cache".into(),
         "shared" => "--shared".into(),
         "nodeId" => "--node-id".into(),
         "sharedSyncMs" => "--shared-sync-ms".into(),
@@ -312,6 +316,7 @@ impl Default for Config {
             stop_on_fail: false,
             keep_alive: false,
             worker_priority: WorkerPriority::Normal,
+            check_cache: CheckCacheMode::On,
             psender: DEFAULT_SENDERS[0],
             balance_addr: U256::from(0xffff_ffffu64) * U256::from(10u64).pow(U256::from(18)),
             balance_contract: U256::ZERO,
@@ -399,10 +404,38 @@ const KNOWN: &[&str] = &[
     "comparisonFeedback",
     "stateFeedback",
     "workerPriority",
+    "checkCache",
     "shared",
     "nodeId",
     "sharedSyncMs",
 ];
+
+/// Whether property, optimization and spec checks are skipped while
+/// nothing they read changed (see `campaign::check_cache`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CheckCacheMode {
+    /// Skipped while what they read holds (re-run now and then anyway).
+    #[default]
+    On,
+    /// Every check runs after every call (Echidna's and forge's way).
+    Off,
+    /// Every check runs, and a skip that would have answered differently
+    /// stops the worker with a panic naming the test (for tests).
+    Verify,
+}
+
+impl CheckCacheMode {
+    pub const CHOICES: &'static str = "on, off or verify";
+
+    pub fn parse(s: &str) -> Option<CheckCacheMode> {
+        match s {
+            "on" => Some(CheckCacheMode::On),
+            "off" => Some(CheckCacheMode::Off),
+            "verify" => Some(CheckCacheMode::Verify),
+            _ => None,
+        }
+    }
+}
 
 /// How workers share the CPU with the rest of the machine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -738,6 +771,19 @@ impl Config {
                 "shared" => c.shared = Some(as_string(key, v)?),
                 "nodeId" => c.node_id = Some(as_string(key, v)?),
                 "sharedSyncMs" => c.shared_sync_ms = as_u64(key, v)?,
+                "checkCache" => {
+                    // YAML reads a bare `on`/`off` as a string here (1.2).
+                    let s = match v {
+                        Value::Bool(b) => if *b { "on" } else { "off" }.to_string(),
+                        _ => as_string(key, v)?,
+                    };
+                    c.check_cache = CheckCacheMode::parse(&s).ok_or_else(|| {
+                        key_err(
+                            key,
+                            format!("expected {}, found {s:?}", CheckCacheMode::CHOICES),
+                        )
+                    })?;
+                }
                 "workerPriority" => {
                     let s = as_string(key, v)?;
                     c.worker_priority = WorkerPriority::parse(&s).ok_or_else(|| {
@@ -930,6 +976,21 @@ mod tests {
         assert!(e.to_string().contains("coverageFormats"), "{e}");
         let e = Config::from_yaml_str("deployContracts: [\"0x1f\"]\n").unwrap_err();
         assert!(e.to_string().contains("deployContracts"), "{e}");
+    }
+
+    #[test]
+    fn checks_are_skipped_by_what_they_read_unless_told_otherwise() {
+        assert_eq!(Config::default().check_cache, CheckCacheMode::On);
+        for (yaml, mode) in [
+            ("checkCache: off\n", CheckCacheMode::Off),
+            ("checkCache: false\n", CheckCacheMode::Off),
+            ("checkCache: verify\n", CheckCacheMode::Verify),
+            ("checkCache: on\n", CheckCacheMode::On),
+        ] {
+            assert_eq!(Config::from_yaml_str(yaml).unwrap().0.check_cache, mode);
+        }
+        let e = Config::from_yaml_str("checkCache: sometimes\n").unwrap_err();
+        assert!(e.to_string().contains("checkCache"), "{e}");
     }
 
     #[test]

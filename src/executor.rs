@@ -28,10 +28,12 @@ mod deploy;
 pub mod foundry;
 pub mod inspector;
 mod outcome;
+pub mod reads;
 
 pub use outcome::*;
 
 pub use inspector::{CmpKind, Comparison, CoverageInspector};
+pub use reads::ReadSet;
 
 /// Echidna's default addresses (configuration defaults, declared there).
 pub use crate::config::{DEFAULT_CONTRACT_ADDR, DEFAULT_DEPLOYER, DEFAULT_SENDERS};
@@ -402,6 +404,42 @@ impl Target {
     }
 }
 
+/// The current value of a storage slot and of an account's balance and code
+/// hash: the sequence's journal where it has loaded them, else the deployed
+/// state (revm's own order).
+fn state_lookups(
+    ctx: &cheatcodes::Ctx,
+) -> (
+    impl Fn(Address, U256) -> U256 + '_,
+    impl Fn(Address) -> (U256, B256) + '_,
+) {
+    let journal = &ctx.journaled_state;
+    let (state, db) = (&journal.inner.state, &journal.database.cache.accounts);
+    let slot = move |a: Address, s: U256| {
+        if let Some(acc) = state.get(&a) {
+            if let Some(v) = acc.storage.get(&s) {
+                return v.present_value;
+            }
+            if acc.is_created() {
+                return U256::ZERO;
+            }
+        }
+        db.get(&a)
+            .and_then(|acc| acc.storage.get(&s).copied())
+            .unwrap_or_default()
+    };
+    let account = move |a: Address| {
+        let info = state
+            .get(&a)
+            .map(|acc| &acc.info)
+            .or_else(|| db.get(&a).map(|acc| &acc.info));
+        info.map_or((U256::ZERO, revm::primitives::KECCAK_EMPTY), |i| {
+            (i.balance, i.code_hash)
+        })
+    };
+    (slot, account)
+}
+
 /// A sequence's state between two calls ([`Executor::snapshot`]).
 #[derive(Clone)]
 pub struct Snapshot {
@@ -639,13 +677,8 @@ impl Executor {
     /// [`VIEWS_ALWAYS_RECORDED`] checks are all recorded.
     pub fn call_view(&mut self, function: &Arc<Function>, sender: Address) -> CallResult {
         self.set_block();
-        let record = self.recording
-            && (self.views < VIEWS_ALWAYS_RECORDED
-                || self.views.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58 == 0);
-        // Checks made with recording off (shrinking, replays) do not count.
-        if self.recording {
-            self.views = self.views.wrapping_add(1);
-        }
+        let record = self.next_view_records();
+        self.skip_view();
         self.evm.inspector.enabled = record;
         let mut env = tx_env(
             &self.target.settings,
@@ -656,6 +689,24 @@ impl Executor {
         );
         env.gas_limit = self.target.settings.prop_gas_limit;
         self.run(env, record)
+    }
+
+    /// Whether the next [`call_view`](Self::call_view) records coverage.
+    pub fn next_view_records(&self) -> bool {
+        self.recording
+            && (self.views < VIEWS_ALWAYS_RECORDED
+                || self.views.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58 == 0)
+    }
+
+    /// Counts a check as [`call_view`](Self::call_view) does without
+    /// running it (a check answered from what it read): which checks record
+    /// coverage stays what it would have been, so a campaign's coverage and
+    /// corpus do not depend on how many checks were skipped.
+    pub fn skip_view(&mut self) {
+        // Checks made with recording off (shrinking, replays) do not count.
+        if self.recording {
+            self.views = self.views.wrapping_add(1);
+        }
     }
 
     /// A view call with its calldata (a spec's condition), under the
@@ -693,12 +744,49 @@ impl Executor {
         self.run(env, inspect)
     }
 
+    /// Starts recording what the next view calls read (a check: see
+    /// [`reads`]); [`end_reads`](Self::end_reads) ends it.
+    pub fn begin_reads(&mut self) {
+        let pranking = self.evm.inspector.cheats.pranking();
+        self.evm.inspector.reads.start(pranking);
+    }
+
+    /// What the view calls since [`begin_reads`](Self::begin_reads) read,
+    /// with the values they read; `None` when that cannot be told (a write,
+    /// a cheatcode that is not pure, an unusual block field: see [`reads`]).
+    pub fn end_reads(&mut self) -> Option<ReadSet> {
+        let block = self.block();
+        let (slot, account) = state_lookups(&self.evm.ctx);
+        self.evm.inspector.reads.finish(slot, account, block)
+    }
+
+    /// Whether every value `reads` holds is still what this executor's
+    /// state holds (then the check that read them answers as it did).
+    pub fn reads_hold(&self, reads: &ReadSet) -> bool {
+        if self.evm.inspector.cheats.pranking() {
+            return false;
+        }
+        let (slot, account) = state_lookups(&self.evm.ctx);
+        reads.holds(slot, account, self.block())
+    }
+
     fn run(&mut self, env: TxEnv, inspect: bool) -> CallResult {
-        let r = if (inspect && self.evm.inspector.enabled) || self.target.uses_cheatcodes {
+        let insp = &self.evm.inspector;
+        let inspected = (inspect && insp.enabled) || self.target.uses_cheatcodes;
+        // Inspected only to learn what it reads: what the inspector keeps
+        // besides (log words, created contracts) is dropped, as if it had
+        // run without it.
+        let kept =
+            (!inspected && insp.reads.on).then(|| (insp.log_words.len(), insp.created.len()));
+        let r = if inspected || kept.is_some() {
             self.evm.inspect_one_tx(env)
         } else {
             self.evm.transact_one(env)
         };
+        if let Some((words, created)) = kept {
+            self.evm.inspector.log_words.truncate(words);
+            self.evm.inspector.created.truncate(created);
+        }
         if self.target.uses_cheatcodes {
             // `warp` and `roll` last for the rest of the sequence.
             self.block_number = self.evm.ctx.block.number.saturating_to();

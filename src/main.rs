@@ -80,6 +80,11 @@ struct FuzzArgs {
     /// programs; the default) or low (behind everything else).
     #[arg(long)]
     worker_priority: Option<String>,
+    /// Whether a property, optimization or spec check is skipped while
+    /// nothing it read changed: on (the default), off (every check after
+    /// every call), or verify (every check, comparing each skip).
+    #[arg(long)]
+    check_cache: Option<String>,
     /// Write LCOV here at the end.
     #[arg(long)]
     lcov: Option<PathBuf>,
@@ -199,6 +204,14 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     if let Some(p) = &a.worker_priority {
         config.worker_priority = rudder::config::WorkerPriority::parse(p)
             .ok_or_else(|| format!("--worker-priority: expected normal or low, found {p:?}"))?;
+    }
+    if let Some(m) = &a.check_cache {
+        config.check_cache = rudder::config::CheckCacheMode::parse(m).ok_or_else(|| {
+            format!(
+                "--check-cache: expected {}, found {m:?}",
+                rudder::config::CheckCacheMode::CHOICES
+            )
+        })?;
     }
     if let Some(d) = &a.repro_dir {
         config.repro_dir = Some(d.clone());

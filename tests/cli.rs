@@ -29,6 +29,7 @@ fn absurd_limits_are_usage_errors_naming_the_flag() {
         ("--shared", "file://relative", "--shared"),
         ("--shared-sync-ms", "5", "--shared-sync-ms"),
         ("--node-id", "a/b", "--node-id"),
+        ("--check-cache", "sometimes", "--check-cache"),
     ] {
         let (code, err) = rudder(&[
             "fuzz",

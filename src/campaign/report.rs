@@ -6,6 +6,7 @@ use super::Engine;
 use super::properties::{FoundBy, TestKind};
 use serde::Serialize;
 use std::fmt::Write;
+use std::sync::atomic::Ordering;
 
 /// Where a test stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -87,6 +88,13 @@ pub struct Resumed {
     pub falsified: usize,
 }
 
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChecksSummary {
+    pub run: u64,
+    pub skipped: u64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CoverageSummary {
@@ -126,6 +134,9 @@ pub struct Report {
     /// What came from the corpus directory rather than this run.
     pub resumed: Resumed,
     pub tests: Vec<TestReport>,
+    /// Property, optimization and spec checks run, and skipped because
+    /// nothing they read had changed (`checkCache`).
+    pub checks: ChecksSummary,
     pub coverage: CoverageSummary,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lcov: Option<String>,
@@ -224,6 +235,14 @@ impl Report {
             corpus_calls: s.corpus.tx_count(),
             resumed,
             tests,
+            checks: s
+                .stats
+                .workers
+                .iter()
+                .fold(ChecksSummary::default(), |a, w| ChecksSummary {
+                    run: a.run + w.checks_run.load(Ordering::Relaxed),
+                    skipped: a.skipped + w.checks_skipped.load(Ordering::Relaxed),
+                }),
             coverage: CoverageSummary {
                 lines,
                 lines_hit,
@@ -269,6 +288,16 @@ impl Report {
             if self.workers == 1 { "" } else { "s" },
             self.seed
         );
+        let c = self.checks;
+        if c.skipped > 0 {
+            let _ = writeln!(
+                o,
+                "checks: {} run, {} skipped because nothing they read had changed ({:.0}%)",
+                c.run,
+                c.skipped,
+                100.0 * c.skipped as f64 / (c.run + c.skipped) as f64
+            );
+        }
         let r = &self.resumed;
         if *r != Resumed::default() {
             let _ = writeln!(

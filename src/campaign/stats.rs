@@ -26,6 +26,11 @@ pub struct WorkerStats {
     pub last_new_ms: AtomicU64,
     /// What the worker is doing now (see [`Position`]).
     pub position: PositionCells,
+    /// Property, optimization and spec checks run, and skipped because
+    /// nothing they read had changed (see `check_cache`; published with
+    /// the worker's call counts).
+    pub checks_run: AtomicU64,
+    pub checks_skipped: AtomicU64,
 }
 
 /// The running sequence of one worker, as cells the worker overwrites and

@@ -188,6 +188,8 @@ pub(crate) struct Worker {
     /// The chain of the running candidate sequence (its last call is the
     /// candidate), if one is running.
     i2s_chain: Option<Chain>,
+    /// Checks answered from what they read ([`super::check_cache`]).
+    pub(crate) checks: super::check_cache::CheckCache,
 }
 
 /// The calls an input-to-state candidate follows, and the state they left
@@ -277,6 +279,7 @@ impl Worker {
             i2s_tried: Default::default(),
             i2s_calls: 0,
             i2s_chain: None,
+            checks: super::check_cache::CheckCache::new(engine.config.check_cache),
             engine,
         }
     }
@@ -447,6 +450,12 @@ impl Worker {
                 total_calls: self.total_calls,
             });
         }
+        let stats = &self.engine.stats.workers[self.id.0 as usize];
+        let counts = self.checks.counts;
+        stats.checks_run.store(counts.run, Ordering::Relaxed);
+        stats
+            .checks_skipped
+            .store(counts.skipped, Ordering::Relaxed);
         self.batch = Batch::default();
         self.last_batch = Instant::now();
     }

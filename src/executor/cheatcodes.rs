@@ -100,6 +100,26 @@ fn table() -> &'static [(Function, alloy_primitives::Selector, Cheat)] {
     })
 }
 
+/// Whether the cheatcode call `data` answers a pure function of its
+/// arguments (assertions, `addr`, `sign`, `toString`, `label`, `assume`):
+/// a check that makes only such calls can be skipped while what it read
+/// holds (see [`super::reads`]).
+pub fn is_pure(data: &[u8]) -> bool {
+    data.len() >= 4
+        && table().iter().any(|(_, s, c)| {
+            s[..] == data[..4]
+                && matches!(
+                    c,
+                    Cheat::Addr
+                        | Cheat::Sign
+                        | Cheat::Label
+                        | Cheat::ToString
+                        | Cheat::Assume
+                        | Cheat::Assert(_)
+                )
+        })
+}
+
 /// The signatures rudder answers (for docs and tests).
 pub fn supported() -> impl Iterator<Item = &'static str> {
     SIGNATURES.iter().map(|(s, _)| *s)
@@ -158,6 +178,11 @@ impl Cheatcodes {
             allow_ffi,
             ..Default::default()
         }
+    }
+
+    /// Whether a prank is set (a check's caller would not be its own).
+    pub fn pranking(&self) -> bool {
+        self.prank.is_some()
     }
 
     /// Forgets pranks (a new sequence starts from the deployed state).

@@ -6,6 +6,7 @@
 //! generator needs to satisfy the guard (input-to-state, as CmpLog/RedQueen).
 
 use super::cheatcodes::{CHEATCODE_ADDRESS, Cheatcodes, Ctx};
+use super::reads::ReadLog;
 use crate::coverage::{CodeId, Recorder};
 use alloy_primitives::{Address, B256, Log, U256};
 use revm::Inspector;
@@ -125,6 +126,8 @@ pub struct CoverageInspector {
     /// the same operands (a length check, a replayed prefix) is not logged
     /// again, while one whose operands follow the arguments keeps coming.
     site_pairs: std::collections::HashMap<(CodeId, u32), [u64; SITE_MEMORY]>,
+    /// What the check running now reads (see [`super::reads`]).
+    pub(crate) reads: ReadLog,
 }
 
 /// Operand pairs remembered per branch.
@@ -238,6 +241,7 @@ impl CoverageInspector {
             loads: Vec::new(),
             guards: Default::default(),
             site_pairs: Default::default(),
+            reads: ReadLog::default(),
         }
     }
 
@@ -399,6 +403,9 @@ impl Inspector<Ctx> for CoverageInspector {
     // Runs once per opcode: it must be inlined into revm's interpreter loop.
     #[inline(always)]
     fn step(&mut self, interp: &mut Interpreter, _context: &mut Ctx) {
+        if self.reads.on {
+            self.reads.step(interp);
+        }
         if !self.enabled {
             return;
         }
@@ -439,6 +446,19 @@ impl Inspector<Ctx> for CoverageInspector {
     }
 
     fn call(&mut self, context: &mut Ctx, inputs: &mut CallInputs) -> Option<CallOutcome> {
+        if self.reads.on {
+            // A check that moves value changes state; one that asks a
+            // cheatcode for more than a pure function of its arguments
+            // reads what a read set cannot hold.
+            if inputs.transfers_value()
+                || (inputs.bytecode_address == CHEATCODE_ADDRESS
+                    && !super::cheatcodes::is_pure(&inputs.input.bytes(context)))
+            {
+                self.reads.opaque = true;
+            } else {
+                self.reads.called(inputs.bytecode_address);
+            }
+        }
         if inputs.bytecode_address == CHEATCODE_ADDRESS {
             // call_end runs for this answer too: keep the frames balanced.
             self.frames.push(None);
@@ -462,6 +482,7 @@ impl Inspector<Ctx> for CoverageInspector {
 
     fn create(&mut self, _context: &mut Ctx, inputs: &mut CreateInputs) -> Option<CreateOutcome> {
         self.wrote = true;
+        self.reads.opaque = true;
         if let Some(address) = self.next_create_at.take() {
             inputs.set_scheme(revm::context_interface::CreateScheme::Custom { address });
         }
@@ -472,6 +493,7 @@ impl Inspector<Ctx> for CoverageInspector {
 
     fn selfdestruct(&mut self, _contract: Address, _target: Address, _value: U256) {
         self.wrote = true;
+        self.reads.opaque = true;
     }
 
     fn create_end(

@@ -45,7 +45,9 @@ impl Worker {
                     if case.kind != TestKind::Optimization {
                         continue;
                     }
-                    let value = Oracle::new(&engine, &mut self.ex).optimization_value(case);
+                    let value = self.checks.value(&mut self.ex, case, |ex| {
+                        Oracle::new(&engine, ex).optimization_value(case)
+                    });
                     if let Some(v) = value {
                         let improved = engine.tests.offer(case.id, v, || Optimum {
                             value: v,
@@ -110,7 +112,9 @@ impl Worker {
             if !which(case) || !engine.tests.is_open(case.id) {
                 continue;
             }
-            let fails = Oracle::new(&engine, &mut self.ex).property_fails(case);
+            let fails = self.checks.fails(&mut self.ex, case, |ex| {
+                Oracle::new(&engine, ex).property_fails(case)
+            });
             if let Some(o) = self.obs.last_mut() {
                 o.mark(case.id, fails.is_some());
             }
