@@ -60,6 +60,9 @@ fn rate(
     (common::per_sec(calls, elapsed), skipped)
 }
 
+/// A target, its mode, its own checks, and the spec it is given `i`-th.
+type Row<'a> = (&'a str, TestMode, usize, &'a dyn Fn(usize) -> String);
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -76,7 +79,7 @@ fn main() {
         1 => format!("y() < {}", 100 + i),
         _ => format!("bugs() < {}", 1000 + i),
     };
-    let rows: [(&str, TestMode, usize, &dyn Fn(usize) -> String); 2] = [
+    let rows: [Row; 2] = [
         ("Token", TestMode::Property, 2, &token),
         ("Maze1", TestMode::Assertion, 0, &maze),
     ];

@@ -62,6 +62,8 @@ echo "== check-skipping benchmark, short (every check run vs unchanged checks sk
 checks=$(RUDDER_BENCH_QUICK=1 cargo test --release --bench checks 2>/dev/null)
 echo "$checks"
 echo "$checks" | grep -qE '^\| Token \| 40 \| [0-9]+ \| [0-9]+ \|' || { echo "check-skipping benchmark printed no Token row"; exit 1; }
+echo "== cost guard (instructions per call in the worker loop under callgrind vs benches/cost_baseline.json; fails over +3%)"
+python3 scripts/cost_guard.py
 # The benches are type-checked by the clippy gate above (--all-targets);
 # `cargo bench` builds and runs them on demand (BENCHMARKS.md).
 echo "== loom model of the event ring (crates/lockfree alone, loom's atomics)"

@@ -777,7 +777,7 @@ impl Executor {
         // besides (log words, created contracts) is dropped, as if it had
         // run without it.
         let kept =
-            (!inspected && insp.reads.on).then(|| (insp.log_words.len(), insp.created.len()));
+            (!inspected && insp.reads.on).then_some((insp.log_words.len(), insp.created.len()));
         let r = if inspected || kept.is_some() {
             self.evm.inspect_one_tx(env)
         } else {
