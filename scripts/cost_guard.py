@@ -86,21 +86,19 @@ def measure(binary, artifact, flags):
 
 
 def baseline_change_explained():
-    """Whether the commit that last changed the baseline also changed BENCHMARKS.md."""
+    """Whether the commit that last changed the baseline also changed
+    BENCHMARKS.md (None when the history cannot tell: no git, or a shallow
+    clone that lacks that commit)."""
     try:
-        last = subprocess.run(
-            ["git", "log", "-1", "--format=%H", "--", "benches/cost_baseline.json"],
-            cwd=ROOT, capture_output=True, text=True, check=True,
+        git = lambda *a: subprocess.run(  # noqa: E731
+            ["git", *a], cwd=ROOT, capture_output=True, text=True, check=True
         ).stdout.strip()
+        last = git("log", "-1", "--format=%H", "--", "benches/cost_baseline.json")
         if not last:
-            return False
-        files = subprocess.run(
-            ["git", "show", "--name-only", "--format=", last],
-            cwd=ROOT, capture_output=True, text=True, check=True,
-        ).stdout.split()
-        return "BENCHMARKS.md" in files
+            return None
+        return "BENCHMARKS.md" in git("show", "--name-only", "--format=", last).split()
     except (subprocess.CalledProcessError, FileNotFoundError):
-        return False
+        return None
 
 
 def main():
@@ -151,7 +149,7 @@ def main():
                   f"+{TOLERANCE:.0%}). If that is intended, run `python3 scripts/cost_guard.py "
                   f"--update` and say why in BENCHMARKS.md in the same commit.")
         sys.exit(1)
-    if base and not baseline_change_explained():
+    if base and baseline_change_explained() is False:
         print("cost guard: the commit that last changed benches/cost_baseline.json did not "
               "change BENCHMARKS.md: say there why the cost of a call moved")
         sys.exit(1)
