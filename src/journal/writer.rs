@@ -65,21 +65,33 @@ impl Writer {
     pub(super) fn run(mut self, mut conn: Connection, rx: Receiver<Record>, path: &Path) {
         let mut batch: Vec<Record> = Vec::with_capacity(BATCH_ROWS);
         loop {
-            match rx.recv_timeout(BATCH_INTERVAL) {
-                Ok(r) => batch.push(r),
+            // A flush (`save_decision` waits on one) commits at once: what
+            // came before it is in the batch already (one channel, in order).
+            let mut flush = match rx.recv_timeout(BATCH_INTERVAL) {
+                Ok(r) => {
+                    let flush = matches!(r, Record::Flush(_));
+                    batch.push(r);
+                    flush
+                }
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => break,
-            }
+            };
             let deadline = Instant::now() + BATCH_INTERVAL;
-            while batch.len() < BATCH_ROWS {
+            while !flush && batch.len() < BATCH_ROWS {
                 match rx.try_recv() {
-                    Ok(r) => batch.push(r),
+                    Ok(r) => {
+                        flush = matches!(r, Record::Flush(_));
+                        batch.push(r);
+                    }
                     Err(_) if Instant::now() >= deadline => break,
                     Err(_) => {
                         // Briefly let more records arrive: fewer, larger
                         // transactions.
                         match rx.recv_timeout(Duration::from_millis(2)) {
-                            Ok(r) => batch.push(r),
+                            Ok(r) => {
+                                flush = matches!(r, Record::Flush(_));
+                                batch.push(r);
+                            }
                             Err(_) => break,
                         }
                     }
