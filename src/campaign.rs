@@ -613,6 +613,23 @@ impl Campaign {
                 );
                 (r.txs, r.steps, r.gas)
             };
+            // Its trace, as the run that found it kept one.
+            if s.keeps_traces() {
+                let seq = if shrunk.is_empty() {
+                    &original
+                } else {
+                    &shrunk
+                };
+                let calls = oracle.trace(case, seq);
+                let mut t = crate::journal::traces::TraceRecord::new(
+                    crate::journal::traces::TraceRole::Falsifying,
+                    Origin::Replayed,
+                    seq.clone(),
+                    calls,
+                );
+                t.test = Some(case.id);
+                s.journal_send(|| crate::journal::Record::Trace(Box::new(t)));
+            }
             s.settle_falsified(
                 case,
                 properties::FoundBy::Resume,

@@ -648,3 +648,51 @@ async fn bad_filters_are_invalid_input_naming_the_field_and_operator() {
     .await;
     assert_eq!(e["details"]["field"], "cursor");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_campaign_keeps_traces_of_what_it_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = |limit| Config {
+        test_mode: TestMode::Assertion,
+        workers: Some(1),
+        seed: Some(11),
+        test_limit: limit,
+        ..Config::default()
+    };
+    let first = start("contracts/out/Assertion.json", config(30_000), dir.path()).wait();
+    assert!(first.any_falsified(), "{}", first.text());
+    // The same corpus directory again: its entries and the reproducer are
+    // replayed before any worker runs.
+    let c = start("contracts/out/Assertion.json", config(100), dir.path());
+    let run = c.engine().run_id.clone();
+    let server = common::server(c.control());
+    let engine = c.engine().clone();
+    let second = c.wait();
+    assert!(second.resumed.corpus_sequences > 0, "{}", second.text());
+    engine.journal().unwrap().flush();
+    let traces = call(
+        &server,
+        "list_traces",
+        json!({"limit": 200, "sessionId": run}),
+    )
+    .await;
+    let traces = traces["traces"].as_array().unwrap();
+    let replayed = |kind: &str| {
+        traces
+            .iter()
+            .filter(|t| t["kind"] == kind && t["origin"] == "replayed")
+            .count()
+    };
+    assert_eq!(
+        replayed("corpus"),
+        second.resumed.corpus_sequences,
+        "one trace per replayed corpus entry: {traces:?}"
+    );
+    let falsified: Vec<&Value> = traces
+        .iter()
+        .filter(|t| t["kind"] == "falsifying" && t["origin"] == "replayed")
+        .collect();
+    assert_eq!(falsified.len(), 1, "{traces:?}");
+    assert_eq!(falsified[0]["property"], "withdraw(uint128)");
+    assert_eq!(falsified[0]["status"], "error");
+}

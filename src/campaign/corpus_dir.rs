@@ -7,6 +7,8 @@
 use super::Engine;
 use super::oracle::Oracle;
 use crate::corpus::Origin;
+use crate::journal::Record;
+use crate::journal::traces::{TraceRecord, TraceRole};
 use crate::tx::Tx;
 use parking_lot::Mutex;
 use schemars::JsonSchema;
@@ -109,6 +111,7 @@ impl Engine {
         };
         let mut ex = self.target.executor(self.workers);
         let mut oracle = Oracle::new(self, &mut ex);
+        let tracing = self.keeps_traces();
         for (i, path) in fresh.iter().enumerate() {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 out.remaining = fresh.len() - i;
@@ -138,16 +141,26 @@ impl Engine {
                     continue;
                 }
             };
-            let new = oracle.replay_for_coverage(&txs);
+            // Replayed entries are traces too (`list_traces` on a resumed
+            // campaign shows what it started from).
+            let (new, traced) = if tracing {
+                let (new, obs) = oracle.replay_observed(&txs);
+                (new, Some((txs.clone(), obs)))
+            } else {
+                (oracle.replay_for_coverage(&txs), None)
+            };
             let gas = stored.txs.iter().map(|t| t.gas_used.unwrap_or(0)).collect();
             // A file under another name holding a sequence the corpus has is
             // known content: it is not added twice.
-            if self
-                .add_corpus(None, Origin::Replayed, new, txs, gas)
-                .is_some()
-            {
+            if let Some(entry) = self.add_corpus(None, Origin::Replayed, new, txs, gas) {
                 out.added += 1;
                 out.new_coverage_points += u64::from(new);
+                if let Some((txs, obs)) = traced {
+                    let mut t = TraceRecord::new(TraceRole::Corpus, Origin::Replayed, txs, obs);
+                    t.corpus_entry = Some(entry.id.0);
+                    t.window = self.config.trace_window;
+                    self.journal_send(|| Record::Trace(Box::new(t)));
+                }
             } else {
                 out.already_known += 1;
             }

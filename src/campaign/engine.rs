@@ -151,6 +151,11 @@ impl Engine {
         self.journal.as_ref()
     }
 
+    /// Whether sequences are kept as traces (a journal, and `traces` on).
+    pub fn keeps_traces(&self) -> bool {
+        self.journal.is_some() && self.config.traces
+    }
+
     /// Hands a record to the journal, if there is one.
     pub(crate) fn journal_send(&self, record: impl FnOnce() -> crate::journal::Record) {
         if let Some(j) = &self.journal {

@@ -192,9 +192,25 @@ impl<'a> Oracle<'a> {
     /// Runs `seq` from the deployed state for its coverage alone (no test
     /// checks); returns the new coverage points it reached.
     pub fn replay_for_coverage(&mut self, seq: &[Tx]) -> u32 {
+        self.replay(seq, None)
+    }
+
+    /// As [`replay_for_coverage`](Self::replay_for_coverage), observing
+    /// each call for a trace (a corpus entry reloaded on resume).
+    pub fn replay_observed(&mut self, seq: &[Tx]) -> (u32, Vec<CallObs>) {
+        let mut obs = Vec::with_capacity(seq.len());
+        (self.replay(seq, Some(&mut obs)), obs)
+    }
+
+    fn replay(&mut self, seq: &[Tx], mut obs: Option<&mut Vec<CallObs>>) -> u32 {
         self.ex.reset();
         for tx in seq {
-            self.ex.call(tx);
+            let started = std::time::Instant::now();
+            let r = self.ex.call(tx);
+            if let Some(obs) = obs.as_deref_mut() {
+                let ns = started.elapsed().as_nanos() as u64;
+                obs.push(CallObs::of(&r.outcome, r.gas_used, ns));
+            }
         }
         let new = self.ex.commit_coverage();
         self.ex.reset();

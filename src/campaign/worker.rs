@@ -271,7 +271,7 @@ impl Worker {
             last_batch: Instant::now(),
             budget: CallBudget::default(),
             seen_reverts: Default::default(),
-            tracing: engine.journal().is_some() && engine.config.traces,
+            tracing: engine.keeps_traces(),
             obs: Vec::new(),
             last_recent: Instant::now(),
             comparisons,
