@@ -4,9 +4,7 @@
 
 mod common;
 
-use rudder::campaign::Campaign;
 use rudder::config::{Config, TestMode};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn run(
@@ -27,13 +25,7 @@ fn run(
         stop_on_fail: true,
         ..Config::default()
     };
-    let mut c = Campaign::new(
-        Path::new(&format!("contracts/out/{contract}.json")),
-        None,
-        config,
-        Some(dir.path().to_path_buf()),
-    )
-    .unwrap();
+    let mut c = common::campaign(contract, config, dir.path());
     let t0 = Instant::now();
     c.start().unwrap();
     // Time to the first falsification (shrinking excluded), or to the end.

@@ -7,10 +7,8 @@
 
 mod common;
 
-use rudder::campaign::Campaign;
 use rudder::campaign::spec::{Spec, SpecSource};
 use rudder::config::{CheckCacheMode, Config, TestMode};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Calls/s of one run of `secs`, and the share of checks skipped.
@@ -30,13 +28,7 @@ fn rate(
         check_cache: checks,
         ..Config::default()
     };
-    let mut c = Campaign::new(
-        Path::new(&format!("contracts/out/{contract}.json")),
-        None,
-        config,
-        Some(dir.path().to_path_buf()),
-    )
-    .unwrap();
+    let mut c = common::campaign(contract, config, dir.path());
     for (i, condition) in specs.iter().enumerate() {
         let source = SpecSource {
             name: format!("spec_{i}"),

@@ -67,11 +67,7 @@ fn resolve(
 
 fn main() {
     let quick = common::quick();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime(1);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let listing: Value =
         serde_json::from_str(&std::fs::read_to_string("tests/e2e/conformance/tools.json").unwrap())

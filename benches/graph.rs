@@ -151,11 +151,7 @@ fn main() {
     let Some(artifact) = project(files) else {
         return;
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime(2);
 
     // 1. Indexing.
     let t = Instant::now();

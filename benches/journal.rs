@@ -46,11 +46,7 @@ fn campaign(dir: &Path, journal: bool, limit: u64, workers: usize) -> Campaign {
 fn main() {
     let quick = common::quick();
     let events: u64 = if quick { 20_000 } else { 1_000_000 };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime(2);
 
     // 1. A journal of `events` rows: a short real run, then synthetic calls
     // and batches of that run's shape, through the journal thread.

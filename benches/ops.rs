@@ -81,11 +81,7 @@ fn calls() -> Vec<(&'static str, Value, bool)> {
 fn main() {
     let quick = common::quick();
     rudder::mcp::family::set_memos(false);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime(1);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let n = if quick { 20 } else { 1000 };
     let (_dir, c) = common::busy_campaign("Bank", workers);

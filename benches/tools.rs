@@ -26,11 +26,7 @@ const READS: [(&str, &str); 6] = [
 
 fn main() {
     let quick = common::quick();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime(1);
     let n = if quick { 20 } else { 2000 };
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
 

@@ -47,11 +47,7 @@ fn main() {
     let quick = common::quick();
     let traces: u64 = if quick { 2_000 } else { 100_000 };
     const SPANS: usize = 50;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime(2);
 
     // 1. A store of `traces` traces: a real run's calls, synthetic outcomes.
     let dir = tempfile::tempdir().unwrap();

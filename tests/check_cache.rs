@@ -8,11 +8,12 @@
 //! cheatcodes change behind the calls' backs — and one writes; run-time
 //! specs are checked too.
 
+mod common;
+
+use rudder::campaign::Report;
 use rudder::campaign::spec::{Spec, SpecSource};
-use rudder::campaign::{Campaign, Report};
 use rudder::config::{CheckCacheMode, Config, TestMode};
 use rudder::eventlog::EventKind;
-use std::path::Path;
 
 /// What a run found, call for call.
 fn finds(r: &Report) -> Vec<(String, String, Vec<String>, Option<String>)> {
@@ -46,13 +47,11 @@ fn run(
         check_cache: checks,
         ..Config::default()
     };
-    let mut c = Campaign::new(
-        Path::new(&format!("contracts/out/{contract}.json")),
-        None,
+    let mut c = common::campaign(
+        &format!("contracts/out/{contract}.json"),
         config,
-        Some(dir.path().to_path_buf()),
-    )
-    .unwrap();
+        dir.path(),
+    );
     for (name, condition) in specs {
         let source = SpecSource {
             name: name.to_string(),

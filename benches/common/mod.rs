@@ -27,6 +27,31 @@ pub fn per_sec(n: u64, d: Duration) -> f64 {
     n as f64 / d.as_secs_f64()
 }
 
+/// A tokio runtime with `threads` workers (for the MCP server's calls).
+pub fn runtime(threads: usize) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A campaign on the bundled `contracts/out/{contract}.json`, kept in
+/// `dir`, not started.
+pub fn campaign(
+    contract: &str,
+    config: rudder::config::Config,
+    dir: &std::path::Path,
+) -> rudder::campaign::Campaign {
+    rudder::campaign::Campaign::new(
+        std::path::Path::new(&format!("contracts/out/{contract}.json")),
+        None,
+        config,
+        Some(dir.to_path_buf()),
+    )
+    .unwrap()
+}
+
 /// Whether criterion was asked for a quick test run (`cargo test --benches`).
 pub fn quick() -> bool {
     std::env::args().any(|a| a == "--test") || std::env::var_os("RUDDER_BENCH_QUICK").is_some()
@@ -68,13 +93,7 @@ pub fn busy_campaign_with(
         worker_priority: priority,
         ..Default::default()
     };
-    let mut c = rudder::campaign::Campaign::new(
-        std::path::Path::new(&format!("contracts/out/{contract}.json")),
-        None,
-        config,
-        Some(dir.path().to_path_buf()),
-    )
-    .unwrap();
+    let mut c = campaign(contract, config, dir.path());
     c.start().unwrap();
     (dir, c)
 }

@@ -27,9 +27,14 @@ pub fn wait_until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
 }
 
 pub fn start(target: &str, config: Config, dir: &Path) -> Campaign {
-    let mut c = Campaign::new(Path::new(target), None, config, Some(dir.to_path_buf())).unwrap();
+    let mut c = campaign(target, config, dir);
     c.start().unwrap();
     c
+}
+
+/// A campaign on `target` kept in `dir`, not started.
+pub fn campaign(target: &str, config: Config, dir: &Path) -> Campaign {
+    Campaign::new(Path::new(target), None, config, Some(dir.to_path_buf())).unwrap()
 }
 
 /// A server for tests that check answers, not latency: the 100 ms budget
