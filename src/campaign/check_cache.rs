@@ -45,10 +45,6 @@ pub struct CheckCounts {
     pub run: u64,
     /// Checks answered from what they read.
     pub skipped: u64,
-    /// Runs whose reads could not be kept (they will run every time).
-    pub uncacheable: u64,
-    /// Re-runs (safety net or verify mode) that disagreed with the skip.
-    pub disagreements: u64,
 }
 
 /// One worker's cached checks (by test id).
@@ -140,7 +136,6 @@ impl CheckCache {
         if let Some(skipped) = skipped
             && skipped != answer
         {
-            self.counts.disagreements += 1;
             let message = format!(
                 "checkCache: {} answered {answer:?}, but what it last read still holds and \
                  it answered {skipped:?} then",
@@ -151,7 +146,6 @@ impl CheckCache {
             }
             tracing::error!("{message}; the new answer is kept (please report this)");
         }
-        self.counts.uncacheable += reads.is_none() as u64;
         self.entries[i] = reads.map(|reads| Entry {
             reads,
             answer: answer.clone(),
