@@ -193,6 +193,8 @@ fn placeholder_library<'a>(placeholder: &str, libraries: &'a [String]) -> Option
 pub struct Project {
     pub sources: Vec<Source>,
     pub contracts: Vec<Contract>,
+    /// Interfaces and abstract contracts (no code): their ABI.
+    pub interfaces: Vec<Interface>,
     /// Where the target was loaded from.
     pub origin: PathBuf,
     /// What the user should know (sources not found, optimizer-on coverage).
@@ -200,6 +202,14 @@ pub struct Project {
     /// Whether the compilation ran solc's optimizer (coverage is then
     /// approximate: merged blocks keep one source location).
     pub optimized: bool,
+}
+
+/// An interface or abstract contract of the project: a name and an ABI.
+#[derive(Clone, Debug)]
+pub struct Interface {
+    pub name: String,
+    pub source: String,
+    pub abi: JsonAbi,
 }
 
 /// The files that make a folder a Hardhat project.
@@ -568,6 +578,7 @@ impl Project {
         })?;
         let mut sources = Vec::new();
         let mut warnings = Vec::new();
+        let mut missing: Vec<&str> = Vec::new();
         for (spath, s) in srcs {
             let id = s["id"]
                 .as_u64()
@@ -583,10 +594,7 @@ impl Project {
                 .or_else(|| find_source_text(spath, path));
             let file = find_source_file(spath, path);
             if text.is_none() {
-                warnings.push(format!(
-                    "source {spath} was not found (looked for it relative to the current directory and to each folder above {}): its lines and branches are left out of coverage and LCOV. Run rudder from the project root, or pass a Foundry build-info file (it embeds the sources)",
-                    path.display()
-                ));
+                missing.push(spath);
             }
             let lines = text.as_deref().map(LineIndex::new).unwrap_or_default();
             let mut functions = Vec::new();
@@ -612,11 +620,29 @@ impl Project {
             });
         }
         sources.sort_by_key(|s| s.id);
+        // One warning for every source not found (a dependency's folder
+        // that is not there names dozens).
+        if !missing.is_empty() {
+            let shown: Vec<&str> = missing.iter().take(3).copied().collect();
+            let more = match missing.len() - shown.len() {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            warnings.push(format!(
+                "{} source{} not found ({}{more}; looked relative to the current directory and to each folder above {}): {} lines and branches are left out of coverage and LCOV. Run rudder from the project root, or pass a Foundry build-info file (it embeds the sources)",
+                missing.len(),
+                if missing.len() == 1 { " was" } else { "s were" },
+                shown.join(", "),
+                path.display(),
+                if missing.len() == 1 { "its" } else { "their" },
+            ));
+        }
         let mut positions = std::collections::HashMap::new();
         for s in srcs.values() {
             collect_contract_positions(&s["ast"], &mut positions);
         }
         let mut pending: Vec<(Contract, Holes)> = Vec::new();
+        let mut interfaces = Vec::new();
         let mut contracts = Vec::new();
         let files = out["contracts"]
             .as_object()
@@ -628,7 +654,18 @@ impl Project {
                     .as_str()
                     .unwrap_or("");
                 if creation.is_empty() || runtime.is_empty() {
-                    continue; // abstract contract or interface
+                    // An abstract contract or interface: its ABI alone (a
+                    // Foundry suite may call an address through it).
+                    if let Ok(abi) = serde_json::from_value::<JsonAbi>(c["abi"].clone())
+                        && abi.functions().next().is_some()
+                    {
+                        interfaces.push(Interface {
+                            name: name.clone(),
+                            source: spath.clone(),
+                            abi,
+                        });
+                    }
+                    continue;
                 }
                 let abi: JsonAbi = serde_json::from_value(c["abi"].clone())
                     .map_err(|e| fmt(format!("contract {name}: bad ABI: {e}")))?;
@@ -688,6 +725,7 @@ impl Project {
         Ok(Project {
             sources,
             contracts,
+            interfaces,
             origin: path.to_path_buf(),
             warnings,
             optimized,

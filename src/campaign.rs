@@ -183,6 +183,7 @@ fn discover_tests(
         cases.push(TestCase {
             id: TestId(cases.len() as u32),
             kind,
+            at_end: name == crate::executor::foundry::AFTER_INVARIANT,
             name,
             function,
             spec: None,
@@ -197,6 +198,14 @@ fn discover_tests(
                 {
                     push(TestKind::Property, f.name.clone(), f.clone());
                 }
+            }
+            // A Foundry suite's `afterInvariant()` must not revert at the
+            // end of each sequence (forge calls it after each run).
+            if let Some(f) = functions
+                .iter()
+                .find(|f| invariant(f) && f.name == crate::executor::foundry::AFTER_INVARIANT)
+            {
+                push(TestKind::Property, f.name.clone(), f.clone());
             }
         }
         TestMode::Assertion | TestMode::Overflow => {
@@ -647,7 +656,7 @@ impl Campaign {
         if s.config.test_mode == TestMode::Property {
             oracle.reset();
             for case in s.tests.cases() {
-                if !s.tests.is_open(case.id) {
+                if !s.tests.is_open(case.id) || case.at_end {
                     continue;
                 }
                 if let Some(reason) = oracle.property_fails(case) {
@@ -662,6 +671,26 @@ impl Campaign {
                         0,
                         true,
                     );
+                }
+            }
+            oracle.reset();
+        }
+        // An optimization's value right after deployment is what the empty
+        // sequence reaches (Echidna's starting point too): a best value no
+        // call improves on is reported with no calls.
+        if s.config.test_mode == TestMode::Optimization {
+            oracle.reset();
+            for case in s.tests.cases() {
+                if case.kind != TestKind::Optimization {
+                    continue;
+                }
+                if let Some(v) = oracle.optimization_value(case) {
+                    s.tests.offer(case.id, v, || properties::Optimum {
+                        value: v,
+                        sequence: Vec::new(),
+                        worker: None,
+                        found_ms: now_ms(),
+                    });
                 }
             }
             oracle.reset();

@@ -259,6 +259,10 @@ pub struct Target {
     /// `topic0` of every `AssertionFailed(..)` event of the project: emitting
     /// one fails the call's assertion test, as in Echidna.
     pub assertion_topics: Vec<B256>,
+    /// Whether the project declares an `AssertionFailed` event: then every
+    /// call runs under the inspector, which sees events of frames that
+    /// reverted too (see [`CallResult::asserted`]).
+    pub assertion_events: bool,
     /// Contracts deployed before the target (libraries, `deployContracts`,
     /// `deployBytecodes`): name and address.
     pub predeployed: Vec<(String, Address)>,
@@ -269,6 +273,9 @@ pub struct Target {
     /// every call runs under the inspector (which answers cheatcodes), even
     /// where coverage is not recorded.
     pub uses_cheatcodes: bool,
+    /// Calls mocked by the constructor or `setUp` (`vm.mockCall`): they
+    /// answer in every sequence.
+    pub(crate) setup_mocks: cheatcodes::Expectations,
     /// The block after deployment (constructors may `warp`, `roll`, `fee`…);
     /// each sequence starts from it.
     initial_block: BlockEnv,
@@ -355,6 +362,10 @@ impl Target {
         let mut insp =
             CoverageInspector::new(self.coverage.recorder(row), self.runtime_codes.clone());
         insp.cheats = cheatcodes::Cheatcodes::new(self.settings.allow_ffi);
+        insp.cheats.expect.clone_from(&self.setup_mocks);
+        if self.assertion_events {
+            insp.assertion_topics = self.assertion_topics.clone();
+        }
         let mut evm = build_evm(self.deployed.clone(), &self.settings, insp);
         evm.ctx.block = self.initial_block.clone();
         evm.ctx.cfg.chain_id = self.initial_chain_id;
@@ -544,6 +555,9 @@ impl Executor {
             self.evm.ctx.block = self.target.initial_block.clone();
             self.evm.ctx.cfg.chain_id = self.target.initial_chain_id;
             self.evm.inspector.cheats.reset();
+            let expect = &mut self.evm.inspector.cheats.expect;
+            expect.clone_from(&self.target.setup_mocks);
+            self.evm.inspector.rewatch();
         }
     }
 
@@ -581,6 +595,7 @@ impl Executor {
             self.evm.ctx.block = block.clone();
             self.evm.ctx.cfg.chain_id = *chain_id;
             self.evm.inspector.cheats = cheats.clone();
+            self.evm.inspector.rewatch();
         }
     }
 
@@ -643,6 +658,12 @@ impl Executor {
         }
         self.evm.inspector.writes.clear();
         r
+    }
+
+    /// How many pranks (`vm.prank`, `vm.startPrank`) the code this executor
+    /// ran has set: a call that sets one pranks itself.
+    pub fn pranks_set(&self) -> u64 {
+        self.evm.inspector.cheats.pranks_set
     }
 
     /// Whether the last [`call`](Self::call) certainly left the EVM state
@@ -747,8 +768,9 @@ impl Executor {
     /// Starts recording what the next view calls read (a check: see
     /// [`reads`]); [`end_reads`](Self::end_reads) ends it.
     pub fn begin_reads(&mut self) {
-        let pranking = self.evm.inspector.cheats.pranking();
+        let pranking = self.evm.inspector.cheats.alters_calls();
         self.evm.inspector.reads.start(pranking);
+        self.evm.inspector.rewatch();
     }
 
     /// What the view calls since [`begin_reads`](Self::begin_reads) read,
@@ -757,13 +779,15 @@ impl Executor {
     pub fn end_reads(&mut self) -> Option<ReadSet> {
         let block = self.block();
         let (slot, account) = state_lookups(&self.evm.ctx);
-        self.evm.inspector.reads.finish(slot, account, block)
+        let reads = self.evm.inspector.reads.finish(slot, account, block);
+        self.evm.inspector.rewatch();
+        reads
     }
 
     /// Whether every value `reads` holds is still what this executor's
     /// state holds (then the check that read them answers as it did).
     pub fn reads_hold(&self, reads: &ReadSet) -> bool {
-        if self.evm.inspector.cheats.pranking() {
+        if self.evm.inspector.cheats.alters_calls() {
             return false;
         }
         let (slot, account) = state_lookups(&self.evm.ctx);
@@ -772,12 +796,15 @@ impl Executor {
 
     fn run(&mut self, env: TxEnv, inspect: bool) -> CallResult {
         let insp = &self.evm.inspector;
-        let inspected = (inspect && insp.enabled) || self.target.uses_cheatcodes;
+        let inspected = (inspect && (insp.enabled || self.target.assertion_events))
+            || self.target.uses_cheatcodes;
         // Inspected only to learn what it reads: what the inspector keeps
         // besides (log words, created contracts) is dropped, as if it had
         // run without it.
         let kept =
             (!inspected && insp.reads.on).then_some((insp.log_words.len(), insp.created.len()));
+        self.evm.inspector.asserted = false;
+        self.evm.inspector.cheats.expect.new_transaction();
         let r = if inspected || kept.is_some() {
             self.evm.inspect_one_tx(env)
         } else {
@@ -793,13 +820,18 @@ impl Executor {
             self.timestamp = self.evm.ctx.block.timestamp.saturating_to();
         }
         match r {
-            Ok(res) => convert(res),
+            Ok(res) => {
+                let mut r = convert(res);
+                r.asserted = self.evm.inspector.asserted;
+                r
+            }
             Err(e) => CallResult {
                 outcome: Outcome::Halt {
                     reason: Halt::Rejected(e.to_string()),
                 },
                 gas_used: 0,
                 logs: Vec::new(),
+                asserted: false,
             },
         }
     }

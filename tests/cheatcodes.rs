@@ -69,6 +69,15 @@ cheat_tests! {
     get_nonce_and_set_nonce => "check_nonces",
     assume_true => "check_assume_true",
     to_string => "check_toString",
+    expect_revert_any_message_and_custom_error => "check_expectRevert",
+    mock_call_longest_prefix_clear_and_codeless => "check_mockCall",
+    mock_call_revert => "check_mockCallRevert",
+    record_logs_and_take_them => "check_recordLogs",
+    record_and_accesses => "check_record_accesses",
+    env_or_and_env_exists => "check_env",
+    block_timestamp_and_number_getters => "check_block_getters",
+    assert_approx_eq_rel_within => "check_assertApproxEqRel",
+    prank_applies_to_the_next_create => "check_prank_create",
 }
 
 fn revert_message(o: &Outcome) -> String {
@@ -77,6 +86,33 @@ fn revert_message(o: &Outcome) -> String {
             reason: RevertReason::Error(m),
         } => m.clone(),
         other => panic!("expected a revert with a message, got {other}"),
+    }
+}
+
+/// Each `reject_*` reverts with forge's own message.
+#[test]
+fn expectations_and_assertions_that_fail_revert_with_forges_message() {
+    let mut ex = executor(false);
+    for (f, message) in [
+        (
+            "reject_expectRevert_without_revert",
+            "next call did not revert as expected".to_string(),
+        ),
+        (
+            "reject_expectRevert_other_error",
+            "Error != expected error: nope != other".to_string(),
+        ),
+        (
+            "reject_envUint_unset",
+            "vm.envUint: environment variable \"RUDDER_CHEATS_UNSET_VARIABLE\" not found"
+                .to_string(),
+        ),
+        (
+            "reject_assertApproxEqRel",
+            "assertion failed: 102 !~= 100 (max delta: 1.0000000000000000%, real delta: 2.0000000000000000%)".to_string(),
+        ),
+    ] {
+        assert_eq!(revert_message(&call(&mut ex, f)), message, "{f}");
     }
 }
 

@@ -238,6 +238,87 @@ fn assertion_failed_events_fail_assertion_tests() {
     }
 }
 
+/// Echidna reads `AssertionFailed` events from the call's trace: one
+/// emitted by a call that then reverted, or by another contract the call
+/// reached, fails the calling function; a revert before the event does not.
+#[test]
+fn assertion_events_count_from_reverted_frames_and_other_contracts() {
+    for seed in 1..=3 {
+        let r = run(
+            "contracts/matrix/out/Harness.json",
+            Some("AssertionReverted"),
+            TestMode::Assertion,
+            seed,
+            50_000,
+        );
+        assert_eq!(
+            status(&r, "emitsThenReverts(uint256)"),
+            "falsified",
+            "{}",
+            r.text()
+        );
+        assert_eq!(
+            status(&r, "revertsFirst(uint256)"),
+            "passing",
+            "{}",
+            r.text()
+        );
+        let t = r
+            .tests
+            .iter()
+            .find(|t| t.name == "emitsThenReverts(uint256)")
+            .unwrap();
+        let reason = t.reason.as_deref().unwrap_or_default();
+        assert!(
+            reason.starts_with("emitted AssertionFailed, then"),
+            "{reason}"
+        );
+        let r = run(
+            "contracts/matrix/out/Harness.json",
+            Some("AssertionExternal"),
+            TestMode::Assertion,
+            seed,
+            50_000,
+        );
+        assert_eq!(
+            status(&r, "callsHelper(uint256)"),
+            "falsified",
+            "{}",
+            r.text()
+        );
+        assert_eq!(
+            status(&r, "callsNothing(uint256)"),
+            "passing",
+            "{}",
+            r.text()
+        );
+    }
+}
+
+/// A best value reached before any call is reported with no calls, as
+/// Echidna reports it (and shrinking keeps it so).
+#[test]
+fn an_optimum_reached_at_deployment_has_the_empty_sequence() {
+    let r = run(
+        "contracts/matrix/out/Harness.json",
+        Some("OptimizeAtDeployment"),
+        TestMode::Optimization,
+        1,
+        5_000,
+    );
+    let t = r
+        .tests
+        .iter()
+        .find(|t| t.name == "echidna_opt_level")
+        .unwrap();
+    assert_eq!(t.value.as_deref(), Some("5"), "{}", r.text());
+    assert!(t.sequence.is_empty(), "{:?}", t.sequence);
+    assert!(
+        r.text()
+            .contains("(no calls: the value right after deployment)")
+    );
+}
+
 #[test]
 fn overflow_mode_reports_checked_arithmetic_panics() {
     for seed in 1..=3 {

@@ -31,12 +31,67 @@ interface Vm {
     function toString(address) external returns (string memory);
     function ffi(string[] calldata) external returns (bytes memory);
     function notACheatcode() external;
+    function expectRevert() external;
+    function expectRevert(bytes4) external;
+    function expectRevert(bytes calldata) external;
+    function mockCall(address, bytes calldata, bytes calldata) external;
+    function mockCallRevert(address, bytes calldata, bytes calldata) external;
+    function clearMockedCalls() external;
+    struct Log {
+        bytes32[] topics;
+        bytes data;
+        address emitter;
+    }
+    function recordLogs() external;
+    function getRecordedLogs() external returns (Log[] memory);
+    function record() external;
+    function accesses(address) external returns (bytes32[] memory reads, bytes32[] memory writes);
+    function envOr(string calldata, uint256) external view returns (uint256);
+    function envExists(string calldata) external view returns (bool);
+    function envUint(string calldata) external view returns (uint256);
+    function getBlockTimestamp() external view returns (uint256);
+    function getBlockNumber() external view returns (uint256);
+    function assertApproxEqRel(uint256, uint256, uint256) external pure;
 }
 
 contract Callee {
+    error Nope();
+    event Shout(uint256 loud);
+
+    uint256 public stored;
+
     function whoCalls() external view returns (address, address) {
         return (msg.sender, tx.origin);
     }
+
+    function fail() external pure returns (uint256) {
+        require(false, "nope");
+        return 1;
+    }
+
+    function failCustom() external pure {
+        revert Nope();
+    }
+
+    function price() external pure returns (uint256) {
+        return 1;
+    }
+
+    function priceOf(uint256 id) external pure returns (uint256) {
+        return id;
+    }
+
+    function shout(uint256 loud) external {
+        emit Shout(loud);
+    }
+
+    function put(uint256 v) external {
+        stored = v;
+    }
+}
+
+contract Made {
+    address public creator = msg.sender;
 }
 
 contract Cheats {
@@ -157,6 +212,105 @@ contract Cheats {
             keccak256(bytes(vm.toString(address(0xbeef)))) ==
                 keccak256("0x000000000000000000000000000000000000bEEF")
         );
+    }
+
+    function check_expectRevert() external {
+        vm.expectRevert();
+        uint256 got = callee.fail();
+        // A call that reverted as expected looks successful, returning zeros.
+        assert(got == 0);
+        vm.expectRevert(bytes("nope"));
+        callee.fail();
+        vm.expectRevert(Callee.Nope.selector);
+        callee.failCustom();
+        // It applied to one call only.
+        (address sender, ) = callee.whoCalls();
+        assert(sender == address(this));
+    }
+
+    function check_mockCall() external {
+        vm.mockCall(address(callee), abi.encodeWithSelector(Callee.price.selector), abi.encode(uint256(7)));
+        assert(callee.price() == 7);
+        // The longest matching calldata prefix answers.
+        vm.mockCall(address(callee), abi.encodeWithSelector(Callee.priceOf.selector), abi.encode(uint256(8)));
+        vm.mockCall(address(callee), abi.encodeWithSelector(Callee.priceOf.selector, 1), abi.encode(uint256(9)));
+        assert(callee.priceOf(1) == 9 && callee.priceOf(2) == 8);
+        vm.clearMockedCalls();
+        assert(callee.price() == 1 && callee.priceOf(2) == 2);
+        // An address without code answers once mocked.
+        address oracle = address(0x0facade);
+        vm.mockCall(oracle, abi.encodeWithSelector(Callee.price.selector), abi.encode(uint256(5)));
+        assert(Callee(oracle).price() == 5);
+    }
+
+    function check_mockCallRevert() external {
+        vm.mockCallRevert(address(callee), abi.encodeWithSelector(Callee.price.selector), abi.encodeWithSignature("Error(string)", "mocked"));
+        try callee.price() returns (uint256) {
+            assert(false);
+        } catch Error(string memory m) {
+            assert(keccak256(bytes(m)) == keccak256("mocked"));
+        }
+    }
+
+    function check_recordLogs() external {
+        vm.recordLogs();
+        callee.shout(5);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        assert(logs.length == 1 && logs[0].emitter == address(callee));
+        assert(logs[0].topics[0] == keccak256("Shout(uint256)"));
+        assert(abi.decode(logs[0].data, (uint256)) == 5);
+        // Taken: the next read starts empty.
+        assert(vm.getRecordedLogs().length == 0);
+    }
+
+    function check_record_accesses() external {
+        vm.record();
+        callee.put(3);
+        (bytes32[] memory reads, bytes32[] memory writes) = vm.accesses(address(callee));
+        assert(writes.length == 1 && writes[0] == bytes32(0));
+        assert(reads.length >= 1);
+    }
+
+    function check_env() external view {
+        assert(vm.envOr("RUDDER_CHEATS_UNSET_VARIABLE", uint256(7)) == 7);
+        assert(!vm.envExists("RUDDER_CHEATS_UNSET_VARIABLE"));
+    }
+
+    function check_block_getters() external {
+        vm.warp(1_800_000_000);
+        vm.roll(19_000_000);
+        assert(vm.getBlockTimestamp() == 1_800_000_000 && vm.getBlockNumber() == 19_000_000);
+    }
+
+    function check_assertApproxEqRel() external pure {
+        vm.assertApproxEqRel(101, 100, 0.01e18);
+    }
+
+    function check_prank_create() external {
+        vm.prank(address(0xabc));
+        Made m = new Made();
+        assert(m.creator() == address(0xabc));
+        Made n = new Made();
+        assert(n.creator() == address(this));
+    }
+
+    // These must revert, each with its message.
+    function reject_expectRevert_without_revert() external {
+        vm.expectRevert();
+        callee.whoCalls();
+    }
+
+    function reject_expectRevert_other_error() external {
+        vm.expectRevert(bytes("other"));
+        callee.fail();
+    }
+
+    function reject_envUint_unset() external view {
+        vm.envUint("RUDDER_CHEATS_UNSET_VARIABLE");
+    }
+
+    function reject_assertApproxEqRel() external pure {
+        vm.assertApproxEqRel(102, 100, 0.01e18);
     }
 
     // These two must revert: assume(false) rejects, an unknown cheatcode

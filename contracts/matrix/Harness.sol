@@ -56,6 +56,64 @@ contract AssertionEvents {
     }
 }
 
+// Assertion mode, as Echidna reads events: an AssertionFailed emitted by a
+// call that then reverts still fails it (the event is in the call's trace),
+// and one emitted by another contract the call reaches fails the calling
+// function. A revert before the event, or an empty external call, does not.
+contract AssertionReverted {
+    event AssertionFailed(uint256 value);
+
+    function emitsThenReverts(uint256 v) external {
+        if (v > 128) {
+            emit AssertionFailed(v);
+            revert("undone, but seen");
+        }
+    }
+
+    function revertsFirst(uint256 v) external {
+        require(v > v, "never past here");
+        emit AssertionFailed(v);
+    }
+}
+
+contract AssertingHelper {
+    event AssertionFailed(string reason);
+
+    function check(uint256 v) external {
+        if (v > 128) {
+            emit AssertionFailed("helper saw a large value");
+        }
+    }
+
+    function nothing() external {}
+}
+
+contract AssertionExternal {
+    AssertingHelper private helper = new AssertingHelper();
+
+    function callsHelper(uint256 v) external {
+        helper.check(v);
+    }
+
+    function callsNothing(uint256) external {
+        helper.nothing();
+    }
+}
+
+// Optimization mode: a value no call raises is reached by the empty
+// sequence (Echidna reports it with no transactions).
+contract OptimizeAtDeployment {
+    int256 private level = 5;
+
+    function lower(uint256 by) external {
+        level -= int256(by % 3);
+    }
+
+    function echidna_opt_level() external view returns (int256) {
+        return level;
+    }
+}
+
 // Overflow mode: checked arithmetic that can overflow.
 contract Overflowing {
     uint8 private small;

@@ -16,6 +16,7 @@ pub(super) fn spec_case(id: TestId, spec: spec::Spec) -> TestCase {
         name: spec.source.name.clone(),
         function,
         spec: Some(Arc::new(spec)),
+        at_end: false,
     }
 }
 

@@ -4,6 +4,10 @@
 //! that `forge test` fails on it. Users paste it into their suite as a
 //! regression test.
 //!
+//! A call that sets a prank itself (a handler calling `vm.prank` or
+//! `vm.startPrank`) is sent by the test contract, without a prank: forge
+//! refuses a prank inside a pranked call.
+//!
 //! Calls are replayed as their exact calldata (a comment above each shows
 //! it in the call syntax), so any ABI type replays without a Solidity
 //! literal for it. Addresses are literal: for a Foundry suite they are
@@ -123,6 +127,7 @@ pub fn reproducer(engine: &Engine, case: &TestCase, reason: &str, seq: &[Tx]) ->
         t.settings.timestamp, t.settings.block_number
     );
     let last = seq.len().saturating_sub(1);
+    let pranks = self_pranking(engine, seq);
     for (i, (tx, text)) in seq.iter().zip(&printed).enumerate() {
         let _ = writeln!(s, "        // {}. {text}", i + 1);
         if tx.delay.seconds > 0 {
@@ -143,7 +148,15 @@ pub fn reproducer(engine: &Engine, case: &TestCase, reason: &str, seq: &[Tx]) ->
                 tx.value
             );
         }
-        let _ = writeln!(s, "        vm_.prank({});", tx.sender.to_checksum(None));
+        if pranks[i] {
+            let _ = writeln!(
+                s,
+                "        // Sent by this contract, not {}: the call pranks itself, and forge refuses a prank inside a pranked call.",
+                tx.sender.to_checksum(None)
+            );
+        } else {
+            let _ = writeln!(s, "        vm_.prank({});", tx.sender.to_checksum(None));
+        }
         let to = match tx.to {
             None => "address(this)".to_string(),
             // Solidity takes address literals checksummed.
@@ -193,6 +206,24 @@ pub fn reproducer(engine: &Engine, case: &TestCase, reason: &str, seq: &[Tx]) ->
     let _ = writeln!(s, "    }}");
     let _ = writeln!(s, "}}");
     s
+}
+
+/// For each call of `seq`, whether it sets a prank itself (replayed once
+/// from the deployed state).
+fn self_pranking(engine: &Engine, seq: &[Tx]) -> Vec<bool> {
+    if !engine.target.uses_cheatcodes {
+        return vec![false; seq.len()];
+    }
+    let mut ex = engine.target.executor(engine.workers);
+    ex.set_recording(false);
+    ex.reset();
+    seq.iter()
+        .map(|tx| {
+            let before = ex.pranks_set();
+            ex.call(tx);
+            ex.pranks_set() != before
+        })
+        .collect()
 }
 
 fn ident(name: &str) -> String {

@@ -12,7 +12,7 @@ use crate::executor::{CallResult, Executor, Outcome};
 use crate::ids::TestId;
 use crate::journal::traces::CallObs;
 use crate::tx::Tx;
-use alloy_primitives::{I256, Log, U256};
+use alloy_primitives::{I256, U256};
 
 /// What a replay must show.
 #[derive(Clone, Copy, Debug)]
@@ -94,14 +94,24 @@ impl<'a> Oracle<'a> {
         let case = goal.case();
         let mut hit = None;
         let mut gas = 0u64;
+        // An optimization value may be reached before any call.
+        if let Goal::Reaches(_, target) = goal
+            && self.optimization_value(case).is_some_and(|v| v >= target)
+        {
+            self.ex.reset();
+            self.ex.set_recording(true);
+            return Some(Hit { calls: 0, gas: 0 });
+        }
         for (i, tx) in seq.iter().enumerate() {
             let r = self.ex.call(tx);
             gas = gas.saturating_add(r.gas_used);
             let met = match goal {
                 Goal::Fails(case) => match case.kind {
-                    TestKind::Property => self.property_fails(case).is_some(),
+                    TestKind::Property => {
+                        case.checked_after(i, seq.len()) && self.property_fails(case).is_some()
+                    }
                     TestKind::Assertion | TestKind::Overflow => {
-                        case.checks_call(tx) && self.call_fails(&r.outcome, &r.logs).is_some()
+                        case.checks_call(tx) && self.call_fails(&r).is_some()
                     }
                     TestKind::Optimization => false,
                 },
@@ -119,20 +129,26 @@ impl<'a> Oracle<'a> {
         hit
     }
 
-    /// Why the last call fails its per-call test in this mode: an assertion
+    /// Why call `r` fails its per-call test in this mode: an assertion
     /// (`Panic(0x01)`, the pre-0.8 invalid opcode, or an `AssertionFailed`
-    /// event) or, in overflow mode, checked arithmetic (`Panic(0x11)`).
-    pub fn call_fails(&self, outcome: &Outcome, logs: &[Log]) -> Option<String> {
+    /// event, from any frame of the call, one that then reverted included)
+    /// or, in overflow mode, checked arithmetic (`Panic(0x11)`).
+    pub fn call_fails(&self, r: &CallResult) -> Option<String> {
         if self.engine.config.test_mode == TestMode::Overflow {
-            return outcome.is_overflow().then(|| outcome.to_string());
+            return r.outcome.is_overflow().then(|| r.outcome.to_string());
         }
-        if outcome.is_assertion_failure() {
-            return Some(outcome.to_string());
+        if r.outcome.is_assertion_failure() {
+            return Some(r.outcome.to_string());
         }
         let topics = &self.engine.target.assertion_topics;
-        logs.iter()
-            .find(|l| l.topics().first().is_some_and(|t| topics.contains(t)))
-            .map(|_| "emitted AssertionFailed".to_string())
+        let emitted = r.asserted
+            || r.logs
+                .iter()
+                .any(|l| l.topics().first().is_some_and(|t| topics.contains(t)));
+        emitted.then(|| match r.outcome {
+            Outcome::Success { .. } => "emitted AssertionFailed".to_string(),
+            ref other => format!("emitted AssertionFailed, then {other}"),
+        })
     }
 
     /// `Some(reason)` if the property is false (or reverts) in the current
@@ -224,9 +240,9 @@ impl<'a> Oracle<'a> {
     /// covered). Returns the new coverage points it reached.
     pub fn replay_reproducer_for_coverage(&mut self, case: &TestCase, seq: &[Tx]) -> u32 {
         self.ex.reset();
-        for tx in seq {
+        for (i, tx) in seq.iter().enumerate() {
             self.ex.call(tx);
-            if case.kind == TestKind::Property {
+            if case.kind == TestKind::Property && case.checked_after(i, seq.len()) {
                 let _ = self.property_fails(case);
             }
         }
@@ -241,17 +257,17 @@ impl<'a> Oracle<'a> {
         self.ex.reset();
         self.ex.set_recording(false);
         let mut out = Vec::with_capacity(seq.len());
-        for tx in seq {
+        for (i, tx) in seq.iter().enumerate() {
             let started = std::time::Instant::now();
             let r = self.ex.call(tx);
             let mut obs = CallObs::of(&r.outcome, r.gas_used, started.elapsed().as_nanos() as u64);
             match case.kind {
-                TestKind::Property => {
+                TestKind::Property if case.checked_after(i, seq.len()) => {
                     let fails = self.property_fails(case).is_some();
                     obs.mark(case.id, fails);
                 }
                 TestKind::Assertion | TestKind::Overflow if case.checks_call(tx) => {
-                    let fails = self.call_fails(&r.outcome, &r.logs).is_some();
+                    let fails = self.call_fails(&r).is_some();
                     obs.mark(case.id, fails);
                 }
                 _ => {}
@@ -289,7 +305,7 @@ impl<'a> Oracle<'a> {
             .collect();
         let mut steps = Vec::with_capacity(seq.len());
         let mut stop = DryStop::Complete;
-        for tx in seq {
+        for (i, tx) in seq.iter().enumerate() {
             if std::time::Instant::now() >= deadline {
                 stop = DryStop::Deadline;
                 break;
@@ -304,10 +320,10 @@ impl<'a> Oracle<'a> {
             let new_points = self.ex.commit_coverage();
             let mut failing: Vec<TestId> = properties
                 .iter()
-                .filter(|c| self.property_fails(c).is_some())
+                .filter(|c| c.checked_after(i, seq.len()) && self.property_fails(c).is_some())
                 .map(|c| c.id)
                 .collect();
-            if self.call_fails(&result.outcome, &result.logs).is_some()
+            if self.call_fails(&result).is_some()
                 && let Some(c) = self.engine.tests.cases().find(|c| c.checks_call(tx))
             {
                 failing.push(c.id);

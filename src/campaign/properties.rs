@@ -53,9 +53,18 @@ pub struct TestCase {
     /// A spec added at run time (`submit_new_spec`): checked instead of
     /// calling `function` (its first view).
     pub spec: Option<Arc<super::spec::Spec>>,
+    /// Checked once, at the end of each sequence, instead of after every
+    /// call (a Foundry suite's `afterInvariant()`).
+    pub at_end: bool,
 }
 
 impl TestCase {
+    /// Whether the test is checked after call `i` of a sequence of `len`
+    /// calls (every call, or the last for an end-of-sequence test).
+    pub fn checked_after(&self, i: usize, len: usize) -> bool {
+        !self.at_end || i + 1 == len
+    }
+
     /// Whether this is the per-call test (assertion, overflow) of the
     /// function `tx` calls on the target.
     pub fn checks_call(&self, tx: &crate::tx::Tx) -> bool {

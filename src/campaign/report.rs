@@ -323,6 +323,9 @@ impl Report {
                         t.name,
                         t.value.as_deref().unwrap_or("none yet")
                     );
+                    if t.value.is_some() && t.sequence.is_empty() {
+                        let _ = writeln!(o, "      (no calls: the value right after deployment)");
+                    }
                     for c in &t.sequence {
                         let _ = writeln!(o, "      {c}");
                     }

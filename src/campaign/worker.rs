@@ -249,6 +249,9 @@ struct CallMeta<'a> {
     new_points: u32,
     position: u32,
     source: &'a Source,
+    /// Whether this is the sequence's last planned call (end-of-sequence
+    /// tests are checked after it).
+    last: bool,
 }
 
 impl Worker {
@@ -508,7 +511,10 @@ impl Worker {
             // The candidate of an input-to-state sequence logs its whole
             // path: a rung it broke shows again.
             let candidate = self.i2s_chain.is_some() && planned.len() == 0;
-            if self.step(&mut run, stats, &source, &prefix, tx, i, candidate) == Step::Falsified {
+            let last = i + 1 == end;
+            if self.step(&mut run, stats, &source, &prefix, tx, (i, last), candidate)
+                == Step::Falsified
+            {
                 // The executor was used for shrinking: this sequence is over
                 // (the falsifying call was journaled with the falsification).
                 break;
@@ -546,7 +552,7 @@ impl Worker {
         source: &Source,
         prefix: &Option<Rc<Prefix>>,
         tx: Tx,
-        i: usize,
+        (i, last): (usize, bool),
         candidate: bool,
     ) -> Step {
         let journal = self.engine.journal().is_some();
@@ -614,8 +620,9 @@ impl Worker {
             new_points: new,
             position: i as u32,
             source,
+            last,
         };
-        let checked = self.check_tests(&run.executed, &run.gas, meta, &r.logs);
+        let checked = self.check_tests(&run.executed, &run.gas, meta, &r);
         if checked.is_some_and(|f| f > 0) {
             run.result.falsified += checked.unwrap_or(0);
             return Step::Falsified;

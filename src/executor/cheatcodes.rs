@@ -17,6 +17,13 @@ use revm::interpreter::{CallInputs, CallOutcome, Gas, InstructionResult, Interpr
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+mod assertions;
+mod env;
+mod expect;
+
+use assertions::{Assertion, assertion_signatures, check_assertion};
+pub(crate) use expect::Expectations;
+
 /// The cheatcode address (`address(uint160(uint256(keccak256("hevm cheat code"))))`).
 pub const CHEATCODE_ADDRESS: Address = address!("7109709ecfa91a80626ff3989d68f67f5b1dd12d");
 
@@ -47,6 +54,19 @@ enum Cheat {
     Ffi,
     /// forge-std's assertions.
     Assert(Assertion),
+    Env(env::EnvType),
+    EnvOr(env::EnvType),
+    EnvExists,
+    GetBlockTimestamp,
+    GetBlockNumber,
+    ExpectRevert,
+    MockCall,
+    MockCallRevert,
+    ClearMockedCalls,
+    RecordLogs,
+    GetRecordedLogs,
+    Record,
+    Accesses,
 }
 
 const SIGNATURES: &[(&str, Cheat)] = &[
@@ -80,6 +100,26 @@ const SIGNATURES: &[(&str, Cheat)] = &[
     ("toString(bytes32)(string)", Cheat::ToString),
     ("toString(bytes)(string)", Cheat::ToString),
     ("ffi(string[])(bytes)", Cheat::Ffi),
+    ("getBlockTimestamp()(uint256)", Cheat::GetBlockTimestamp),
+    ("getBlockNumber()(uint256)", Cheat::GetBlockNumber),
+    ("expectRevert()", Cheat::ExpectRevert),
+    ("expectRevert(bytes4)", Cheat::ExpectRevert),
+    ("expectRevert(bytes)", Cheat::ExpectRevert),
+    ("mockCall(address,bytes,bytes)", Cheat::MockCall),
+    ("mockCall(address,uint256,bytes,bytes)", Cheat::MockCall),
+    ("mockCallRevert(address,bytes,bytes)", Cheat::MockCallRevert),
+    (
+        "mockCallRevert(address,uint256,bytes,bytes)",
+        Cheat::MockCallRevert,
+    ),
+    ("clearMockedCalls()", Cheat::ClearMockedCalls),
+    ("recordLogs()", Cheat::RecordLogs),
+    (
+        "getRecordedLogs()((bytes32[],bytes,address)[])",
+        Cheat::GetRecordedLogs,
+    ),
+    ("record()", Cheat::Record),
+    ("accesses(address)(bytes32[],bytes32[])", Cheat::Accesses),
 ];
 
 /// Each cheatcode's function, selector (hashed once) and meaning.
@@ -91,6 +131,7 @@ fn table() -> &'static [(Function, alloy_primitives::Selector, Cheat)] {
             .iter()
             .map(|(s, c)| (s.to_string(), *c))
             .chain(asserts)
+            .chain(env::env_signatures())
             .map(|(s, c)| {
                 let f = Function::parse(&s).expect("cheatcode signatures parse");
                 let selector = f.selector();
@@ -101,7 +142,8 @@ fn table() -> &'static [(Function, alloy_primitives::Selector, Cheat)] {
 }
 
 /// Whether the cheatcode call `data` answers a pure function of its
-/// arguments (assertions, `addr`, `sign`, `toString`, `label`, `assume`):
+/// arguments (assertions, `addr`, `sign`, `toString`, `label`, `assume`,
+/// and the environment, fixed for the process):
 /// a check that makes only such calls can be skipped while what it read
 /// holds (see [`super::reads`]).
 pub fn is_pure(data: &[u8]) -> bool {
@@ -116,11 +158,15 @@ pub fn is_pure(data: &[u8]) -> bool {
                         | Cheat::ToString
                         | Cheat::Assume
                         | Cheat::Assert(_)
+                        | Cheat::Env(_)
+                        | Cheat::EnvOr(_)
+                        | Cheat::EnvExists
                 )
         })
 }
 
-/// The signatures rudder answers (for docs and tests).
+/// The signatures rudder answers besides the assertions and `env*` (for
+/// docs and tests).
 pub fn supported() -> impl Iterator<Item = &'static str> {
     SIGNATURES.iter().map(|(s, _)| *s)
 }
@@ -136,10 +182,15 @@ struct Prank {
     single: bool,
 }
 
-/// Cheatcode state of one EVM: pranks and labels (reset with each sequence).
+/// Cheatcode state of one EVM: pranks, labels, expectations, mocks,
+/// recordings (reset with each sequence).
 #[derive(Clone, Debug, Default)]
 pub struct Cheatcodes {
     prank: Option<Prank>,
+    /// `expectRevert`, mocked calls, recorded logs and storage accesses.
+    pub(crate) expect: Expectations,
+    /// Pranks set so far (`prank`, `startPrank`), never reset.
+    pub(crate) pranks_set: u64,
     /// Names given with `label`, shown nowhere yet but kept for traces.
     pub labels: HashMap<Address, String>,
     /// `allowFFI`: whether `ffi` may run commands.
@@ -180,14 +231,17 @@ impl Cheatcodes {
         }
     }
 
-    /// Whether a prank is set (a check's caller would not be its own).
-    pub fn pranking(&self) -> bool {
-        self.prank.is_some()
+    /// Whether a prank or a mocked call is set (a check's calls would not
+    /// be answered as its reads alone say).
+    pub fn alters_calls(&self) -> bool {
+        self.prank.is_some() || self.expect.mocking()
     }
 
-    /// Forgets pranks (a new sequence starts from the deployed state).
+    /// Forgets pranks, expectations, mocks and recordings (a new sequence
+    /// starts from the deployed state).
     pub fn reset(&mut self) {
         self.prank = None;
+        self.expect = Expectations::default();
     }
 
     /// Rewrites the caller of a call made while a prank is active.
@@ -197,6 +251,27 @@ impl Cheatcodes {
             return;
         }
         inputs.caller = p.sender;
+        if let Some(o) = p.origin {
+            ctx.tx.caller = o;
+        }
+        if p.single {
+            self.prank = None;
+        }
+    }
+
+    /// Rewrites the creator of a contract created while a prank is active
+    /// (its address then follows the pranked sender's nonce, as in forge
+    /// and hevm).
+    pub(crate) fn apply_prank_create(
+        &mut self,
+        ctx: &mut Ctx,
+        inputs: &mut revm::interpreter::CreateInputs,
+    ) {
+        let Some(p) = &self.prank else { return };
+        if inputs.caller() != p.prankster || ctx.journaled_state.depth != p.depth {
+            return;
+        }
+        inputs.set_call(p.sender);
         if let Some(o) = p.origin {
             ctx.tx.caller = o;
         }
@@ -266,6 +341,7 @@ impl Cheatcodes {
                 vec![]
             }
             Cheat::Prank | Cheat::StartPrank => {
+                self.pranks_set += 1;
                 self.prank = Some(Prank {
                     prankster: caller,
                     sender: addr(&args[0]),
@@ -373,6 +449,54 @@ impl Cheatcodes {
                 check_assertion(*a, &args)?;
                 vec![]
             }
+            Cheat::Env(t) => vec![env::read(*t, args[0].as_str().unwrap_or_default())?],
+            Cheat::EnvOr(t) => vec![env::read_or(
+                *t,
+                args[0].as_str().unwrap_or_default(),
+                &args[1],
+            )],
+            Cheat::EnvExists => vec![DynSolValue::Bool(
+                std::env::var_os(args[0].as_str().unwrap_or_default()).is_some(),
+            )],
+            Cheat::GetBlockTimestamp => vec![DynSolValue::Uint(ctx.block.timestamp, 256)],
+            Cheat::GetBlockNumber => vec![DynSolValue::Uint(ctx.block.number, 256)],
+            Cheat::ExpectRevert => {
+                let data = args.first().map(|v| match v {
+                    DynSolValue::FixedBytes(b, 4) => Bytes::copy_from_slice(&b[..4]),
+                    v => Bytes::from(v.as_bytes().unwrap_or_default().to_vec()),
+                });
+                self.expect.expect_revert(ctx.journaled_state.depth, data)?;
+                vec![]
+            }
+            Cheat::MockCall | Cheat::MockCallRevert => {
+                // (callee, data, response) or (callee, value, data, response).
+                let with_value = args.len() == 4;
+                let bytes =
+                    |v: &DynSolValue| Bytes::from(v.as_bytes().unwrap_or_default().to_vec());
+                let m = expect::MockArgs {
+                    callee: addr(&args[0]),
+                    value: with_value.then(|| word(&args[1])),
+                    data: bytes(&args[args.len() - 2]),
+                    response: bytes(&args[args.len() - 1]),
+                    reverts: *cheat == Cheat::MockCallRevert,
+                };
+                self.expect.mock(ctx, m)?;
+                vec![]
+            }
+            Cheat::ClearMockedCalls => {
+                self.expect.clear_mocks();
+                vec![]
+            }
+            Cheat::RecordLogs => {
+                self.expect.record_logs();
+                vec![]
+            }
+            Cheat::GetRecordedLogs => vec![self.expect.take_logs()],
+            Cheat::Record => {
+                self.expect.record();
+                vec![]
+            }
+            Cheat::Accesses => self.expect.accesses_of(addr(&args[0])),
         };
         Ok(if out.is_empty() {
             Bytes::new()
@@ -422,192 +546,5 @@ fn to_string(v: &DynSolValue) -> String {
         DynSolValue::FixedBytes(b, _) => format!("{b}"),
         DynSolValue::Bytes(b) => format!("0x{}", hex::encode(b)),
         other => format!("{other:?}"),
-    }
-}
-
-/// forge-std's assertions (`assertEq`, `assertGt`, …) call these
-/// cheatcodes, which revert with forge's message when they fail.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Assertion {
-    True,
-    False,
-    Eq,
-    NotEq,
-    Gt,
-    Ge,
-    Lt,
-    Le,
-    ApproxEqAbs,
-}
-
-/// Every assertion cheatcode signature rudder answers, with its meaning.
-fn assertion_signatures() -> Vec<(String, Cheat)> {
-    use Assertion::*;
-    let mut out = Vec::new();
-    let mut both = |base: String, a: Assertion| {
-        out.push((format!("{base})"), Cheat::Assert(a)));
-        out.push((format!("{base},string)"), Cheat::Assert(a)));
-    };
-    both("assertTrue(bool".into(), True);
-    both("assertFalse(bool".into(), False);
-    let scalars = [
-        "bool", "uint256", "int256", "address", "bytes32", "string", "bytes",
-    ];
-    for ty in scalars {
-        for (name, a) in [("assertEq", Eq), ("assertNotEq", NotEq)] {
-            both(format!("{name}({ty},{ty}"), a);
-            both(format!("{name}({ty}[],{ty}[]"), a);
-        }
-    }
-    for ty in ["uint256", "int256"] {
-        for (name, a) in [
-            ("assertGt", Gt),
-            ("assertGe", Ge),
-            ("assertLt", Lt),
-            ("assertLe", Le),
-        ] {
-            both(format!("{name}({ty},{ty}"), a);
-        }
-        both(format!("assertApproxEqAbs({ty},{ty},uint256"), ApproxEqAbs);
-    }
-    out
-}
-
-/// `Ok` when the assertion holds, forge's failure message otherwise.
-fn check_assertion(a: Assertion, args: &[DynSolValue]) -> Result<(), String> {
-    use std::cmp::Ordering::*;
-    let msg = |n: usize| match args.get(n) {
-        Some(DynSolValue::String(m)) => m.clone(),
-        _ => "assertion failed".into(),
-    };
-    let cmp = |x: &DynSolValue, y: &DynSolValue| match (x, y) {
-        (DynSolValue::Uint(x, _), DynSolValue::Uint(y, _)) => x.cmp(y),
-        (DynSolValue::Int(x, _), DynSolValue::Int(y, _)) => x.cmp(y),
-        _ => Equal,
-    };
-    let show = |v: &DynSolValue| match v {
-        DynSolValue::Array(items) => {
-            format!(
-                "[{}]",
-                items.iter().map(to_string).collect::<Vec<_>>().join(", ")
-            )
-        }
-        DynSolValue::String(s) => s.clone(),
-        v => to_string(v),
-    };
-    let (holds, text) = match a {
-        Assertion::True => (args[0].as_bool() == Some(true), None),
-        Assertion::False => (args[0].as_bool() == Some(false), None),
-        Assertion::Eq => (args[0] == args[1], Some("!=")),
-        Assertion::NotEq => (args[0] != args[1], Some("==")),
-        Assertion::Gt => (cmp(&args[0], &args[1]) == Greater, Some("<=")),
-        Assertion::Ge => (cmp(&args[0], &args[1]) != Less, Some("<")),
-        Assertion::Lt => (cmp(&args[0], &args[1]) == Less, Some(">=")),
-        Assertion::Le => (cmp(&args[0], &args[1]) != Greater, Some(">")),
-        Assertion::ApproxEqAbs => {
-            let delta = match (&args[0], &args[1]) {
-                (DynSolValue::Uint(x, _), DynSolValue::Uint(y, _)) => x.abs_diff(*y),
-                (DynSolValue::Int(x, _), DynSolValue::Int(y, _)) => {
-                    x.wrapping_sub(*y).unsigned_abs()
-                }
-                _ => U256::ZERO,
-            };
-            let max = word(&args[2]);
-            if delta <= max {
-                return Ok(());
-            }
-            return Err(format!(
-                "{}: {} !~= {} (max delta: {max}, real delta: {delta})",
-                msg(3),
-                show(&args[0]),
-                show(&args[1])
-            ));
-        }
-    };
-    if holds {
-        return Ok(());
-    }
-    let n = if matches!(a, Assertion::True | Assertion::False) {
-        1
-    } else {
-        2
-    };
-    Err(match text {
-        None => msg(n),
-        Some(op) => format!("{}: {} {op} {}", msg(n), show(&args[0]), show(&args[1])),
-    })
-}
-
-#[cfg(test)]
-mod assertion_tests {
-    use super::*;
-    use alloy_primitives::I256;
-
-    fn u(v: u64) -> DynSolValue {
-        DynSolValue::Uint(U256::from(v), 256)
-    }
-
-    fn i(v: i64) -> DynSolValue {
-        DynSolValue::Int(I256::try_from(v).unwrap(), 256)
-    }
-
-    fn s(m: &str) -> DynSolValue {
-        DynSolValue::String(m.into())
-    }
-
-    #[test]
-    fn forge_std_assertions_hold_or_revert_with_forges_message() {
-        use Assertion::*;
-        assert!(check_assertion(Eq, &[u(1), u(1)]).is_ok());
-        assert_eq!(
-            check_assertion(Eq, &[u(1), u(2)]).unwrap_err(),
-            "assertion failed: 1 != 2"
-        );
-        assert_eq!(
-            check_assertion(Eq, &[u(1), u(2), s("books")]).unwrap_err(),
-            "books: 1 != 2"
-        );
-        assert_eq!(
-            check_assertion(NotEq, &[u(3), u(3)]).unwrap_err(),
-            "assertion failed: 3 == 3"
-        );
-        assert!(check_assertion(Gt, &[i(-1), i(-2)]).is_ok());
-        assert_eq!(
-            check_assertion(Le, &[i(5), i(-5)]).unwrap_err(),
-            "assertion failed: 5 > -5"
-        );
-        assert!(check_assertion(Ge, &[u(7), u(7)]).is_ok());
-        assert_eq!(
-            check_assertion(Lt, &[u(7), u(7), s("m")]).unwrap_err(),
-            "m: 7 >= 7"
-        );
-        assert_eq!(
-            check_assertion(True, &[DynSolValue::Bool(false), s("must")]).unwrap_err(),
-            "must"
-        );
-        assert!(check_assertion(False, &[DynSolValue::Bool(false)]).is_ok());
-        let e = check_assertion(ApproxEqAbs, &[u(10), u(12), u(1)]).unwrap_err();
-        assert!(e.contains("max delta: 1, real delta: 2"), "{e}");
-        assert!(check_assertion(ApproxEqAbs, &[i(-3), i(-1), u(2)]).is_ok());
-        let strings = [s("a"), s("b")];
-        assert_eq!(
-            check_assertion(Eq, &strings).unwrap_err(),
-            "assertion failed: a != b"
-        );
-    }
-
-    #[test]
-    fn every_assertion_signature_is_in_the_table_once() {
-        let t = table();
-        for (sig, _) in assertion_signatures() {
-            let f = Function::parse(&sig).unwrap();
-            let n = t.iter().filter(|(_, s, _)| *s == f.selector()).count();
-            assert_eq!(n, 1, "{sig}");
-        }
-        // forge-std's most used one, by its well-known selector.
-        assert!(
-            t.iter()
-                .any(|(f, _, _)| f.signature() == "assertEq(uint256,uint256)")
-        );
     }
 }

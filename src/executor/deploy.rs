@@ -426,6 +426,7 @@ fn discover_others(
     target: Address,
     candidates: &[(&Contract, Option<CodeId>)],
     suite: Option<&foundry::SuiteTargets>,
+    project: &Project,
     runtime_codes: &mut Vec<(Address, CodeId)>,
 ) -> (Vec<Address>, Vec<crate::tx::Callee>) {
     let mut deployed: Vec<Address> = db
@@ -463,16 +464,51 @@ fn discover_others(
         if let Some(id) = id {
             runtime_codes.push((*a, *id));
         }
-        if suite.is_some_and(|t| !t.targets(*a)) {
-            continue;
-        }
         let mut functions = abi_functions(&c.abi);
         if let Some(t) = suite {
-            functions.retain(|f| t.calls(*a, f.selector()));
+            match t.selection(*a, &c.name, &c.source) {
+                None => continue,
+                Some(Some(only)) => functions.retain(|f| only.contains(&f.selector())),
+                Some(None) => functions.retain(|f| t.calls(*a, f.selector())),
+            }
         }
         others.push(crate::tx::Callee {
             name: c.name.clone(),
             address: *a,
+            functions,
+        });
+    }
+    // `targetInterfaces`: an address called through the functions of the
+    // artifacts named (the first contract of each name), in place of what
+    // `setUp` left there.
+    for (at, names) in suite.map_or(&[][..], |t| &t.interfaces[..]) {
+        let mut functions: Vec<Arc<Function>> = Vec::new();
+        for id in names {
+            let abi = project
+                .contracts
+                .iter()
+                .find(|c| foundry::artifact_is(id, &c.name, &c.source))
+                .map(|c| &c.abi)
+                .or_else(|| {
+                    let mut i = project.interfaces.iter();
+                    i.find(|c| foundry::artifact_is(id, &c.name, &c.source))
+                        .map(|c| &c.abi)
+                });
+            let Some(abi) = abi else {
+                continue;
+            };
+            for f in abi_functions(abi) {
+                if !functions.iter().any(|g| g.selector() == f.selector()) {
+                    functions.push(f);
+                }
+            }
+        }
+        let t = suite.expect("interfaces come from a suite");
+        functions.retain(|f| t.calls(*at, f.selector()));
+        others.retain(|o| o.address != *at);
+        others.push(crate::tx::Callee {
+            name: names.join("+"),
+            address: *at,
             functions,
         });
     }
@@ -541,6 +577,7 @@ impl Target {
         let initial_chain_id = evm.ctx.cfg.chain_id;
         settings.block_number = initial_block.number.saturating_to();
         settings.timestamp = initial_block.timestamp.saturating_to();
+        let setup_mocks = evm.inspector.cheats.expect.mocks_only();
         let mut db = std::mem::take(&mut evm.ctx.journaled_state.database);
         // A constructor that is not payable got no funds: the target is
         // credited `balanceContract` once it ran.
@@ -555,6 +592,7 @@ impl Target {
             address,
             &codes.candidates,
             suite.as_ref(),
+            &project,
             &mut runtime_codes,
         );
         if let Some(t) = &suite {
@@ -563,7 +601,12 @@ impl Target {
         let Codes { codes, .. } = codes;
         Ok(Target {
             assertion_topics: assertion_topics(&project),
+            assertion_events: project
+                .contracts
+                .iter()
+                .any(|c| c.abi.events().any(|e| e.name == "AssertionFailed")),
             uses_cheatcodes: uses_cheatcodes(&project),
+            setup_mocks,
             functions: abi_functions(&contract.abi),
             project,
             contract: contract.clone(),

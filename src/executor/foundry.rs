@@ -6,7 +6,11 @@
 //!
 //! Forge's defaults where the suite says nothing: every contract deployed
 //! in `setUp` (other than the test contract) is a target, every function of
-//! it is called, the configured senders send.
+//! it is called, the configured senders send. Artifact lists
+//! (`targetArtifacts`, `excludeArtifacts`, `targetArtifactSelectors`) filter
+//! the contracts `setUp` deployed by their contract (`Name` or
+//! `path/File.sol:Name`); `targetInterfaces` adds an address called through
+//! the functions of the artifacts it names.
 
 use super::{DEPLOY_GAS_LIMIT, Evm, EvmSettings, ExecError, convert, tx_env};
 use alloy_dyn_abi::{DynSolType, DynSolValue};
@@ -27,6 +31,10 @@ pub const FORGE_TEST_ADDRESS: Address =
 /// The name of a Foundry invariant function (`invariant_x`, `invariantX`).
 pub const INVARIANT_PREFIX: &str = "invariant";
 
+/// The function forge calls at the end of each run of an invariant suite
+/// (it must not revert).
+pub const AFTER_INVARIANT: &str = "afterInvariant";
+
 /// Whether `abi` is that of a Foundry invariant suite: it declares an
 /// `invariant*` function, or a `setUp()` with forge-std's target lists.
 pub fn is_suite(abi: &JsonAbi) -> bool {
@@ -46,6 +54,31 @@ pub struct SuiteTargets {
     pub selectors: Vec<(Address, Vec<Selector>)>,
     /// Per contract, selectors never called.
     pub excluded_selectors: Vec<(Address, Vec<Selector>)>,
+    /// `targetArtifacts`: only contracts of these artifacts are targets.
+    pub artifacts: Vec<String>,
+    /// `excludeArtifacts`: contracts of these artifacts are not.
+    pub excluded_artifacts: Vec<String>,
+    /// `targetArtifactSelectors`: contracts of these artifacts are targets,
+    /// with only these selectors (whatever the other lists say).
+    pub artifact_selectors: Vec<(String, Vec<Selector>)>,
+    /// `targetInterfaces`: addresses called through the functions of the
+    /// artifacts named.
+    pub interfaces: Vec<(Address, Vec<String>)>,
+}
+
+/// Whether artifact identifier `id` (`Name`, or `path/File.sol:Name` as
+/// forge spells it, relative to the project) names contract `name` of
+/// source file `source`.
+pub fn artifact_is(id: &str, name: &str, source: &str) -> bool {
+    match id.rsplit_once(':') {
+        None => id == name,
+        Some((path, n)) => {
+            n == name
+                && (path == source
+                    || source.ends_with(&format!("/{path}"))
+                    || path.ends_with(&format!("/{source}")))
+        }
+    }
 }
 
 impl SuiteTargets {
@@ -65,6 +98,28 @@ impl SuiteTargets {
         };
         listed(&self.selectors).unwrap_or(true)
             && !listed(&self.excluded_selectors).unwrap_or(false)
+    }
+
+    /// Which functions of the contract `setUp` left at `a` (of artifact
+    /// `name` in `source`) are called: `None` when it is no target,
+    /// `Some(None)` for all (less excluded selectors), `Some(Some(list))`
+    /// for those of `targetArtifactSelectors` alone. As forge: an artifact
+    /// with selectors is a target whatever the other lists say; otherwise
+    /// the contract lists apply, then the excluded artifacts, then (when
+    /// any artifact is targeted) only targeted artifacts remain.
+    pub fn selection(&self, a: Address, name: &str, source: &str) -> Option<Option<Vec<Selector>>> {
+        let is = |id: &String| artifact_is(id, name, source);
+        if let Some((_, sels)) = self.artifact_selectors.iter().find(|(id, _)| is(id)) {
+            return Some(Some(sels.clone()));
+        }
+        if !self.targets(a) || self.excluded_artifacts.iter().any(is) {
+            return None;
+        }
+        let any_targeted = !self.artifacts.is_empty() || !self.artifact_selectors.is_empty();
+        if any_targeted && !self.artifacts.iter().any(is) {
+            return None;
+        }
+        Some(None)
     }
 
     /// The senders of fuzzed calls: the suite's `targetSenders` (less the
@@ -166,6 +221,41 @@ pub(super) fn targets(
             _ => Vec::new(),
         }
     };
+    let strings = |v: Vec<DynSolValue>| -> Vec<String> {
+        v.into_iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect()
+    };
+    let four = |s: &DynSolValue| -> Vec<Selector> {
+        s.as_array()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|w| match w {
+                DynSolValue::FixedBytes(b, 4) => Some(Selector::from_slice(&b[..4])),
+                _ => None,
+            })
+            .collect()
+    };
+    let artifact_selectors = read("targetArtifactSelectors", "(string,bytes4[])[]")
+        .into_iter()
+        .filter_map(|x| {
+            let DynSolValue::Tuple(t) = x else {
+                return None;
+            };
+            Some((t.first()?.as_str()?.to_string(), four(t.get(1)?)))
+        })
+        .collect();
+    let interfaces = read("targetInterfaces", "(address,string[])[]")
+        .into_iter()
+        .filter_map(|x| {
+            let DynSolValue::Tuple(t) = x else {
+                return None;
+            };
+            let names = t.get(1)?.as_array()?.iter();
+            let names = names.filter_map(|n| n.as_str().map(str::to_string));
+            Some((t.first()?.as_address()?, names.collect()))
+        })
+        .collect();
     let addresses = |v: Vec<DynSolValue>| -> Vec<Address> {
         v.into_iter().filter_map(|x| x.as_address()).collect()
     };
@@ -175,18 +265,7 @@ pub(super) fn targets(
                 let DynSolValue::Tuple(t) = x else {
                     return None;
                 };
-                let a = t.first()?.as_address()?;
-                let DynSolValue::Array(s) = t.get(1)? else {
-                    return None;
-                };
-                let sels = s
-                    .iter()
-                    .filter_map(|w| match w {
-                        DynSolValue::FixedBytes(b, 4) => Some(Selector::from_slice(&b[..4])),
-                        _ => None,
-                    })
-                    .collect();
-                Some((a, sels))
+                Some((t.first()?.as_address()?, four(t.get(1)?)))
             })
             .collect()
     };
@@ -197,6 +276,10 @@ pub(super) fn targets(
         excluded_senders: addresses(read("excludeSenders", "address[]")),
         selectors: selectors(read("targetSelectors", "(address,bytes4[])[]")),
         excluded_selectors: selectors(read("excludeSelectors", "(address,bytes4[])[]")),
+        artifacts: strings(read("targetArtifacts", "string[]")),
+        excluded_artifacts: strings(read("excludeArtifacts", "string[]")),
+        artifact_selectors,
+        interfaces,
     }
 }
 
@@ -220,10 +303,52 @@ mod tests {
             excluded_senders: vec![b],
             selectors: vec![(a, vec![s1])],
             excluded_selectors: vec![(b, vec![s2])],
+            ..Default::default()
         };
         assert!(t.targets(a) && !t.targets(b));
         assert!(t.calls(a, s1) && !t.calls(a, s2));
         assert!(t.calls(b, s1) && !t.calls(b, s2));
         assert_eq!(t.senders(&[Address::ZERO]), vec![a]);
+    }
+
+    #[test]
+    fn artifact_lists_select_setup_contracts_as_forge_does() {
+        assert!(artifact_is("Vault", "Vault", "src/Vault.sol"));
+        assert!(artifact_is("src/Vault.sol:Vault", "Vault", "src/Vault.sol"));
+        assert!(artifact_is(
+            "src/Vault.sol:Vault",
+            "Vault",
+            "/home/u/p/src/Vault.sol"
+        ));
+        assert!(!artifact_is(
+            "src/Other.sol:Vault",
+            "Vault",
+            "src/Vault.sol"
+        ));
+        assert!(!artifact_is("Vaul", "Vault", "src/Vault.sol"));
+        let (a, b) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        let s1 = Selector::repeat_byte(7);
+        let t = SuiteTargets {
+            artifacts: vec!["Vault".into()],
+            ..Default::default()
+        };
+        assert_eq!(t.selection(a, "Vault", "src/V.sol"), Some(None));
+        assert_eq!(t.selection(a, "Token", "src/T.sol"), None);
+        // Selectors of an artifact make it a target even when excluded.
+        let t = SuiteTargets {
+            excluded_contracts: vec![a],
+            excluded_artifacts: vec!["Token".into()],
+            artifact_selectors: vec![("Token".into(), vec![s1])],
+            ..Default::default()
+        };
+        assert_eq!(t.selection(a, "Token", "src/T.sol"), Some(Some(vec![s1])));
+        // Targeted artifacts (by selectors) leave others out.
+        assert_eq!(t.selection(b, "Vault", "src/V.sol"), None);
+        let t = SuiteTargets {
+            excluded_artifacts: vec!["src/T.sol:Token".into()],
+            ..Default::default()
+        };
+        assert_eq!(t.selection(a, "Token", "src/T.sol"), None);
+        assert_eq!(t.selection(a, "Vault", "src/V.sol"), Some(None));
     }
 }

@@ -128,6 +128,15 @@ pub struct CoverageInspector {
     site_pairs: std::collections::HashMap<(CodeId, u32), [u64; SITE_MEMORY]>,
     /// What the check running now reads (see [`super::reads`]).
     pub(crate) reads: ReadLog,
+    /// `topic0` of the `AssertionFailed(..)` events watched (empty: none).
+    pub(crate) assertion_topics: Vec<B256>,
+    /// Whether one of them was emitted since the transaction began, in any
+    /// frame (one that reverted afterwards included).
+    pub(crate) asserted: bool,
+    /// Whether each opcode is looked at for more than coverage: a check's
+    /// reads, or storage accesses after `vm.record()` (one test per opcode
+    /// for both; see [`rewatch`](Self::rewatch)).
+    watching: bool,
 }
 
 /// Operand pairs remembered per branch.
@@ -242,7 +251,16 @@ impl CoverageInspector {
             guards: Default::default(),
             site_pairs: Default::default(),
             reads: ReadLog::default(),
+            assertion_topics: Vec::new(),
+            asserted: false,
+            watching: false,
         }
+    }
+
+    /// Sets [`watching`](Self::watching) from what it stands for: called
+    /// whenever a check's read log or the cheatcode state changes.
+    pub(crate) fn rewatch(&mut self) {
+        self.watching = self.reads.on || self.cheats.expect.accesses.is_some();
     }
 
     fn runtime_of(&self, address: Address) -> Option<CodeId> {
@@ -399,12 +417,41 @@ impl CoverageInspector {
     }
 }
 
+impl CoverageInspector {
+    /// Notes a storage read or write for `vm.accesses` (after `vm.record()`;
+    /// a write counts as a read too, as in forge).
+    #[cold]
+    fn record_access(&mut self, interp: &Interpreter) {
+        let op = interp.bytecode.opcode();
+        if op != SLOAD && op != SSTORE {
+            return;
+        }
+        let Ok(slot) = interp.stack.peek(0) else {
+            return;
+        };
+        let Some(accesses) = self.cheats.expect.accesses.as_deref_mut() else {
+            return;
+        };
+        let (reads, writes) = accesses.entry(interp.input.target_address).or_default();
+        let slot = B256::from(slot.to_be_bytes::<32>());
+        reads.push(slot);
+        if op == SSTORE {
+            writes.push(slot);
+        }
+    }
+}
+
 impl Inspector<Ctx> for CoverageInspector {
     // Runs once per opcode: it must be inlined into revm's interpreter loop.
     #[inline(always)]
     fn step(&mut self, interp: &mut Interpreter, _context: &mut Ctx) {
-        if self.reads.on {
-            self.reads.step(interp);
+        if self.watching {
+            if self.reads.on {
+                self.reads.step(interp);
+            }
+            if self.cheats.expect.accesses.is_some() {
+                self.record_access(interp);
+            }
         }
         if !self.enabled {
             return;
@@ -435,6 +482,15 @@ impl Inspector<Ctx> for CoverageInspector {
     }
 
     fn log(&mut self, _context: &mut Ctx, log: Log) {
+        self.cheats.expect.on_log(&log);
+        if !self.assertion_topics.is_empty()
+            && log
+                .topics()
+                .first()
+                .is_some_and(|t| self.assertion_topics.contains(t))
+        {
+            self.asserted = true;
+        }
         if self.log_words.len() < 64 {
             self.log_words.extend(log.data.topics().iter().copied());
             for chunk in log.data.data.chunks(32) {
@@ -463,9 +519,21 @@ impl Inspector<Ctx> for CoverageInspector {
             // call_end runs for this answer too: keep the frames balanced.
             self.frames.push(None);
             self.wrote = true;
-            return Some(self.cheats.call(context, inputs));
+            let answer = self.cheats.call(context, inputs);
+            self.rewatch();
+            return Some(answer);
         }
         self.cheats.apply_prank(context, inputs);
+        let depth = context.journaled_state.depth;
+        if let Some(mocked) = self
+            .cheats
+            .expect
+            .on_call(context, inputs, depth, self.frames.len())
+        {
+            self.frames.push(None);
+            self.wrote = true;
+            return Some(mocked);
+        }
         let code = self.runtime_of(inputs.bytecode_address);
         // Code not followed (its writes are not seen) might write; a
         // precompile does not.
@@ -476,11 +544,13 @@ impl Inspector<Ctx> for CoverageInspector {
         None
     }
 
-    fn call_end(&mut self, _context: &mut Ctx, _inputs: &CallInputs, _outcome: &mut CallOutcome) {
+    fn call_end(&mut self, _context: &mut Ctx, _inputs: &CallInputs, outcome: &mut CallOutcome) {
         self.frames.pop();
+        self.cheats.expect.on_call_end(self.frames.len(), outcome);
     }
 
-    fn create(&mut self, _context: &mut Ctx, inputs: &mut CreateInputs) -> Option<CreateOutcome> {
+    fn create(&mut self, context: &mut Ctx, inputs: &mut CreateInputs) -> Option<CreateOutcome> {
+        self.cheats.apply_prank_create(context, inputs);
         self.wrote = true;
         self.reads.opaque = true;
         if let Some(address) = self.next_create_at.take() {

@@ -163,6 +163,10 @@ pub struct CallResult {
     pub outcome: Outcome,
     pub gas_used: u64,
     pub logs: Vec<Log>,
+    /// Whether an `AssertionFailed(..)` event was emitted anywhere in the
+    /// call, in a frame that then reverted too (as Echidna reads events
+    /// from the call's trace, not from the logs that survive).
+    pub asserted: bool,
 }
 
 pub(super) fn convert(result: ExecutionResult<HaltReason>) -> CallResult {
@@ -177,6 +181,7 @@ pub(super) fn convert(result: ExecutionResult<HaltReason>) -> CallResult {
             },
             gas_used,
             logs,
+            asserted: false,
         },
         ExecutionResult::Revert { output, logs, .. } => CallResult {
             outcome: Outcome::Revert {
@@ -184,6 +189,7 @@ pub(super) fn convert(result: ExecutionResult<HaltReason>) -> CallResult {
             },
             gas_used,
             logs,
+            asserted: false,
         },
         ExecutionResult::Halt { reason, logs, .. } => CallResult {
             outcome: Outcome::Halt {
@@ -191,6 +197,7 @@ pub(super) fn convert(result: ExecutionResult<HaltReason>) -> CallResult {
             },
             gas_used,
             logs,
+            asserted: false,
         },
     }
 }

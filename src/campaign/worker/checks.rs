@@ -12,9 +12,8 @@ impl Worker {
         executed: &[Tx],
         gas: &[u64],
         meta: CallMeta<'_>,
-        logs: &[alloy_primitives::Log],
+        last: &crate::executor::CallResult,
     ) -> Option<u32> {
-        let last = meta.outcome;
         let engine = self.engine.clone();
         let mut falsified = 0;
         // Summed only when something is falsified, not after every call.
@@ -27,7 +26,7 @@ impl Worker {
             crate::config::TestMode::Assertion | crate::config::TestMode::Overflow => {
                 falsified += self.check_specs(executed, &seq_gas, meta);
                 let tx = executed.last().expect("one call ran");
-                let fails = Oracle::new(&engine, &mut self.ex).call_fails(last, logs);
+                let fails = Oracle::new(&engine, &mut self.ex).call_fails(last);
                 if let Some(reason) = fails
                     && let Some(case) = engine.tests.cases().find(|c| c.checks_call(tx))
                     && engine.tests.is_open(case.id)
@@ -109,7 +108,7 @@ impl Worker {
         let engine = self.engine.clone();
         let mut falsified = 0;
         for case in engine.tests.cases() {
-            if !which(case) || !engine.tests.is_open(case.id) {
+            if !which(case) || !engine.tests.is_open(case.id) || (case.at_end && !meta.last) {
                 continue;
             }
             let fails = self.checks.fails(&mut self.ex, case, |ex| {
