@@ -3,10 +3,11 @@
 //! falsified invariant is written as a Foundry test that `forge test` runs
 //! and that fails on the same invariant.
 
+mod common;
+
 use rudder::campaign::{Campaign, TestStatus};
 use rudder::config::Config;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const PROJECT: &str = "contracts/matrix/forge-project";
 /// Where forge puts the suite's handler (forge's deployer creates the test
@@ -142,48 +143,13 @@ async fn an_agent_gets_the_reproducer_from_the_tool() {
     assert_eq!(v["error"]["details"]["field"], "test", "{v}");
 }
 
-/// forge from `../shared/peers/install.sh forge` (scripts/test.sh installs it).
-fn forge() -> Option<(PathBuf, PathBuf)> {
-    let peers = Path::new("../shared/peers").canonicalize().ok()?;
-    let forge = peers.join(".tools/node_modules/.bin/forge");
-    let solc = peers.join("lib/solc");
-    (forge.exists() && solc.exists()).then_some((forge, solc))
-}
-
 #[test]
 fn the_reproducer_fails_under_forge_test_on_the_broken_invariant() {
-    let Some((forge, solc)) = forge() else {
-        assert!(
-            !Path::new("../shared/peers").exists(),
-            "../shared/peers is here but forge is not installed: run ../shared/peers/install.sh forge"
-        );
-        eprintln!("SKIPPED: no ../shared/peers to install forge from");
+    let Some((forge, solc)) = common::forge::forge() else {
         return;
     };
-    // A copy of the project (forge writes cache/ and out/), with the solc
-    // path made absolute.
     let work = tempfile::tempdir().unwrap();
-    let project = work.path().join("project");
-    let status = Command::new("cp")
-        .args(["-r", PROJECT])
-        .arg(&project)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let toml = project.join("foundry.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    let text: String = text
-        .lines()
-        .map(|l| {
-            if l.starts_with("solc =") {
-                format!("solc = \"{}\"", solc.display())
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    std::fs::write(&toml, text + "\n").unwrap();
+    let project = common::forge::copy_project(PROJECT, work.path(), &solc);
     let repro = project.join("test/rudder");
     fuzz(&project, Some(repro.clone()), &work.path().join("out"));
     assert!(
@@ -191,21 +157,7 @@ fn the_reproducer_fails_under_forge_test_on_the_broken_invariant() {
             .join("BankInvariantTest_invariant_books_balance_Repro.t.sol")
             .exists()
     );
-
-    let out = Command::new(&forge)
-        .args([
-            "test",
-            "--offline",
-            "--match-contract",
-            "Repro",
-            "--match-test",
-            "test_",
-        ])
-        .current_dir(&project)
-        .env("FOUNDRY_DISABLE_NIGHTLY_WARNING", "1")
-        .env("HOME", work.path())
-        .output()
-        .unwrap();
+    let out = common::forge::test_reproducers(&forge, &project, work.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -4,6 +4,7 @@
 
 pub mod browser;
 pub mod clients;
+pub mod forge;
 
 use rudder::campaign::Campaign;
 use rudder::config::Config;

@@ -1,0 +1,156 @@
+//! A Foundry project as teams write them (contracts/matrix/forge-std-project:
+//! forge-std's `Test`, a handler with `bound`, `deal` through stdstore,
+//! pranks, `expectRevert`, `recordLogs`, an oracle mocked in `setUp`, `envOr`,
+//! forge-std's assertions and `afterInvariant`), built by forge 1.7.1: rudder
+//! breaks what forge breaks (`forge test` on the suite: `invariant_solvent`
+//! of both suites, `invariant_never_poked`) and nothing else, calls what the
+//! suite's artifact and interface lists say, checks `afterInvariant` at the
+//! end of each sequence, and its reproducer fails under `forge test`.
+
+mod common;
+
+use rudder::campaign::report::TestReport;
+use rudder::campaign::{Campaign, Report, TestStatus};
+use rudder::config::Config;
+use std::path::{Path, PathBuf};
+
+const PROJECT: &str = "contracts/matrix/forge-std-project";
+/// Where forge's deployer puts the handler (the suite's third creation).
+const HANDLER: &str = "0xF62849F9A0B5Bf2913b396098F7c7019b51A820a";
+/// Where the artifact suite's `setUp` puts the `Pokeable` it targets
+/// through `IPoke`.
+const POKEABLE: &str = "0x5991A2dF15A8F6A256D3Ec51E99254Cd3fb576A9";
+
+fn fuzz(project: &Path, suite: &str, repro_dir: Option<PathBuf>, out: &Path) -> Report {
+    let config = Config {
+        workers: Some(1),
+        seed: Some(1),
+        test_limit: 50_000,
+        repro_dir,
+        ..Config::default()
+    };
+    let mut c = Campaign::new(project, Some(suite), config, Some(out.to_path_buf())).unwrap();
+    c.start().unwrap();
+    c.wait()
+}
+
+fn test<'r>(report: &'r Report, name: &str) -> &'r TestReport {
+    report
+        .tests
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("{name} is not a test: {}", report.text()))
+}
+
+#[test]
+fn a_forge_std_suite_breaks_what_forge_breaks_and_nothing_else() {
+    let out = tempfile::tempdir().unwrap();
+    let r = fuzz(Path::new(PROJECT), "VaultInvariants", None, out.path());
+    assert_eq!(r.tests.len(), 4, "{}", r.text());
+    let solvent = test(&r, "invariant_solvent");
+    assert_eq!(solvent.status, TestStatus::Falsified, "{}", r.text());
+    let reason = solvent.reason.as_deref().unwrap_or_default();
+    assert!(
+        reason.contains("vault cannot pay every holder: "),
+        "{reason}"
+    );
+    for call in &solvent.sequence {
+        assert!(call.contains(&format!("to: {HANDLER}")), "{call}");
+    }
+    // Held: the books (deal through stdstore, prank, recordLogs in the
+    // handler), the oracle mocked in setUp (in every sequence), and every
+    // holder taking everything out at the end (afterInvariant).
+    for name in [
+        "invariant_books",
+        "invariant_oracle_price",
+        "afterInvariant",
+    ] {
+        assert_eq!(
+            test(&r, name).status,
+            TestStatus::Passing,
+            "{name}:\n{}",
+            r.text()
+        );
+    }
+}
+
+#[test]
+fn artifact_and_interface_lists_choose_the_targets_and_after_invariant_ends_each_sequence() {
+    let out = tempfile::tempdir().unwrap();
+    let r = fuzz(
+        Path::new(PROJECT),
+        "VaultArtifactInvariants",
+        None,
+        out.path(),
+    );
+    // The interface's address is called through `IPoke` alone: `poke`
+    // breaks at once, `breakIt` is never called.
+    let poked = test(&r, "invariant_never_poked");
+    assert_eq!(poked.status, TestStatus::Falsified, "{}", r.text());
+    assert_eq!(poked.sequence.len(), 1, "{:?}", poked.sequence);
+    assert!(
+        poked.sequence[0].starts_with("poke{"),
+        "{:?}",
+        poked.sequence
+    );
+    assert!(poked.sequence[0].contains(&format!("to: {POKEABLE}")));
+    assert_eq!(
+        test(&r, "invariant_never_broken").status,
+        TestStatus::Passing
+    );
+    // targetArtifact("VaultHandler"): the handler is a target, the vault is
+    // not (nothing pauses it).
+    assert_eq!(test(&r, "invariant_solvent").status, TestStatus::Falsified);
+    assert_eq!(test(&r, "invariant_not_paused").status, TestStatus::Passing);
+    // Three pokes in one sequence break afterInvariant, checked at its end
+    // only: the shrunk sequence is exactly those three calls.
+    let after = test(&r, "afterInvariant");
+    assert_eq!(after.status, TestStatus::Falsified, "{}", r.text());
+    assert_eq!(after.sequence.len(), 3, "{:?}", after.sequence);
+    assert!(
+        after.sequence.iter().all(|c| c.starts_with("poke{")),
+        "{:?}",
+        after.sequence
+    );
+    let reason = after.reason.as_deref().unwrap_or_default();
+    assert!(reason.contains("poked three times in one run"), "{reason}");
+}
+
+#[test]
+fn the_reproducer_of_a_forge_std_suite_fails_under_forge_test() {
+    let Some((forge, solc)) = common::forge::forge() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let project = common::forge::copy_project(PROJECT, work.path(), &solc);
+    // forge-std from npm, as the project's own build fetches it.
+    let fetched = std::process::Command::new("bash")
+        .arg(project.join("fetch-forge-std.sh"))
+        .status()
+        .unwrap();
+    assert!(fetched.success(), "fetching forge-std from npm failed");
+    let repro = project.join("test/rudder");
+    fuzz(
+        &project,
+        "VaultInvariants",
+        Some(repro.clone()),
+        &work.path().join("out"),
+    );
+    assert!(
+        repro
+            .join("VaultInvariants_invariant_solvent_Repro.t.sol")
+            .exists()
+    );
+    let out = common::forge::test_reproducers(&forge, &project, work.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "forge test passed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("[FAIL: vault cannot pay every holder: ")
+            && stdout.contains("test_invariant_solvent()"),
+        "forge did not fail on the invariant:\n{stdout}\n{stderr}"
+    );
+}
