@@ -632,6 +632,7 @@ impl Executor {
         self.evm.inspector.path_branches = 0;
         self.evm.inspector.loads.clear();
         self.evm.inspector.wrote = false;
+        self.evm.inspector.cheated = false;
         let mut env = tx_env(
             &self.target.settings,
             tx.sender,
@@ -647,7 +648,8 @@ impl Executor {
         self.inert = tx.gas_price == 0
             && match r.outcome {
                 Outcome::Success { .. } => seen && !self.evm.inspector.wrote && tx.value.is_zero(),
-                _ => true,
+                // A cheatcode's effects (block, pranks, mocks) outlive a revert.
+                _ => !self.evm.inspector.cheated,
             };
         self.new_states = 0;
         // A reverted call's writes were undone: no state was reached.
@@ -697,6 +699,18 @@ impl Executor {
     /// recorded about once in 64 of its checks; an executor's first
     /// [`VIEWS_ALWAYS_RECORDED`] checks are all recorded.
     pub fn call_view(&mut self, function: &Arc<Function>, sender: Address) -> CallResult {
+        let gas = self.target.settings.prop_gas_limit;
+        self.call_view_with_gas(function, sender, gas)
+    }
+
+    /// [`call_view`](Self::call_view) under gas limit `gas` (a Foundry
+    /// suite's `afterInvariant` runs under the calls' limit).
+    pub fn call_view_with_gas(
+        &mut self,
+        function: &Arc<Function>,
+        sender: Address,
+        gas: u64,
+    ) -> CallResult {
         self.set_block();
         let record = self.next_view_records();
         self.skip_view();
@@ -708,7 +722,7 @@ impl Executor {
             Bytes::copy_from_slice(&crate::tx::selector_of(function)[..]),
             U256::ZERO,
         );
-        env.gas_limit = self.target.settings.prop_gas_limit;
+        env.gas_limit = gas;
         self.run(env, record)
     }
 
@@ -768,7 +782,7 @@ impl Executor {
     /// Starts recording what the next view calls read (a check: see
     /// [`reads`]); [`end_reads`](Self::end_reads) ends it.
     pub fn begin_reads(&mut self) {
-        let pranking = self.evm.inspector.cheats.alters_calls();
+        let pranking = self.evm.inspector.cheats.pranking();
         self.evm.inspector.reads.start(pranking);
         self.evm.inspector.rewatch();
     }
@@ -779,7 +793,8 @@ impl Executor {
     pub fn end_reads(&mut self) -> Option<ReadSet> {
         let block = self.block();
         let (slot, account) = state_lookups(&self.evm.ctx);
-        let reads = self.evm.inspector.reads.finish(slot, account, block);
+        let mocks = self.evm.inspector.cheats.expect.mocks_hash();
+        let reads = self.evm.inspector.reads.finish(slot, account, block, mocks);
         self.evm.inspector.rewatch();
         reads
     }
@@ -787,11 +802,12 @@ impl Executor {
     /// Whether every value `reads` holds is still what this executor's
     /// state holds (then the check that read them answers as it did).
     pub fn reads_hold(&self, reads: &ReadSet) -> bool {
-        if self.evm.inspector.cheats.alters_calls() {
+        if self.evm.inspector.cheats.pranking() {
             return false;
         }
         let (slot, account) = state_lookups(&self.evm.ctx);
-        reads.holds(slot, account, self.block())
+        let mocks = self.evm.inspector.cheats.expect.mocks_hash();
+        reads.holds(slot, account, self.block(), mocks)
     }
 
     fn run(&mut self, env: TxEnv, inspect: bool) -> CallResult {

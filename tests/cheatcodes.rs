@@ -78,6 +78,8 @@ cheat_tests! {
     block_timestamp_and_number_getters => "check_block_getters",
     assert_approx_eq_rel_within => "check_assertApproxEqRel",
     prank_applies_to_the_next_create => "check_prank_create",
+    expect_revert_applies_to_a_create => "check_expectRevert_create",
+    a_console_log_takes_no_prank => "check_console_takes_no_prank",
 }
 
 fn revert_message(o: &Outcome) -> String {
@@ -101,6 +103,10 @@ fn expectations_and_assertions_that_fail_revert_with_forges_message() {
         (
             "reject_expectRevert_other_error",
             "Error != expected error: nope != other".to_string(),
+        ),
+        (
+            "reject_expectRevert_without_a_call",
+            "call didn't revert at a lower depth than cheatcode call depth".to_string(),
         ),
         (
             "reject_envUint_unset",

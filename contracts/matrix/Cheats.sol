@@ -94,6 +94,12 @@ contract Made {
     address public creator = msg.sender;
 }
 
+contract NeverMade {
+    constructor() {
+        revert("no");
+    }
+}
+
 contract Cheats {
     Vm constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
     Callee callee = new Callee();
@@ -294,7 +300,27 @@ contract Cheats {
         assert(n.creator() == address(this));
     }
 
+    function check_expectRevert_create() external {
+        vm.expectRevert(bytes("no"));
+        new NeverMade();
+        (address sender, ) = callee.whoCalls();
+        assert(sender == address(this));
+    }
+
+    function check_console_takes_no_prank() external {
+        vm.prank(address(0xabc));
+        // What forge-std's bound() does before a handler's call.
+        (bool ok, ) = address(0x000000000000000000636F6e736F6c652e6c6f67).staticcall(abi.encodeWithSignature("log(string)", "x"));
+        assert(ok);
+        (address sender, ) = callee.whoCalls();
+        assert(sender == address(0xabc));
+    }
+
     // These must revert, each with its message.
+    function reject_expectRevert_without_a_call() external {
+        vm.expectRevert();
+    }
+
     function reject_expectRevert_without_revert() external {
         vm.expectRevert();
         callee.whoCalls();

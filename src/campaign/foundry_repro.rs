@@ -141,10 +141,15 @@ pub fn reproducer(engine: &Engine, case: &TestCase, reason: &str, seq: &[Tx]) ->
             let _ = writeln!(s, "        vm_.roll(block.number + {});", tx.delay.blocks);
         }
         if !tx.value.is_zero() {
+            // The value comes from whoever sends the call.
+            let from = if pranks[i] {
+                "address(this)".to_string()
+            } else {
+                tx.sender.to_checksum(None)
+            };
             let _ = writeln!(
                 s,
-                "        vm_.deal({0}, {0}.balance + {1});",
-                tx.sender.to_checksum(None),
+                "        vm_.deal({from}, {from}.balance + {});",
                 tx.value
             );
         }

@@ -170,7 +170,14 @@ impl<'a> Oracle<'a> {
             .name
             .strip_prefix(&config.prefix)
             .is_some_and(|rest| rest.starts_with("revert_"));
-        let outcome = self.ex.call_view(&case.function, config.psender).outcome;
+        let outcome = if case.at_end {
+            let gas = self.engine.target.settings.gas_limit;
+            self.ex
+                .call_view_with_gas(&case.function, config.psender, gas)
+        } else {
+            self.ex.call_view(&case.function, config.psender)
+        }
+        .outcome;
         if must_revert {
             return match outcome {
                 Outcome::Success { .. } => Some("did not revert".into()),
@@ -296,13 +303,15 @@ impl<'a> Oracle<'a> {
         if let Some(t) = start {
             self.ex.advance_time_to(t);
         }
-        let properties: Vec<TestCase> = self
+        let mut properties: Vec<TestCase> = self
             .engine
             .tests
             .cases()
             .filter(|c| c.kind == TestKind::Property)
             .cloned()
             .collect();
+        // End-of-sequence tests last (they may write).
+        properties.sort_by_key(|c| c.at_end);
         let mut steps = Vec::with_capacity(seq.len());
         let mut stop = DryStop::Complete;
         for (i, tx) in seq.iter().enumerate() {

@@ -22,10 +22,13 @@ mod env;
 mod expect;
 
 use assertions::{Assertion, assertion_signatures, check_assertion};
-pub(crate) use expect::Expectations;
+pub(crate) use expect::{ACCESSES_PER_ACCOUNT, Expectations};
 
 /// The cheatcode address (`address(uint160(uint256(keccak256("hevm cheat code"))))`).
 pub const CHEATCODE_ADDRESS: Address = address!("7109709ecfa91a80626ff3989d68f67f5b1dd12d");
+
+/// forge-std's console (`console.log`, and `bound`'s log of its result).
+pub const CONSOLE_ADDRESS: Address = address!("000000000000000000636f6e736f6c652e6c6f67");
 
 pub(crate) type Ctx = MainnetContext<CacheDB<EmptyDB>>;
 
@@ -231,10 +234,9 @@ impl Cheatcodes {
         }
     }
 
-    /// Whether a prank or a mocked call is set (a check's calls would not
-    /// be answered as its reads alone say).
-    pub fn alters_calls(&self) -> bool {
-        self.prank.is_some() || self.expect.mocking()
+    /// Whether a prank is set (a check's caller would not be its own).
+    pub fn pranking(&self) -> bool {
+        self.prank.is_some()
     }
 
     /// Forgets pranks, expectations, mocks and recordings (a new sequence

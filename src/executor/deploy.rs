@@ -96,6 +96,26 @@ fn assertion_topics(project: &Project) -> Vec<B256> {
     topics
 }
 
+/// Whether the project emits `AssertionFailed` events: one is declared in a
+/// contract's ABI, or a contract's code holds the topic of a common shape
+/// (an event declared in an interface or library).
+fn declares_assertion_events(project: &Project) -> bool {
+    let common: Vec<B256> = [
+        "AssertionFailed()",
+        "AssertionFailed(string)",
+        "AssertionFailed(uint256)",
+    ]
+    .into_iter()
+    .map(alloy_primitives::keccak256)
+    .collect();
+    project.contracts.iter().any(|c| {
+        c.abi.events().any(|e| e.name == "AssertionFailed")
+            || c.runtime_code
+                .windows(32)
+                .any(|w| common.iter().any(|t| w == t.as_slice()))
+    })
+}
+
 /// Runs a CREATE of `code` from the deployer and commits it, at address
 /// `at` when given (the constructor runs there: its `address(this)`, and the
 /// owner it hands to contracts it creates, are where the contract stays).
@@ -468,7 +488,9 @@ fn discover_others(
         if let Some(t) = suite {
             match t.selection(*a, &c.name, &c.source) {
                 None => continue,
-                Some(Some(only)) => functions.retain(|f| only.contains(&f.selector())),
+                Some(Some(only)) => {
+                    functions.retain(|f| only.contains(&f.selector()) && t.calls(*a, f.selector()))
+                }
                 Some(None) => functions.retain(|f| t.calls(*a, f.selector())),
             }
         }
@@ -481,7 +503,15 @@ fn discover_others(
     // `targetInterfaces`: an address called through the functions of the
     // artifacts named (the first contract of each name), in place of what
     // `setUp` left there.
+    // Entries naming the same address are one (their functions merged).
+    let mut interfaces: Vec<(Address, Vec<&String>)> = Vec::new();
     for (at, names) in suite.map_or(&[][..], |t| &t.interfaces[..]) {
+        match interfaces.iter_mut().find(|(a, _)| a == at) {
+            Some((_, all)) => all.extend(names),
+            None => interfaces.push((*at, names.iter().collect())),
+        }
+    }
+    for (at, names) in &interfaces {
         let mut functions: Vec<Arc<Function>> = Vec::new();
         for id in names {
             let abi = project
@@ -505,9 +535,17 @@ fn discover_others(
         }
         let t = suite.expect("interfaces come from a suite");
         functions.retain(|f| t.calls(*at, f.selector()));
+        // Names that resolve to nothing leave the address as it was.
+        if functions.is_empty() {
+            continue;
+        }
         others.retain(|o| o.address != *at);
         others.push(crate::tx::Callee {
-            name: names.join("+"),
+            name: names
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join("+"),
             address: *at,
             functions,
         });
@@ -601,10 +639,7 @@ impl Target {
         let Codes { codes, .. } = codes;
         Ok(Target {
             assertion_topics: assertion_topics(&project),
-            assertion_events: project
-                .contracts
-                .iter()
-                .any(|c| c.abi.events().any(|e| e.name == "AssertionFailed")),
+            assertion_events: declares_assertion_events(&project),
             uses_cheatcodes: uses_cheatcodes(&project),
             setup_mocks,
             functions: abi_functions(&contract.abi),

@@ -137,6 +137,9 @@ pub struct CoverageInspector {
     /// reads, or storage accesses after `vm.record()` (one test per opcode
     /// for both; see [`rewatch`](Self::rewatch)).
     watching: bool,
+    /// Whether the running transaction called a cheatcode (its effects on
+    /// the block and the cheatcode state outlive a revert).
+    pub(crate) cheated: bool,
 }
 
 /// Operand pairs remembered per branch.
@@ -254,6 +257,7 @@ impl CoverageInspector {
             assertion_topics: Vec::new(),
             asserted: false,
             watching: false,
+            cheated: false,
         }
     }
 
@@ -434,8 +438,10 @@ impl CoverageInspector {
         };
         let (reads, writes) = accesses.entry(interp.input.target_address).or_default();
         let slot = B256::from(slot.to_be_bytes::<32>());
-        reads.push(slot);
-        if op == SSTORE {
+        if reads.len() < super::cheatcodes::ACCESSES_PER_ACCOUNT {
+            reads.push(slot);
+        }
+        if op == SSTORE && writes.len() < super::cheatcodes::ACCESSES_PER_ACCOUNT {
             writes.push(slot);
         }
     }
@@ -517,11 +523,20 @@ impl Inspector<Ctx> for CoverageInspector {
         }
         if inputs.bytecode_address == CHEATCODE_ADDRESS {
             // call_end runs for this answer too: keep the frames balanced.
+            let caller_frame = self.frames.len().wrapping_sub(1);
             self.frames.push(None);
             self.wrote = true;
+            self.cheated = true;
             let answer = self.cheats.call(context, inputs);
+            self.cheats.expect.arm(caller_frame);
             self.rewatch();
             return Some(answer);
+        }
+        // forge-std's console (`bound` logs through it): no code runs
+        // there, and it takes no prank, expectation or mock.
+        if inputs.bytecode_address == super::cheatcodes::CONSOLE_ADDRESS {
+            self.frames.push(None);
+            return None;
         }
         self.cheats.apply_prank(context, inputs);
         let depth = context.journaled_state.depth;
@@ -551,6 +566,8 @@ impl Inspector<Ctx> for CoverageInspector {
 
     fn create(&mut self, context: &mut Ctx, inputs: &mut CreateInputs) -> Option<CreateOutcome> {
         self.cheats.apply_prank_create(context, inputs);
+        let depth = context.journaled_state.depth;
+        self.cheats.expect.claim(depth, self.frames.len());
         self.wrote = true;
         self.reads.opaque = true;
         if let Some(address) = self.next_create_at.take() {
@@ -573,6 +590,7 @@ impl Inspector<Ctx> for CoverageInspector {
         outcome: &mut CreateOutcome,
     ) {
         self.frames.pop();
+        self.cheats.expect.on_create_end(self.frames.len(), outcome);
         if let Some(a) = outcome.address
             && outcome.result.is_ok()
             && self.created.len() < 16

@@ -144,6 +144,7 @@ impl ReadLog {
         slot: impl Fn(Address, U256) -> U256,
         account: impl Fn(Address) -> (U256, B256),
         (number, timestamp): (u64, u64),
+        mocks: u64,
     ) -> Option<ReadSet> {
         self.on = false;
         if self.opaque {
@@ -159,6 +160,7 @@ impl ReadLog {
             codes: self.codes.iter().map(|&a| (a, account(a).1)).collect(),
             timestamp: self.timestamp.then_some(timestamp),
             number: self.number.then_some(number),
+            mocks,
         })
     }
 }
@@ -171,6 +173,10 @@ pub struct ReadSet {
     codes: Vec<(Address, B256)>,
     timestamp: Option<u64>,
     number: Option<u64>,
+    /// The mocked calls it ran under ([`Expectations::mocks_hash`]).
+    ///
+    /// [`Expectations::mocks_hash`]: super::cheatcodes::Expectations::mocks_hash
+    mocks: u64,
 }
 
 impl ReadSet {
@@ -181,8 +187,10 @@ impl ReadSet {
         slot: impl Fn(Address, U256) -> U256,
         account: impl Fn(Address) -> (U256, B256),
         (number, timestamp): (u64, u64),
+        mocks: u64,
     ) -> bool {
-        self.timestamp.is_none_or(|t| t == timestamp)
+        self.mocks == mocks
+            && self.timestamp.is_none_or(|t| t == timestamp)
             && self.number.is_none_or(|n| n == number)
             && self.slots.iter().all(|&(a, s, v)| slot(a, s) == v)
             && self.balances.iter().all(|&(a, b)| account(a).0 == b)

@@ -106,9 +106,14 @@ impl Worker {
         which: impl Fn(&TestCase) -> bool,
     ) -> u32 {
         let engine = self.engine.clone();
-        let mut falsified = 0;
-        for case in engine.tests.cases() {
-            if !which(case) || !engine.tests.is_open(case.id) || (case.at_end && !meta.last) {
+        // Every test is checked on the state the call left before any is
+        // settled (shrinking one moves the executor), end-of-sequence tests
+        // last (they may write).
+        let order = (engine.tests.cases().filter(|c| !c.at_end))
+            .chain(engine.tests.cases().filter(|c| c.at_end && meta.last));
+        let mut failing = Vec::new();
+        for case in order {
+            if !which(case) || !engine.tests.is_open(case.id) {
                 continue;
             }
             let fails = self.checks.fails(&mut self.ex, case, |ex| {
@@ -118,9 +123,12 @@ impl Worker {
                 o.mark(case.id, fails.is_some());
             }
             if let Some(reason) = fails {
-                falsified +=
-                    self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta) as u32;
+                failing.push((case, reason));
             }
+        }
+        let mut falsified = 0;
+        for (case, reason) in failing {
+            falsified += self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta) as u32;
         }
         falsified
     }

@@ -90,9 +90,7 @@ pub(super) fn check_assertion(a: Assertion, args: &[DynSolValue]) -> Result<(), 
         Assertion::ApproxEqAbs => {
             let delta = match (&args[0], &args[1]) {
                 (DynSolValue::Uint(x, _), DynSolValue::Uint(y, _)) => x.abs_diff(*y),
-                (DynSolValue::Int(x, _), DynSolValue::Int(y, _)) => {
-                    x.wrapping_sub(*y).unsigned_abs()
-                }
+                (DynSolValue::Int(x, _), DynSolValue::Int(y, _)) => int_diff(*x, *y),
                 _ => U256::ZERO,
             };
             let max = word(&args[2]);
@@ -121,6 +119,15 @@ pub(super) fn check_assertion(a: Assertion, args: &[DynSolValue]) -> Result<(), 
     })
 }
 
+/// `|x - y|` of two int256 (it fits a uint256).
+fn int_diff(x: alloy_primitives::I256, y: alloy_primitives::I256) -> U256 {
+    if x >= y {
+        x.into_raw().wrapping_sub(y.into_raw())
+    } else {
+        y.into_raw().wrapping_sub(x.into_raw())
+    }
+}
+
 /// `assertApproxEqRel`: `|a - b| * 1e18 / |b|` at most `args[2]` (forge's
 /// message prints both as percentages with 16 decimals; `b == 0` holds
 /// only for `a == 0`).
@@ -129,18 +136,9 @@ fn approx_eq_rel(
     msg: String,
     show: impl Fn(&DynSolValue) -> String,
 ) -> Result<(), String> {
-    use alloy_primitives::U512;
     let (diff, base) = match (&args[0], &args[1]) {
         (DynSolValue::Uint(x, _), DynSolValue::Uint(y, _)) => (x.abs_diff(*y), *y),
-        (DynSolValue::Int(x, _), DynSolValue::Int(y, _)) => {
-            // |x - y| of two int256 fits a uint256.
-            let d = if x >= y {
-                x.into_raw().wrapping_sub(y.into_raw())
-            } else {
-                y.into_raw().wrapping_sub(x.into_raw())
-            };
-            (d, y.unsigned_abs())
-        }
+        (DynSolValue::Int(x, _), DynSolValue::Int(y, _)) => (int_diff(*x, *y), y.unsigned_abs()),
         _ => (U256::ZERO, U256::ONE),
     };
     let max = word(&args[2]);
@@ -155,11 +153,11 @@ fn approx_eq_rel(
         }
         None
     } else {
-        let d = U512::from(diff) * U512::from(10u64.pow(18)) / U512::from(base);
-        if d > U512::from(U256::MAX) {
+        // forge scales before dividing, in 256 bits.
+        let Some(scaled) = diff.checked_mul(U256::from(10u64.pow(18))) else {
             return Err(format!("{msg}: overflow in delta calculation"));
-        }
-        let d = U256::from(d);
+        };
+        let d = scaled / base;
         if d <= max {
             return Ok(());
         }

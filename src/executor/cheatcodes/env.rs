@@ -111,11 +111,7 @@ fn parse(ty: EnvType, raw: &str) -> Option<DynSolValue> {
         }
         EnvType::Bytes32 => {
             let b = hex_bytes(s)?;
-            (b.len() <= 32).then(|| {
-                let mut w = [0u8; 32];
-                w[..b.len()].copy_from_slice(&b);
-                DynSolValue::FixedBytes(B256::from(w), 32)
-            })?
+            (b.len() == 32).then(|| DynSolValue::FixedBytes(B256::from_slice(&b), 32))?
         }
         EnvType::String => {
             let unquoted = s
@@ -130,6 +126,10 @@ fn parse(ty: EnvType, raw: &str) -> Option<DynSolValue> {
 
 /// A decimal or `0x`-prefixed hexadecimal uint256.
 fn parse_uint(s: &str) -> Option<U256> {
+    let digits = s.trim_start_matches("0x").trim_start_matches("0X");
+    if digits.is_empty() {
+        return None;
+    }
     match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(h) => U256::from_str_radix(h, 16).ok(),
         None => U256::from_str_radix(s, 10).ok(),
@@ -147,6 +147,10 @@ mod tests {
         assert_eq!(u("0x2a"), Some(DynSolValue::Uint(U256::from(42), 256)));
         assert_eq!(u("2a"), None);
         assert_eq!(u("-1"), None);
+        assert_eq!(u(""), None);
+        assert_eq!(u("0x"), None);
+        assert_eq!(parse(EnvType::Int, "-"), None);
+        assert_eq!(parse(EnvType::Bytes32, "0x12"), None);
         let i = parse(EnvType::Int, "-5").unwrap();
         assert_eq!(i.as_int().unwrap().0.to_string(), "-5");
         assert_eq!(parse(EnvType::Bool, "TRUE"), Some(DynSolValue::Bool(true)));

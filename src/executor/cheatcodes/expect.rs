@@ -8,6 +8,11 @@
 
 use super::*;
 use alloy_primitives::Log;
+use revm::interpreter::CreateOutcome;
+
+/// Storage accesses kept per account after `vm.record()` at most
+/// (forge-std's stdstore records once per lookup and never stops).
+pub(crate) const ACCESSES_PER_ACCOUNT: usize = 4096;
 
 /// What forge answers for a call that reverted as expected: 8,192 zero
 /// bytes, so that whatever the caller decodes from it decodes.
@@ -23,6 +28,9 @@ struct ExpectedRevert {
     data: Option<Bytes>,
     /// The frame of the call it applies to, once that call started.
     frame: Option<usize>,
+    /// The frame that asked: when it ends before a call claimed the
+    /// expectation, it reverts (forge: the revert did not happen below it).
+    caller_frame: Option<usize>,
 }
 
 /// A mocked call: calls to `callee` whose calldata starts with `data`
@@ -53,12 +61,6 @@ pub(crate) struct Expectations {
 }
 
 impl Expectations {
-    /// Whether mocked calls are set (a check's calls may not answer as
-    /// their code would).
-    pub(crate) fn mocking(&self) -> bool {
-        !self.mocks.is_empty()
-    }
-
     /// The calls mocked here, and nothing else (what `setUp` leaves for
     /// every sequence: forge's mocks last for the whole campaign).
     pub(crate) fn mocks_only(&self) -> Self {
@@ -89,8 +91,34 @@ impl Expectations {
             depth,
             data,
             frame: None,
+            caller_frame: None,
         });
         Ok(())
+    }
+
+    /// A cheatcode called from frame `caller_frame` returned: a revert it
+    /// just asked for belongs to that frame.
+    pub(crate) fn arm(&mut self, caller_frame: usize) {
+        if let Some(e) = &mut self.revert
+            && e.frame.is_none()
+            && e.caller_frame.is_none()
+        {
+            e.caller_frame = Some(caller_frame);
+        }
+    }
+
+    /// A hash of the mocked calls (0 when there are none): a check that
+    /// read the same state under the same mocks answers the same.
+    pub(crate) fn mocks_hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        if self.mocks.is_empty() {
+            return 0;
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for m in &self.mocks {
+            (m.callee, &m.data, m.value, &m.response, m.reverts).hash(&mut h);
+        }
+        h.finish() | 1
     }
 
     pub(super) fn mock(&mut self, ctx: &mut Ctx, m: MockArgs) -> Result<(), String> {
@@ -110,10 +138,15 @@ impl Expectations {
         }
         self.mocks
             .retain(|x| !(x.callee == m.callee && x.data == m.data && x.value == m.value));
+        // Longest prefix first; of equal ones, one with a value first (as
+        // forge orders them).
         let at = self
             .mocks
             .iter()
-            .position(|x| x.data.len() < m.data.len())
+            .position(|x| {
+                x.data.len() < m.data.len()
+                    || (x.data.len() == m.data.len() && x.value.is_none() && m.value.is_some())
+            })
             .unwrap_or(self.mocks.len());
         self.mocks.insert(
             at,
@@ -182,6 +215,17 @@ impl Expectations {
         }
     }
 
+    /// A call or creation starts in frame `frame` at `depth`: a pending
+    /// `expectRevert` of that depth applies to it.
+    pub(crate) fn claim(&mut self, depth: usize, frame: usize) {
+        if let Some(e) = &mut self.revert
+            && e.frame.is_none()
+            && depth <= e.depth
+        {
+            e.frame = Some(frame);
+        }
+    }
+
     /// A call starts in frame `frame` at `depth`: claims it for a pending
     /// `expectRevert`, and answers it when a mock matches.
     pub(crate) fn on_call(
@@ -191,12 +235,7 @@ impl Expectations {
         depth: usize,
         frame: usize,
     ) -> Option<CallOutcome> {
-        if let Some(e) = &mut self.revert
-            && e.frame.is_none()
-            && depth <= e.depth
-        {
-            e.frame = Some(frame);
-        }
+        self.claim(depth, frame);
         if self.mocks.is_empty() {
             return None;
         }
@@ -222,11 +261,37 @@ impl Expectations {
     /// applies to it, a revert as expected becomes a success and anything
     /// else a revert saying what was expected.
     pub(crate) fn on_call_end(&mut self, frame: usize, outcome: &mut CallOutcome) {
-        if self.revert.as_ref().and_then(|e| e.frame) != Some(frame) {
-            return;
+        self.settle(frame, &mut outcome.result);
+    }
+
+    /// The creation of frame `frame` ended: as [`on_call_end`]; a creation
+    /// that reverted as expected answers address `0x…01` (as forge's).
+    ///
+    /// [`on_call_end`]: Self::on_call_end
+    pub(crate) fn on_create_end(&mut self, frame: usize, outcome: &mut CreateOutcome) {
+        if self.settle(frame, &mut outcome.result) == Some(true) {
+            outcome.address = Some(Address::with_last_byte(1));
+        }
+    }
+
+    /// Settles the pending expectation when frame `frame` is the one it
+    /// applies to (`Some(true)`: reverted as expected, now a success), or
+    /// the one that asked, ending without a call (now a revert).
+    fn settle(&mut self, frame: usize, result: &mut InterpreterResult) -> Option<bool> {
+        let e = self.revert.as_ref()?;
+        if e.frame.is_none() && e.caller_frame == Some(frame) {
+            self.revert = None;
+            if result.result.is_ok() {
+                result.result = InstructionResult::Revert;
+                result.output =
+                    revert_data("call didn't revert at a lower depth than cheatcode call depth");
+            }
+            return Some(false);
+        }
+        if e.frame != Some(frame) {
+            return None;
         }
         let expected = self.revert.take().and_then(|e| e.data);
-        let result = &mut outcome.result;
         let failure = if result.result.is_ok() {
             Some("next call did not revert as expected".to_string())
         } else {
@@ -247,10 +312,12 @@ impl Expectations {
             None => {
                 result.result = InstructionResult::Return;
                 result.output = Bytes::from(vec![0u8; EXPECTED_REVERT_OUTPUT]);
+                Some(true)
             }
             Some(message) => {
                 result.result = InstructionResult::Revert;
                 result.output = revert_data(&message);
+                Some(false)
             }
         }
     }
