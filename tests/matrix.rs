@@ -295,6 +295,50 @@ fn assertion_events_count_from_reverted_frames_and_other_contracts() {
     }
 }
 
+/// Echidna's callbacks: a `bytes` argument carries a call, so a function
+/// only the contract itself may call (and filtered out of the fuzzed
+/// calls) is reached through one that calls itself with its data.
+#[test]
+fn a_function_reached_only_through_a_callback_is_called() {
+    for seed in 1..=3 {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            workers: Some(1),
+            seed: Some(seed),
+            test_limit: 20_000,
+            seq_len: 1,
+            filter_functions: vec!["SelfCallback.transfer(uint256)".into()],
+            filter_blacklist: true,
+            ..Config::default()
+        };
+        let mut c = Campaign::new(
+            Path::new("contracts/matrix/out/Harness.json"),
+            Some("SelfCallback"),
+            config,
+            Some(dir.path().into()),
+        )
+        .unwrap();
+        c.start().unwrap();
+        let r = c.wait();
+        assert_eq!(
+            status(&r, "echidna_never_moved"),
+            "falsified",
+            "seed {seed}:\n{}",
+            r.text()
+        );
+        let t = r
+            .tests
+            .iter()
+            .find(|t| t.name == "echidna_never_moved")
+            .unwrap();
+        assert!(
+            t.sequence.iter().all(|c| c.starts_with("callback(")),
+            "{:?}",
+            t.sequence
+        );
+    }
+}
+
 /// A best value reached before any call is reported with no calls, as
 /// Echidna reports it (and shrinking keeps it so).
 #[test]

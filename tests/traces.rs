@@ -232,7 +232,14 @@ async fn cursors_walk_a_growing_store_without_duplicates_or_gaps() {
     }
     // Newest first (the default) while the campaign appends: no duplicates,
     // and every span that existed at the first page is walked.
-    let first = call(&server, "search_spans", json!({"limit": 1})).await;
+    // The highest id at this point (newest first sorts by start time,
+    // which two workers' batches do not write in order).
+    let first = call(
+        &server,
+        "search_spans",
+        json!({"sortBy": "id", "sortOrder": "desc", "limit": 1}),
+    )
+    .await;
     let existed = max_id_at_start(first["items"].as_array().unwrap());
     let desc = walk(&server, "search_spans", json!({"limit": 200})).await;
     c.stop();

@@ -100,6 +100,29 @@ contract AssertionExternal {
     }
 }
 
+// Echidna fills `bytes` arguments with calls: `transfer` answers only the
+// contract itself (and is filtered out of the fuzzed calls), reached
+// through `callback`, which calls itself with the data it is given.
+contract SelfCallback {
+    bool private moved;
+
+    function transfer(uint256 amount) external {
+        require(msg.sender == address(this), "only through a callback");
+        if (amount > 0) {
+            moved = true;
+        }
+    }
+
+    function callback(bytes calldata data) external {
+        (bool ok, ) = address(this).call(data);
+        ok;
+    }
+
+    function echidna_never_moved() external view returns (bool) {
+        return !moved;
+    }
+}
+
 // Optimization mode: a value no call raises is reached by the empty
 // sequence (Echidna reports it with no transactions).
 contract OptimizeAtDeployment {

@@ -69,7 +69,14 @@ pub struct Dictionary {
     pub strings: Vec<Vec<u8>>,
     /// Values comparisons asked for, per function and parameter.
     params: HashMap<Selector, Vec<Pool>>,
+    /// Functions a `bytes` argument may encode a call to (Echidna fills
+    /// `bytes` with calls, so a contract that calls itself or a target
+    /// back with data it was given reaches functions no sender can).
+    callbacks: Vec<(Selector, Vec<DynSolType>)>,
 }
+
+/// Callback functions kept at most.
+const CALLBACKS: usize = 256;
 
 /// Values for one parameter: those an operand equal to the parameter asked
 /// for (few, and the surest), and those an offset of it asked for; in each,
@@ -250,7 +257,42 @@ impl Dictionary {
             addresses,
             strings,
             params: HashMap::new(),
+            callbacks: Vec::new(),
         }
+    }
+
+    /// Adds functions a `bytes` argument may encode a call to (those that
+    /// change state; their types must parse), bounded.
+    pub fn add_callbacks<'f>(&mut self, functions: impl IntoIterator<Item = &'f Function>) {
+        use alloy_dyn_abi::Specifier;
+        use alloy_json_abi::StateMutability::{Pure, View};
+        for f in functions {
+            if self.callbacks.len() >= CALLBACKS || matches!(f.state_mutability, View | Pure) {
+                continue;
+            }
+            let Ok(types) = f
+                .inputs
+                .iter()
+                .map(|p| p.resolve())
+                .collect::<Result<Vec<_>, _>>()
+            else {
+                continue;
+            };
+            let selector = f.selector();
+            if !self.callbacks.iter().any(|(s, _)| *s == selector) {
+                self.callbacks.push((selector, types));
+            }
+        }
+    }
+
+    /// Calldata of a call to one of the callback functions, with random
+    /// arguments.
+    fn callback_call(&self, rng: &mut SmallRng) -> Option<Vec<u8>> {
+        let (selector, types) = self.callbacks.choose(rng)?;
+        let args: Vec<DynSolValue> = types.iter().map(|t| random_value(rng, self, t)).collect();
+        let mut data = selector.to_vec();
+        data.extend(DynSolValue::Tuple(args).abi_encode_params());
+        Some(data)
     }
 
     /// Learns from the comparisons behind half-covered branches of a call of
@@ -473,6 +515,9 @@ pub fn random_value(rng: &mut SmallRng, dict: &Dictionary, ty: &DynSolType) -> D
                 rng.fill(&mut w[..*n]);
             }
             DynSolValue::FixedBytes(B256::from(w), *n)
+        }
+        DynSolType::Bytes if !dict.callbacks.is_empty() && rng.random_bool(0.25) => {
+            DynSolValue::Bytes(dict.callback_call(rng).unwrap_or_default())
         }
         DynSolType::Bytes if !dict.strings.is_empty() && rng.random_bool(0.25) => {
             DynSolValue::Bytes(dict.strings.choose(rng).expect("non-empty").clone())

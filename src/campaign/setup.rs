@@ -158,6 +158,16 @@ pub(super) fn mine_dictionary(
         &sources,
         addresses,
     );
+    // Calls a `bytes` argument may carry: every function of the target
+    // and of the contracts beside it that changes state (filtered ones
+    // too: a callback may reach what no sender can).
+    dictionary.add_callbacks(
+        target
+            .functions
+            .iter()
+            .chain(target.others.iter().flat_map(|o| o.functions.iter()))
+            .map(|f| &**f),
+    );
     // The block the sequences start from: contracts compare against it.
     dictionary.add_constants([
         alloy_primitives::U256::from(target.settings.timestamp),
