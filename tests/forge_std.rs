@@ -142,15 +142,11 @@ fn the_reproducer_of_a_forge_std_suite_fails_under_forge_test() {
             .exists()
     );
     let out = common::forge::test_reproducers(&forge, &project, work.path());
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "forge test passed:\n{stdout}\n{stderr}"
-    );
-    assert!(
-        stdout.contains("[FAIL: vault cannot pay every holder: ")
-            && stdout.contains("test_invariant_solvent()"),
-        "forge did not fail on the invariant:\n{stdout}\n{stderr}"
+    common::forge::assert_failed_on(
+        &out,
+        &[
+            "[FAIL: vault cannot pay every holder: ",
+            "test_invariant_solvent()",
+        ],
     );
 }

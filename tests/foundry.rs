@@ -158,14 +158,8 @@ fn the_reproducer_fails_under_forge_test_on_the_broken_invariant() {
             .exists()
     );
     let out = common::forge::test_reproducers(&forge, &project, work.path());
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "forge test passed:\n{stdout}\n{stderr}"
-    );
-    assert!(
-        stdout.contains("[FAIL: books drifted] test_invariant_books_balance()"),
-        "forge did not fail on the invariant:\n{stdout}\n{stderr}"
+    common::forge::assert_failed_on(
+        &out,
+        &["[FAIL: books drifted] test_invariant_books_balance()"],
     );
 }

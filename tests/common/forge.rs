@@ -67,3 +67,18 @@ pub fn test_reproducers(forge: &Path, project: &Path, home: &Path) -> Output {
         .output()
         .unwrap()
 }
+
+/// Asserts that `forge test` (`out`) failed, its output holding every one
+/// of `needles` (the failing test's line).
+pub fn assert_failed_on(out: &Output, needles: &[&str]) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "forge test passed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        needles.iter().all(|n| stdout.contains(n)),
+        "forge did not fail on the invariant ({needles:?}):\n{stdout}\n{stderr}"
+    );
+}
