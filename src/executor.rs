@@ -25,6 +25,7 @@ use thiserror::Error;
 
 pub mod cheatcodes;
 mod deploy;
+pub mod errors;
 pub mod foundry;
 pub mod inspector;
 mod outcome;
@@ -276,6 +277,10 @@ pub struct Target {
     /// Calls mocked by the constructor or `setUp` (`vm.mockCall`): they
     /// answer in every sequence.
     pub(crate) setup_mocks: cheatcodes::Expectations,
+    /// The project's contracts for `getCode` / `getDeployedCode`.
+    pub(crate) code_book: Arc<cheatcodes::CodeBook>,
+    /// The project's custom errors, to say why something reverted.
+    pub errors: errors::ErrorBook,
     /// The block after deployment (constructors may `warp`, `roll`, `fee`…);
     /// each sequence starts from it.
     initial_block: BlockEnv,
@@ -363,6 +368,7 @@ impl Target {
             CoverageInspector::new(self.coverage.recorder(row), self.runtime_codes.clone());
         insp.cheats = cheatcodes::Cheatcodes::new(self.settings.allow_ffi);
         insp.cheats.expect.clone_from(&self.setup_mocks);
+        insp.cheats.code = self.code_book.clone();
         if self.assertion_events {
             insp.assertion_topics = self.assertion_topics.clone();
         }

@@ -80,6 +80,12 @@ cheat_tests! {
     prank_applies_to_the_next_create => "check_prank_create",
     expect_revert_applies_to_a_create => "check_expectRevert_create",
     a_console_log_takes_no_prank => "check_console_takes_no_prank",
+    expect_emit_in_order_with_checks_and_emitter => "check_expectEmit",
+    expect_call_at_least_once_and_counted => "check_expectCall",
+    get_code_and_get_deployed_code_by_name_and_file => "check_getCode_getDeployedCode",
+    get_label => "check_getLabel",
+    start_broadcast_sends_as_sender_and_origin => "check_broadcast",
+    pause_and_resume_gas_metering => "check_gas_metering",
 }
 
 fn revert_message(o: &Outcome) -> String {
@@ -114,12 +120,37 @@ fn expectations_and_assertions_that_fail_revert_with_forges_message() {
                 .to_string(),
         ),
         (
+            "reject_expectEmit_other_data",
+            "log != expected log".to_string(),
+        ),
+        (
+            "reject_expectEmit_without_a_call",
+            "expected an emit, but no logs were emitted afterwards. you might have mismatched events or not enough events were emitted".to_string(),
+        ),
+        (
+            "reject_getCode_unknown",
+            "vm.getCode: no matching artifact found for \"Nowhere.sol:Nothing\" among the project's contracts".to_string(),
+        ),
+        (
             "reject_assertApproxEqRel",
             "assertion failed: 102 !~= 100 (max delta: 1.0000000000000000%, real delta: 2.0000000000000000%)".to_string(),
         ),
     ] {
         assert_eq!(revert_message(&call(&mut ex, f)), message, "{f}");
     }
+}
+
+#[test]
+fn an_expected_call_not_made_reverts_the_transaction_naming_it() {
+    let mut ex = executor(false);
+    let m = revert_message(&call(&mut ex, "reject_expectCall_not_made"));
+    assert!(m.starts_with("expected call to 0x"), "{m}");
+    assert!(
+        m.ends_with(
+            "with data 0x3f81a2c00000000000000000000000000000000000000000000000000000000000000009 to be called 1 time, but was called 0 times"
+        ),
+        "{m}"
+    );
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! A Foundry project as teams write them (contracts/matrix/forge-std-project:
 //! forge-std's `Test`, a handler with `bound`, `deal` through stdstore,
-//! pranks, `expectRevert`, `recordLogs`, an oracle mocked in `setUp`, `envOr`,
-//! forge-std's assertions and `afterInvariant`), built by forge 1.7.1: rudder
-//! breaks what forge breaks (`forge test` on the suite: `invariant_solvent`
-//! of both suites, `invariant_never_poked`) and nothing else, calls what the
+//! pranks, `expectRevert`, `recordLogs`, `expectEmit`, `expectCall`, an
+//! oracle mocked in `setUp`, `deployCode`, `envOr`, forge-std's assertions
+//! and `afterInvariant`), built by forge 1.7.1: rudder breaks what forge
+//! breaks (`forge test` on the suite: `invariant_solvent` of both suites,
+//! `invariant_nothing_withdrawn`, `invariant_never_poked`; 0 reverts in
+//! `VaultInvariants`' 128,000 calls) and nothing else, calls what the
 //! suite's artifact and interface lists say, checks `afterInvariant` at the
 //! end of each sequence, and its reproducer fails under `forge test`.
 
@@ -46,7 +48,7 @@ fn test<'r>(report: &'r Report, name: &str) -> &'r TestReport {
 fn a_forge_std_suite_breaks_what_forge_breaks_and_nothing_else() {
     let out = tempfile::tempdir().unwrap();
     let r = fuzz(Path::new(PROJECT), "VaultInvariants", None, out.path());
-    assert_eq!(r.tests.len(), 4, "{}", r.text());
+    assert_eq!(r.tests.len(), 5, "{}", r.text());
     let solvent = test(&r, "invariant_solvent");
     assert_eq!(solvent.status, TestStatus::Falsified, "{}", r.text());
     let reason = solvent.reason.as_deref().unwrap_or_default();
@@ -57,6 +59,19 @@ fn a_forge_std_suite_breaks_what_forge_breaks_and_nothing_else() {
     for call in &solvent.sequence {
         assert!(call.contains(&format!("to: {HANDLER}")), "{call}");
     }
+    // Broken as forge breaks it: a withdrawal went through, under the
+    // handler's expectEmit and expectCall (the token deployed by
+    // deployCode in setUp).
+    let withdrawn = test(&r, "invariant_nothing_withdrawn");
+    assert_eq!(withdrawn.status, TestStatus::Falsified, "{}", r.text());
+    assert!(
+        withdrawn
+            .sequence
+            .iter()
+            .any(|c| c.starts_with("withdraw{")),
+        "{:?}",
+        withdrawn.sequence
+    );
     // Held: the books (deal through stdstore, prank, recordLogs in the
     // handler), the oracle mocked in setUp (in every sequence), and every
     // holder taking everything out at the end (afterInvariant).
@@ -148,5 +163,11 @@ fn the_reproducer_of_a_forge_std_suite_fails_under_forge_test() {
             "[FAIL: vault cannot pay every holder: ",
             "test_invariant_solvent()",
         ],
+    );
+    // The withdrawal rudder replays under expectEmit and expectCall goes
+    // through under forge too.
+    common::forge::assert_failed_on(
+        &out,
+        &["[FAIL: withdrawn: ", "test_invariant_nothing_withdrawn()"],
     );
 }

@@ -1203,3 +1203,44 @@ fn code_size_defaults_to_no_limit_and_its_errors_name_the_key() {
         .expect("refused");
     assert!(err.to_string().contains("codeSize"), "{err}");
 }
+
+/// The reason a falsified test reports is the one its shrunk sequence
+/// gives (the numbers in it are those the reproducer replays).
+#[test]
+fn a_falsified_tests_reason_is_its_shrunk_sequences() {
+    for seed in 1..=3 {
+        let r = run(
+            "contracts/matrix/out/Harness.json",
+            Some("ReasonOfShrunk"),
+            TestMode::Property,
+            seed,
+            20_000,
+        );
+        let t = r
+            .tests
+            .iter()
+            .find(|t| t.name == "echidna_total_small")
+            .unwrap();
+        assert_eq!(t.status.as_str(), "falsified", "{}", r.text());
+        let total: u64 = t
+            .sequence
+            .iter()
+            .map(|call| {
+                let arg = call
+                    .split("add(")
+                    .nth(1)
+                    .and_then(|a| a.split(')').next())
+                    .unwrap_or_else(|| panic!("{call}"));
+                let v: alloy_primitives::U256 =
+                    arg.trim().parse().unwrap_or_else(|_| panic!("{call}"));
+                (v % alloy_primitives::U256::from(1000)).to::<u64>()
+            })
+            .sum();
+        let reason = t.reason.as_deref().unwrap_or_default();
+        assert!(
+            reason.contains(&format!("TooMuch({total})")),
+            "seed {seed}: reason {reason:?} for {:?}",
+            t.sequence
+        );
+    }
+}

@@ -52,6 +52,17 @@ interface Vm {
     function getBlockTimestamp() external view returns (uint256);
     function getBlockNumber() external view returns (uint256);
     function assertApproxEqRel(uint256, uint256, uint256) external pure;
+    function expectEmit() external;
+    function expectEmit(bool, bool, bool, bool, address) external;
+    function expectCall(address, bytes calldata) external;
+    function expectCall(address, bytes calldata, uint64) external;
+    function getCode(string calldata) external returns (bytes memory);
+    function getDeployedCode(string calldata) external returns (bytes memory);
+    function getLabel(address) external returns (string memory);
+    function startBroadcast(address) external;
+    function stopBroadcast() external;
+    function pauseGasMetering() external;
+    function resumeGasMetering() external;
 }
 
 contract Callee {
@@ -316,7 +327,88 @@ contract Cheats {
         assert(sender == address(0xabc));
     }
 
+    event Shout(uint256 loud);
+
+    function check_expectEmit() external {
+        vm.expectEmit();
+        emit Shout(5);
+        callee.shout(5);
+        // The data not compared, the emitter checked.
+        vm.expectEmit(true, true, true, false, address(callee));
+        emit Shout(1);
+        callee.shout(6);
+        // A static call in between settles nothing; the next call does.
+        vm.expectEmit();
+        emit Shout(7);
+        callee.price();
+        callee.shout(7);
+    }
+
+    function check_expectCall() external {
+        vm.expectCall(address(callee), abi.encodeWithSelector(Callee.put.selector));
+        vm.expectCall(address(callee), abi.encodeWithSelector(Callee.priceOf.selector, 2), 2);
+        callee.put(1);
+        callee.priceOf(2);
+        callee.priceOf(3);
+        callee.priceOf(2);
+    }
+
+    function check_getCode_getDeployedCode() external {
+        bytes memory code = vm.getCode("Cheats.sol:Made");
+        address m;
+        assembly {
+            m := create(0, add(code, 0x20), mload(code))
+        }
+        assert(Made(m).creator() == address(this));
+        assert(keccak256(code) == keccak256(type(Made).creationCode));
+        assert(keccak256(vm.getDeployedCode("Made")) == keccak256(m.code));
+        // A file's name alone names its contract of that name.
+        assert(keccak256(vm.getDeployedCode("Cheats.sol")) == keccak256(address(this).code));
+    }
+
+    function check_getLabel() external {
+        vm.label(address(callee), "callee");
+        assert(keccak256(bytes(vm.getLabel(address(callee)))) == keccak256("callee"));
+    }
+
+    function check_broadcast() external {
+        vm.startBroadcast(address(0xb0b));
+        (address sender, address origin) = callee.whoCalls();
+        Made m = new Made();
+        vm.stopBroadcast();
+        assert(sender == address(0xb0b) && origin == address(0xb0b));
+        assert(m.creator() == address(0xb0b));
+        (sender, ) = callee.whoCalls();
+        assert(sender == address(this));
+    }
+
+    function check_gas_metering() external {
+        vm.pauseGasMetering();
+        callee.put(2);
+        vm.resumeGasMetering();
+    }
+
     // These must revert, each with its message.
+    function reject_expectEmit_other_data() external {
+        vm.expectEmit();
+        emit Shout(5);
+        callee.shout(6);
+    }
+
+    function reject_expectEmit_without_a_call() external {
+        vm.expectEmit();
+        emit Shout(5);
+    }
+
+    function reject_expectCall_not_made() external {
+        vm.expectCall(address(callee), abi.encodeWithSelector(Callee.put.selector, 9));
+        callee.put(1);
+    }
+
+    function reject_getCode_unknown() external {
+        vm.getCode("Nowhere.sol:Nothing");
+    }
+
     function reject_expectRevert_without_a_call() external {
         vm.expectRevert();
     }

@@ -149,3 +149,21 @@ contract Overflowing {
         small = by / 2;
     }
 }
+
+// A property whose failure message carries a number: the reason reported
+// is the shrunk sequence's (what the reproducer replays), not the reason of
+// the first sequence that falsified it.
+contract ReasonOfShrunk {
+    error TooMuch(uint256 total);
+
+    uint256 private total;
+
+    function add(uint256 x) external {
+        total += x % 1000;
+    }
+
+    function echidna_total_small() external view returns (bool) {
+        if (total > 100) revert TooMuch(total);
+        return true;
+    }
+}

@@ -89,6 +89,12 @@ impl<'a> Oracle<'a> {
     /// Replays `seq` from the deployed state with coverage recording off;
     /// `Some(hit)` if `goal` is met after call `hit.calls - 1`.
     pub fn check(&mut self, goal: Goal<'_>, seq: &[Tx]) -> Option<Hit> {
+        self.check_why(goal, seq).map(|(hit, _)| hit)
+    }
+
+    /// As [`check`](Self::check), with why the test failed (a failing goal's
+    /// reason, `None` for an optimization value reached).
+    pub fn check_why(&mut self, goal: Goal<'_>, seq: &[Tx]) -> Option<(Hit, Option<String>)> {
         self.ex.reset();
         self.ex.set_recording(false);
         let case = goal.case();
@@ -100,27 +106,28 @@ impl<'a> Oracle<'a> {
         {
             self.ex.reset();
             self.ex.set_recording(true);
-            return Some(Hit { calls: 0, gas: 0 });
+            return Some((Hit { calls: 0, gas: 0 }, None));
         }
         for (i, tx) in seq.iter().enumerate() {
             let r = self.ex.call(tx);
             gas = gas.saturating_add(r.gas_used);
             let met = match goal {
                 Goal::Fails(case) => match case.kind {
-                    TestKind::Property => {
-                        case.checked_after(i, seq.len()) && self.property_fails(case).is_some()
+                    TestKind::Property if case.checked_after(i, seq.len()) => {
+                        self.property_fails(case).map(Some)
                     }
-                    TestKind::Assertion | TestKind::Overflow => {
-                        case.checks_call(tx) && self.call_fails(&r).is_some()
+                    TestKind::Assertion | TestKind::Overflow if case.checks_call(tx) => {
+                        self.call_fails(&r).map(Some)
                     }
-                    TestKind::Optimization => false,
+                    _ => None,
                 },
-                Goal::Reaches(_, target) => {
-                    self.optimization_value(case).is_some_and(|v| v >= target)
-                }
+                Goal::Reaches(_, target) => self
+                    .optimization_value(case)
+                    .is_some_and(|v| v >= target)
+                    .then_some(None),
             };
-            if met {
-                hit = Some(Hit { calls: i + 1, gas });
+            if let Some(why) = met {
+                hit = Some((Hit { calls: i + 1, gas }, why));
                 break;
             }
         }
@@ -140,6 +147,7 @@ impl<'a> Oracle<'a> {
         if r.outcome.is_assertion_failure() {
             return Some(r.outcome.to_string());
         }
+        let errors = &self.engine.target.errors;
         let topics = &self.engine.target.assertion_topics;
         let emitted = r.asserted
             || r.logs
@@ -147,7 +155,7 @@ impl<'a> Oracle<'a> {
                 .any(|l| l.topics().first().is_some_and(|t| topics.contains(t)));
         emitted.then(|| match r.outcome {
             Outcome::Success { .. } => "emitted AssertionFailed".to_string(),
-            ref other => format!("emitted AssertionFailed, then {other}"),
+            ref other => format!("emitted AssertionFailed, then {}", errors.describe(other)),
         })
     }
 
@@ -194,7 +202,7 @@ impl<'a> Oracle<'a> {
                     Some("returned false".into())
                 }
             }
-            other => Some(other.to_string()),
+            other => Some(self.engine.target.errors.describe(&other)),
         }
     }
 

@@ -7,10 +7,10 @@
 
 use super::Engine;
 use super::oracle::{DryRun, DryStop, Oracle};
-use crate::executor::{Outcome, RevertReason};
+use crate::executor::Outcome;
 use crate::tx::{Tx, write_value};
-use alloy_dyn_abi::{DynSolValue, ErrorExt, EventExt, FunctionExt, Specifier};
-use alloy_json_abi::{Error as AbiError, Event};
+use alloy_dyn_abi::{DynSolValue, EventExt, FunctionExt, Specifier};
+use alloy_json_abi::Event;
 use alloy_primitives::{Address, B256, Log};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -168,7 +168,7 @@ pub fn named_values(params: &[alloy_json_abi::Param], values: &[DynSolValue]) ->
 /// names of the deployed contracts.
 struct ProjectAbi<'s> {
     events: HashMap<B256, Vec<&'s Event>>,
-    errors: HashMap<[u8; 4], Vec<&'s AbiError>>,
+    errors: &'s crate::executor::errors::ErrorBook,
     names: HashMap<Address, &'s str>,
 }
 
@@ -176,16 +176,9 @@ impl<'s> ProjectAbi<'s> {
     fn of(engine: &'s Engine) -> Self {
         let t = &engine.target;
         let mut events: HashMap<B256, Vec<&Event>> = HashMap::new();
-        let mut errors: HashMap<[u8; 4], Vec<&AbiError>> = HashMap::new();
         for c in &t.project.contracts {
             for e in c.abi.events().filter(|e| !e.anonymous) {
                 let v = events.entry(e.selector()).or_default();
-                if !v.iter().any(|k| k.inputs == e.inputs) {
-                    v.push(e);
-                }
-            }
-            for e in c.abi.errors() {
-                let v = errors.entry(e.selector().0).or_default();
                 if !v.iter().any(|k| k.inputs == e.inputs) {
                     v.push(e);
                 }
@@ -201,27 +194,14 @@ impl<'s> ProjectAbi<'s> {
         }
         ProjectAbi {
             events,
-            errors,
+            errors: &t.errors,
             names,
         }
     }
 
     /// Why a failed call failed, with custom errors decoded.
     fn reason(&self, outcome: &Outcome) -> String {
-        if let Outcome::Revert {
-            reason: RevertReason::Raw(data),
-        } = outcome
-            && data.len() >= 4
-        {
-            let selector: [u8; 4] = data[..4].try_into().expect("4 bytes");
-            for e in self.errors.get(&selector).into_iter().flatten() {
-                if let Ok(d) = e.decode_error(data) {
-                    let args: Vec<String> = d.body.iter().map(printed).collect();
-                    return format!("reverted with {}({})", e.name, args.join(", "));
-                }
-            }
-        }
-        outcome.to_string()
+        self.errors.describe(outcome)
     }
 
     fn event(&self, log: &Log) -> EventReport {

@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 mod assertions;
 mod env;
 mod expect;
+mod observe;
 
 use assertions::{Assertion, assertion_signatures, check_assertion};
 pub(crate) use expect::{ACCESSES_PER_ACCOUNT, Expectations};
@@ -70,6 +71,15 @@ enum Cheat {
     GetRecordedLogs,
     Record,
     Accesses,
+    ExpectEmit,
+    ExpectCall,
+    GetCode,
+    GetDeployedCode,
+    GetLabel,
+    Broadcast,
+    StartBroadcast,
+    /// Answered and ignored (`pauseGasMetering`: calls have gas to spare).
+    Nothing,
 }
 
 const SIGNATURES: &[(&str, Cheat)] = &[
@@ -123,6 +133,29 @@ const SIGNATURES: &[(&str, Cheat)] = &[
     ),
     ("record()", Cheat::Record),
     ("accesses(address)(bytes32[],bytes32[])", Cheat::Accesses),
+    ("expectEmit()", Cheat::ExpectEmit),
+    ("expectEmit(address)", Cheat::ExpectEmit),
+    ("expectEmit(bool,bool,bool,bool)", Cheat::ExpectEmit),
+    ("expectEmit(bool,bool,bool,bool,address)", Cheat::ExpectEmit),
+    ("expectCall(address,bytes)", Cheat::ExpectCall),
+    ("expectCall(address,uint256,bytes)", Cheat::ExpectCall),
+    ("expectCall(address,bytes,uint64)", Cheat::ExpectCall),
+    (
+        "expectCall(address,uint256,bytes,uint64)",
+        Cheat::ExpectCall,
+    ),
+    ("getCode(string)(bytes)", Cheat::GetCode),
+    ("getDeployedCode(string)(bytes)", Cheat::GetDeployedCode),
+    ("getLabel(address)(string)", Cheat::GetLabel),
+    ("broadcast()", Cheat::Broadcast),
+    ("broadcast(address)", Cheat::Broadcast),
+    ("broadcast(uint256)", Cheat::Broadcast),
+    ("startBroadcast()", Cheat::StartBroadcast),
+    ("startBroadcast(address)", Cheat::StartBroadcast),
+    ("startBroadcast(uint256)", Cheat::StartBroadcast),
+    ("stopBroadcast()", Cheat::StopPrank),
+    ("pauseGasMetering()", Cheat::Nothing),
+    ("resumeGasMetering()", Cheat::Nothing),
 ];
 
 /// Each cheatcode's function, selector (hashed once) and meaning.
@@ -164,6 +197,9 @@ pub fn is_pure(data: &[u8]) -> bool {
                         | Cheat::Env(_)
                         | Cheat::EnvOr(_)
                         | Cheat::EnvExists
+                        | Cheat::GetCode
+                        | Cheat::GetDeployedCode
+                        | Cheat::Nothing
                 )
         })
 }
@@ -198,6 +234,107 @@ pub struct Cheatcodes {
     pub labels: HashMap<Address, String>,
     /// `allowFFI`: whether `ffi` may run commands.
     pub allow_ffi: bool,
+    /// The project's contracts, for `getCode` / `getDeployedCode`.
+    pub code: std::sync::Arc<CodeBook>,
+}
+
+/// A contract of the project as `getCode` finds it.
+#[derive(Debug)]
+struct CodeEntry {
+    name: String,
+    source: String,
+    /// Linked creation code (`Err`: why it cannot be linked).
+    creation: Result<Bytes, String>,
+    runtime: Bytes,
+}
+
+/// The project's contracts by name and source, for `getCode` and
+/// `getDeployedCode` (forge-std's `deployCode`).
+#[derive(Debug, Default)]
+pub struct CodeBook {
+    entries: Vec<CodeEntry>,
+}
+
+impl CodeBook {
+    /// Every contract of `project`, its creation code linked against the
+    /// libraries `address_of` knows.
+    pub fn new(
+        project: &crate::artifacts::Project,
+        address_of: impl Fn(&str) -> Option<Address>,
+    ) -> Self {
+        let entries = project
+            .contracts
+            .iter()
+            .map(|c| CodeEntry {
+                name: c.name.clone(),
+                source: c.source.clone(),
+                creation: c
+                    .linked_creation_code(&address_of)
+                    .map_err(|e| e.to_string()),
+                runtime: c.runtime_code.clone(),
+            })
+            .collect();
+        CodeBook { entries }
+    }
+
+    /// The contract `what` names as forge reads it: `Name`, `File.sol`
+    /// (its contract of the file's name), `path/File.sol:Name`, or an
+    /// artifact path `out/File.sol/Name.json`; a trailing `:version` is
+    /// ignored (one compilation here).
+    fn find(&self, what: &str) -> Result<&CodeEntry, String> {
+        let (file, name) = if let Some(json) = what.strip_suffix(".json") {
+            let p = std::path::Path::new(json);
+            let file = p
+                .parent()
+                .and_then(|d| d.file_name())
+                .and_then(|f| f.to_str());
+            (file, p.file_name().and_then(|f| f.to_str()).unwrap_or(json))
+        } else {
+            let mut parts = what.split(':');
+            let first = parts.next().unwrap_or_default();
+            let second = parts
+                .next()
+                .filter(|s| !s.is_empty() && !s.chars().all(|c| c.is_ascii_digit() || c == '.'));
+            if first.ends_with(".sol") {
+                let stem = std::path::Path::new(first)
+                    .file_stem()
+                    .and_then(|f| f.to_str())
+                    .unwrap_or(first);
+                (Some(first), second.unwrap_or(stem))
+            } else {
+                (None, first)
+            }
+        };
+        let in_file = |source: &str| {
+            file.is_none_or(|f| {
+                let f = f.trim_start_matches("./");
+                source == f
+                    || source.ends_with(&format!("/{f}"))
+                    || std::path::Path::new(source)
+                        .file_name()
+                        .is_some_and(|n| n == f)
+            })
+        };
+        let mut found: Vec<&CodeEntry> = self
+            .entries
+            .iter()
+            .filter(|e| e.name == name && in_file(&e.source))
+            .collect();
+        found.dedup_by(|a, b| a.runtime == b.runtime);
+        match found.as_slice() {
+            [one] => Ok(one),
+            [] => Err(format!(
+                "no matching artifact found for {what:?} among the project's contracts"
+            )),
+            many => Err(format!(
+                "multiple matching artifacts found for {what:?}: {}; name the file (`path/File.sol:{name}`)",
+                many.iter()
+                    .map(|e| format!("{}:{}", e.source, e.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
 }
 
 fn word(v: &DynSolValue) -> U256 {
@@ -395,12 +532,7 @@ impl Cheatcodes {
                     .set_code(who, Bytecode::new_raw(code.into()));
                 vec![]
             }
-            Cheat::Addr => {
-                let key = signing_key(&args[0])?;
-                let point = key.verifying_key().to_encoded_point(false);
-                let hash = alloy_primitives::keccak256(&point.as_bytes()[1..]);
-                vec![DynSolValue::Address(Address::from_slice(&hash[12..]))]
-            }
+            Cheat::Addr => vec![DynSolValue::Address(address_of_key(&args[0])?)],
             Cheat::Sign => {
                 let key = signing_key(&args[0])?;
                 let digest = b32(&args[1]);
@@ -499,6 +631,81 @@ impl Cheatcodes {
                 vec![]
             }
             Cheat::Accesses => self.expect.accesses_of(addr(&args[0])),
+            Cheat::ExpectEmit => {
+                let flag = |i: usize| args.get(i).and_then(|v| v.as_bool()).unwrap_or(true);
+                let checks = if args.len() >= 4 {
+                    [flag(0), flag(1), flag(2), flag(3)]
+                } else {
+                    [true; 4]
+                };
+                let emitter = args.last().and_then(|v| v.as_address());
+                self.expect
+                    .observed
+                    .expect_emit(ctx.journaled_state.depth, checks, emitter);
+                vec![]
+            }
+            Cheat::ExpectCall => {
+                // (callee, [value,] data[, count])
+                let (value, rest) = match &args[1] {
+                    DynSolValue::Uint(v, _) => (Some(*v), &args[2..]),
+                    _ => (None, &args[1..]),
+                };
+                let data = Bytes::from(rest[0].as_bytes().unwrap_or_default().to_vec());
+                let count = rest.get(1).map(|c| word(c).saturating_to());
+                self.expect
+                    .observed
+                    .expect_call(addr(&args[0]), value, data, count)?;
+                vec![]
+            }
+            Cheat::GetCode | Cheat::GetDeployedCode => {
+                let what = args[0].as_str().unwrap_or_default();
+                let e = self.code.find(what).map_err(|m| {
+                    format!(
+                        "vm.{}: {m}",
+                        if *cheat == Cheat::GetCode {
+                            "getCode"
+                        } else {
+                            "getDeployedCode"
+                        }
+                    )
+                })?;
+                let code = if *cheat == Cheat::GetCode {
+                    e.creation
+                        .clone()
+                        .map_err(|m| format!("vm.getCode({what:?}): {m}"))?
+                } else {
+                    e.runtime.clone()
+                };
+                vec![DynSolValue::Bytes(code.to_vec())]
+            }
+            Cheat::GetLabel => {
+                let who = addr(&args[0]);
+                vec![DynSolValue::String(
+                    self.labels
+                        .get(&who)
+                        .cloned()
+                        .unwrap_or_else(|| format!("unlabeled:{who}")),
+                )]
+            }
+            Cheat::Broadcast | Cheat::StartBroadcast => {
+                // As forge in a test: calls (and creations) of this frame
+                // come from the broadcaster, as sender and origin.
+                let who = match args.first() {
+                    None => ctx.tx.caller,
+                    Some(DynSolValue::Address(a)) => *a,
+                    Some(key) => address_of_key(key)?,
+                };
+                self.pranks_set += 1;
+                self.prank = Some(Prank {
+                    prankster: caller,
+                    sender: who,
+                    origin: Some(who),
+                    depth: ctx.journaled_state.depth,
+                    single: *cheat == Cheat::Broadcast,
+                });
+                vec![]
+            }
+            Cheat::Nothing => vec![],
         };
         Ok(if out.is_empty() {
             Bytes::new()
@@ -532,6 +739,14 @@ impl Cheatcodes {
         let trimmed = text.trim();
         Ok(hex::decode(trimmed).unwrap_or_else(|_| trimmed.as_bytes().to_vec()))
     }
+}
+
+/// The address of private key `v`.
+fn address_of_key(v: &DynSolValue) -> Result<Address, String> {
+    let key = signing_key(v)?;
+    let point = key.verifying_key().to_encoded_point(false);
+    let hash = alloy_primitives::keccak256(&point.as_bytes()[1..]);
+    Ok(Address::from_slice(&hash[12..]))
 }
 
 fn signing_key(v: &DynSolValue) -> Result<k256::ecdsa::SigningKey, String> {

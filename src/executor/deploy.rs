@@ -595,6 +595,10 @@ impl Target {
             predeployed,
             mut runtime_codes,
         } = deploy_all(&mut evm, &project, contract, &settings, &codes, endowment)?;
+        let code_book = Arc::new(cheatcodes::CodeBook::new(&project, |lib| {
+            predeployed.iter().find(|(n, _)| n == lib).map(|(_, a)| *a)
+        }));
+        evm.inspector.cheats.code = code_book.clone();
         // A Foundry suite's setUp() deploys the system under test.
         let suite = if settings.foundry {
             foundry::set_up(&mut evm, &settings, &contract.name, &contract.abi, address)?;
@@ -642,6 +646,8 @@ impl Target {
             assertion_events: declares_assertion_events(&project),
             uses_cheatcodes: uses_cheatcodes(&project),
             setup_mocks,
+            code_book,
+            errors: super::errors::ErrorBook::of(&project),
             functions: abi_functions(&contract.abi),
             project,
             contract: contract.clone(),

@@ -559,9 +559,18 @@ impl Inspector<Ctx> for CoverageInspector {
         None
     }
 
-    fn call_end(&mut self, _context: &mut Ctx, _inputs: &CallInputs, outcome: &mut CallOutcome) {
+    fn call_end(&mut self, context: &mut Ctx, inputs: &CallInputs, outcome: &mut CallOutcome) {
         self.frames.pop();
-        self.cheats.expect.on_call_end(self.frames.len(), outcome);
+        // A cheatcode's (or the console's) own answer settles nothing.
+        let observed = inputs.bytecode_address != CHEATCODE_ADDRESS
+            && inputs.bytecode_address != super::cheatcodes::CONSOLE_ADDRESS;
+        self.cheats.expect.on_call_end(
+            self.frames.len(),
+            context.journaled_state.depth,
+            inputs.is_static,
+            observed,
+            outcome,
+        );
     }
 
     fn create(&mut self, context: &mut Ctx, inputs: &mut CreateInputs) -> Option<CreateOutcome> {

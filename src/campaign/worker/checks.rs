@@ -153,11 +153,11 @@ impl Worker {
         }
         let found_ms = now_ms();
         let me = self.id;
-        let record = |shrunk: Vec<Tx>, steps: u64, done: bool| Falsification {
+        let record = |reason: String, shrunk: Vec<Tx>, steps: u64, done: bool| Falsification {
             worker: Some(me),
             found_by: FoundBy::Worker,
             found_ms,
-            reason: reason.clone(),
+            reason,
             original: seq.clone(),
             shrunk,
             shrink_steps: steps,
@@ -169,7 +169,7 @@ impl Worker {
         engine.share_finding_now(case, &seq, &reason);
         engine
             .tests
-            .set_falsified(case.id, record(Vec::new(), 0, false));
+            .set_falsified(case.id, record(reason.clone(), Vec::new(), 0, false));
         self.emit(Payload::PropertyFalsified {
             test: case.id,
             calls: seq.len() as u32,
@@ -207,10 +207,16 @@ impl Worker {
         if self.tracing {
             self.trace_shrink(case, &r.trail, &r.txs, r.steps);
         }
+        // The shrunk sequence's own reason: the numbers in a message are
+        // those of the calls the reproducer replays, not the original's.
+        let shrunk_reason = Oracle::new(&engine, &mut self.ex)
+            .check_why(Goal::Fails(case), &r.txs)
+            .and_then(|(_, why)| why)
+            .unwrap_or_else(|| reason.clone());
         let calls = r.txs.len() as u32;
         engine
             .tests
-            .set_falsified(case.id, record(r.txs, r.steps, true));
+            .set_falsified(case.id, record(shrunk_reason, r.txs, r.steps, true));
         self.emit(Payload::TestShrunk {
             test: case.id,
             calls,

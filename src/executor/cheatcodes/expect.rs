@@ -58,6 +58,8 @@ pub(crate) struct Expectations {
     logs: Option<Vec<Log>>,
     /// Since `record()` (`None`: not recording).
     pub(crate) accesses: Option<Box<Accesses>>,
+    /// `expectEmit` and `expectCall`.
+    pub(super) observed: super::observe::Observed,
 }
 
 impl Expectations {
@@ -74,6 +76,7 @@ impl Expectations {
     /// (its caller made no call after it) applies to nothing.
     pub(crate) fn new_transaction(&mut self) {
         self.revert = None;
+        self.observed = Default::default();
     }
 
     pub(super) fn expect_revert(
@@ -213,6 +216,9 @@ impl Expectations {
         if let Some(logs) = &mut self.logs {
             logs.push(log.clone());
         }
+        if !self.observed.is_empty() {
+            self.observed.on_log(log);
+        }
     }
 
     /// A call or creation starts in frame `frame` at `depth`: a pending
@@ -236,11 +242,14 @@ impl Expectations {
         frame: usize,
     ) -> Option<CallOutcome> {
         self.claim(depth, frame);
-        if self.mocks.is_empty() {
+        if self.mocks.is_empty() && self.observed.is_empty() {
             return None;
         }
         let data = inputs.input.bytes(ctx);
         let value = inputs.call_value();
+        if !self.observed.is_empty() {
+            self.observed.on_call(inputs.bytecode_address, &data, value);
+        }
         let m = self.mocks.iter().find(|m| {
             m.callee == inputs.bytecode_address
                 && data.starts_with(&m.data)
@@ -257,11 +266,24 @@ impl Expectations {
         ))
     }
 
-    /// The call of frame `frame` ended with `outcome`: if `expectRevert`
-    /// applies to it, a revert as expected becomes a success and anything
-    /// else a revert saying what was expected.
-    pub(crate) fn on_call_end(&mut self, frame: usize, outcome: &mut CallOutcome) {
+    /// The call of frame `frame`, made from `depth`, ended with `outcome`:
+    /// if `expectRevert` applies to it, a revert as expected becomes a
+    /// success and anything else a revert saying what was expected; logs
+    /// `expectEmit` declared at `depth`, and at the transaction's end the
+    /// calls `expectCall` expects, must have been seen.
+    pub(crate) fn on_call_end(
+        &mut self,
+        frame: usize,
+        depth: usize,
+        is_static: bool,
+        observed: bool,
+        outcome: &mut CallOutcome,
+    ) {
         self.settle(frame, &mut outcome.result);
+        if observed && !self.observed.is_empty() {
+            self.observed
+                .on_call_end(depth, is_static, &mut outcome.result);
+        }
     }
 
     /// The creation of frame `frame` ended: as [`on_call_end`]; a creation
@@ -353,7 +375,7 @@ fn revert_matches(got: &[u8], want: &[u8]) -> bool {
 
 /// Revert data as forge shows it: an `Error(string)`'s message, text as
 /// text, anything else in hex.
-fn show_revert(data: &[u8]) -> String {
+pub(super) fn show_revert(data: &[u8]) -> String {
     error_string(data)
         .or_else(|| {
             std::str::from_utf8(data)
