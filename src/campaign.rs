@@ -321,6 +321,7 @@ impl Campaign {
             );
         }
         let callable = callable_functions(&config, &target, foundry)?;
+        let created = setup::created_callables(&config, &target)?;
         let tests = discover_tests(&config, &target.functions, &callable);
         let mut project_warnings = project.warnings.clone();
         project_warnings.extend(suite_notes);
@@ -395,6 +396,7 @@ impl Campaign {
         ));
         let engine = Arc::new(Engine {
             callable,
+            created,
             // A lane per worker, one for the control plane's id and a spare:
             // pushes never meet (see the eventlog module doc).
             events: Arc::new(EventLog::with_lanes(

@@ -281,6 +281,9 @@ pub struct Target {
     pub(crate) code_book: Arc<cheatcodes::CodeBook>,
     /// The project's custom errors, to say why something reverted.
     pub errors: errors::ErrorBook,
+    /// A Foundry suite without `targetContracts`: the contracts its calls
+    /// may create that become targets for the rest of their sequence.
+    pub created_targets: Vec<CreatedTarget>,
     /// The block after deployment (constructors may `warp`, `roll`, `fee`…);
     /// each sequence starts from it.
     initial_block: BlockEnv,
@@ -350,6 +353,27 @@ fn tx_env(
 }
 
 pub use crate::tx::{FALLBACK, is_fallback};
+
+/// A contract of the project that a Foundry suite's calls may create: when
+/// the suite names no `targetContracts`, forge makes every contract created
+/// during a run a target for the rest of that run, knowing it by its code.
+#[derive(Clone, Debug)]
+pub struct CreatedTarget {
+    pub name: String,
+    /// The artifact's runtime code (zeros where links and immutables go).
+    pub runtime: Bytes,
+    /// The functions called (the suite's artifact lists applied).
+    pub functions: Vec<Arc<Function>>,
+    /// Its code's id in the coverage map, when its source map reads.
+    pub code: Option<CodeId>,
+}
+
+impl CreatedTarget {
+    /// Whether `code` (deployed) is this contract's.
+    pub fn is(&self, code: &[u8]) -> bool {
+        deploy::same_contract(&self.runtime, code)
+    }
+}
 
 impl Target {
     /// The block every sequence starts from (after deployment): number and
@@ -555,6 +579,10 @@ impl Executor {
     /// Back to the deployed state and the initial block.
     pub fn reset(&mut self) {
         let _ = self.evm.finalize();
+        self.evm
+            .inspector
+            .runtime
+            .truncate(self.target.runtime_codes.len());
         self.block_number = self.target.settings.block_number;
         self.timestamp = self.target.settings.timestamp;
         if self.target.uses_cheatcodes {
@@ -591,6 +619,10 @@ impl Executor {
     /// Back to `snapshot` (taken by this executor, between two calls).
     pub fn restore(&mut self, snapshot: &Snapshot) {
         let _ = self.evm.finalize();
+        self.evm
+            .inspector
+            .runtime
+            .truncate(self.target.runtime_codes.len());
         let journal = &mut self.evm.ctx.journaled_state.inner;
         journal.state.clone_from(&snapshot.state);
         journal.transaction_id = snapshot.transaction_id;
@@ -868,6 +900,43 @@ impl Executor {
     /// (seen only when the call ran under the inspector).
     pub fn take_created(&mut self) -> Vec<Address> {
         std::mem::take(&mut self.evm.inspector.created)
+    }
+
+    /// The runtime code at `a` in the sequence's state (a contract its
+    /// calls created), if any.
+    pub fn created_code(&self, a: Address) -> Option<Bytes> {
+        let acc = self.evm.ctx.journaled_state.inner.state.get(&a)?;
+        let code = acc.info.code.as_ref()?;
+        (!code.is_empty()).then(|| code.original_bytes())
+    }
+
+    /// The contracts the sequence's calls created so far (code in its state
+    /// where the deployed state has none), by address.
+    pub fn created_contracts(&self) -> Vec<Address> {
+        let deployed = &self.target.deployed.cache.accounts;
+        let mut out: Vec<Address> = self
+            .evm
+            .ctx
+            .journaled_state
+            .inner
+            .state
+            .iter()
+            .filter(|(a, acc)| {
+                acc.info.code.as_ref().is_some_and(|c| !c.is_empty())
+                    && deployed
+                        .get(*a)
+                        .is_none_or(|d| d.info.code.as_ref().is_none_or(|c| c.is_empty()))
+            })
+            .map(|(a, _)| *a)
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Covers the code at `a` as code `id` until the sequence ends (a
+    /// contract created at run time).
+    pub fn cover_at(&mut self, a: Address, id: CodeId) {
+        self.evm.inspector.runtime.push((a, id));
     }
 
     /// Turns comparison feedback on or off (`comparisonFeedback`).

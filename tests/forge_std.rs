@@ -131,6 +131,96 @@ fn artifact_and_interface_lists_choose_the_targets_and_after_invariant_ends_each
     assert!(reason.contains("poked three times in one run"), "{reason}");
 }
 
+/// Where forge's deployer puts the factory of `test/Factory.t.sol`, and
+/// where that factory's first pool goes.
+const FACTORY: &str = "0x5615dEB798BB3E4dFa0139dFa1b3D433Cc23b72f";
+const FIRST_POOL: &str = "0x104fBc016F4bb334D775a19E8A6510109AC63E00";
+
+#[test]
+fn contracts_created_during_a_sequence_are_targets_unless_the_suite_names_its_targets() {
+    // `forge test` on test/Factory.t.sol: FactoryInvariants FAIL after
+    // `create()` then `drain()` on the pool it made; the two others PASS.
+    let out = tempfile::tempdir().unwrap();
+    let r = fuzz(Path::new(PROJECT), "FactoryInvariants", None, out.path());
+    let drained = test(&r, "invariant_no_pool_drained");
+    assert_eq!(drained.status, TestStatus::Falsified, "{}", r.text());
+    assert_eq!(drained.sequence.len(), 2, "{:?}", drained.sequence);
+    assert!(
+        drained.sequence[0].starts_with(&format!("create{{to: {FACTORY}")),
+        "{:?}",
+        drained.sequence
+    );
+    assert!(
+        drained.sequence[1].starts_with("drain{")
+            && drained.sequence[1].contains(&format!("to: {FIRST_POOL}")),
+        "{:?}",
+        drained.sequence
+    );
+    for suite in ["FactoryExcludedInvariants", "FactoryTargetedInvariants"] {
+        let out = tempfile::tempdir().unwrap();
+        let r = fuzz(Path::new(PROJECT), suite, None, out.path());
+        assert_eq!(
+            test(&r, "invariant_no_pool_drained").status,
+            TestStatus::Passing,
+            "{suite}:\n{}",
+            r.text()
+        );
+    }
+}
+
+/// Where forge's deployer puts the second `Flag` of test/Targets.t.sol.
+const FLAG_B: &str = "0x2e234DAe75C793f67A35089C9d99245E1C58470b";
+
+#[test]
+fn a_suite_targeting_itself_and_selector_lists_add_targets_as_forge_does() {
+    // `forge test` on test/Targets.t.sol: all three FAIL, each in one call.
+    let out = tempfile::tempdir().unwrap();
+    let r = fuzz(Path::new(PROJECT), "SelfTargetInvariants", None, out.path());
+    let bumped = test(&r, "invariant_never_bumped");
+    assert_eq!(bumped.status, TestStatus::Falsified, "{}", r.text());
+    assert_eq!(bumped.sequence.len(), 1, "{:?}", bumped.sequence);
+    assert!(
+        bumped.sequence[0].starts_with("bump{"),
+        "{:?}",
+        bumped.sequence
+    );
+    // Its view (`bumps`), setUp and invariant are not called.
+    let c = Campaign::new(
+        Path::new(PROJECT),
+        Some("SelfTargetInvariants"),
+        Config::default(),
+        Some(out.path().join("again")),
+    )
+    .unwrap();
+    let called: Vec<String> = c
+        .engine()
+        .callable
+        .iter()
+        .map(|f| f.function.signature())
+        .collect();
+    assert_eq!(called, ["bump()"]);
+    for suite in [
+        "SelectorTargetInvariants",
+        "ExcludedSelectorTargetInvariants",
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let r = fuzz(Path::new(PROJECT), suite, None, out.path());
+        let raised = test(&r, "invariant_b_never_raised");
+        assert_eq!(
+            raised.status,
+            TestStatus::Falsified,
+            "{suite}:\n{}",
+            r.text()
+        );
+        assert!(
+            raised.sequence[0].starts_with("raise{")
+                && raised.sequence[0].contains(&format!("to: {FLAG_B}")),
+            "{suite}: {:?}",
+            raised.sequence
+        );
+    }
+}
+
 #[test]
 fn the_reproducer_of_a_forge_std_suite_fails_under_forge_test() {
     let Some((forge, solc)) = common::forge::forge() else {
@@ -156,6 +246,13 @@ fn the_reproducer_of_a_forge_std_suite_fails_under_forge_test() {
             .join("VaultInvariants_invariant_solvent_Repro.t.sol")
             .exists()
     );
+    // A pool created during the sequence, called at its address.
+    fuzz(
+        &project,
+        "FactoryInvariants",
+        Some(repro.clone()),
+        &work.path().join("out-factory"),
+    );
     let out = common::forge::test_reproducers(&forge, &project, work.path());
     common::forge::assert_failed_on(
         &out,
@@ -169,5 +266,12 @@ fn the_reproducer_of_a_forge_std_suite_fails_under_forge_test() {
     common::forge::assert_failed_on(
         &out,
         &["[FAIL: withdrawn: ", "test_invariant_nothing_withdrawn()"],
+    );
+    common::forge::assert_failed_on(
+        &out,
+        &[
+            "[FAIL: a pool was drained]",
+            "test_invariant_no_pool_drained()",
+        ],
     );
 }

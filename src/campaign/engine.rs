@@ -61,6 +61,9 @@ pub struct Engine {
     pub target: Arc<Target>,
     /// The functions workers call; priority indices point into this.
     pub callable: Vec<Callable>,
+    /// What a suite's calls may create that becomes a target for the rest
+    /// of its sequence (forge's default when `targetContracts` is empty).
+    pub(crate) created: Vec<super::setup::CreatedCallables>,
     pub events: Arc<EventLog>,
     pub corpus: Arc<Corpus>,
     pub priorities: Arc<PrioritySet>,

@@ -92,12 +92,7 @@ pub(super) fn callable_functions(
     let mut callable: Vec<Callable> = Vec::new();
     for (to, functions) in callees {
         for f in functions {
-            use alloy_json_abi::StateMutability::{Pure, View};
-            if f.name.starts_with(&config.prefix)
-                || f.name.starts_with(&opt_prefix)
-                || (config.exclude_view_pure && matches!(f.state_mutability, View | Pure))
-                || !config.function_allowed(&f.name, &f.signature())
-            {
+            if !called(config, &opt_prefix, f) {
                 continue;
             }
             let mut c = Callable::new(f.clone()).map_err(CampaignError::Setup)?;
@@ -107,6 +102,53 @@ pub(super) fn callable_functions(
         }
     }
     Ok(callable)
+}
+
+/// Whether workers call `f`: not a property, not filtered, not a view
+/// when those are excluded.
+fn called(config: &Config, opt_prefix: &str, f: &alloy_json_abi::Function) -> bool {
+    use alloy_json_abi::StateMutability::{Pure, View};
+    !(f.name.starts_with(&config.prefix)
+        || f.name.starts_with(opt_prefix)
+        || (config.exclude_view_pure && matches!(f.state_mutability, View | Pure))
+        || !config.function_allowed(&f.name, &f.signature()))
+}
+
+/// A contract a suite's calls may create, with the functions workers call
+/// once one is created ([`crate::executor::CreatedTarget`]).
+#[derive(Debug)]
+pub(crate) struct CreatedCallables {
+    pub target: crate::executor::CreatedTarget,
+    /// Its functions, each still without an address.
+    pub callables: Vec<Callable>,
+}
+
+pub(super) fn created_callables(
+    config: &Config,
+    target: &Target,
+) -> Result<Vec<CreatedCallables>, CampaignError> {
+    let opt_prefix = format!("{}opt_", config.prefix);
+    let mut out = Vec::new();
+    for t in &target.created_targets {
+        let name: Arc<str> = Arc::from(t.name.as_str());
+        let mut callables = Vec::new();
+        for f in t
+            .functions
+            .iter()
+            .filter(|f| called(config, &opt_prefix, f))
+        {
+            let mut c = Callable::new(f.clone()).map_err(CampaignError::Setup)?;
+            c.contract = Some(name.clone());
+            callables.push(c);
+        }
+        if !callables.is_empty() {
+            out.push(CreatedCallables {
+                target: t.clone(),
+                callables,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// The run's seed (given, or from the clock and the process id), its start

@@ -161,6 +161,9 @@ pub(crate) struct Worker {
     pub(crate) rng: SmallRng,
     sampler: Sampler,
     dict: Dictionary,
+    /// Functions of contracts the running sequence created that became
+    /// targets (a Foundry suite without `targetContracts`).
+    created: Vec<generate::Callable>,
     rx: Receiver<Arc<Injection>>,
     total_calls: u64,
     sequences: u64,
@@ -282,6 +285,7 @@ impl Worker {
             i2s_tried: Default::default(),
             i2s_calls: 0,
             i2s_chain: None,
+            created: Vec::new(),
             checks: super::check_cache::CheckCache::new(engine.config.check_cache),
             engine,
         }
@@ -309,6 +313,17 @@ impl Worker {
 
     fn random_tx(&mut self) -> Tx {
         let callables = &self.engine.callable;
+        // As forge: a created target's functions join the others, each as
+        // likely as any.
+        let extra = self.created.len();
+        if extra > 0 {
+            let k = self.rng.random_range(0..callables.len() + extra);
+            if k >= callables.len() {
+                let ctx = GenContext::of(&self.engine.config);
+                let c = &self.created[k - callables.len()];
+                return generate::random_tx(&mut self.rng, &self.dict, &ctx, c);
+            }
+        }
         let i = self.sampler.pick(&mut self.rng, callables.len());
         self.engine.stats.workers[self.row()].functions[i]
             .generated
@@ -480,9 +495,15 @@ impl Worker {
     ) -> SeqResult {
         let mut run = Running::new(len, prefix.as_ref().map_or(0, |p| p.key));
         self.obs.clear();
+        self.created.clear();
         if let Some(p) = &prefix {
             if !self.reach(p, source.origin().index()) {
                 return SeqResult::default();
+            }
+            if !self.engine.created.is_empty() {
+                for a in self.ex.created_contracts() {
+                    self.discover(a);
+                }
             }
             run.executed.extend_from_slice(&p.txs);
             run.gas.extend_from_slice(&p.gas);
@@ -699,9 +720,38 @@ impl Worker {
         }
         for a in self.ex.take_created() {
             self.dict.add_address(a);
+            self.discover(a);
         }
         if self.comparisons && !self.ex.comparisons().is_empty() {
             self.dict.learn(selector, &tx.args, self.ex.comparisons());
+        }
+    }
+
+    /// Makes the contract the sequence just created at `a` a target for the
+    /// rest of the sequence, when it is one of the project's contracts a
+    /// suite's calls may create.
+    fn discover(&mut self, a: alloy_primitives::Address) {
+        /// Functions of created contracts a sequence calls at most.
+        const CREATED_CAP: usize = 256;
+        if self.engine.created.is_empty() || self.created.len() >= CREATED_CAP {
+            return;
+        }
+        let Some(code) = self.ex.created_code(a) else {
+            return;
+        };
+        let Some(known) = self.engine.created.iter().find(|c| c.target.is(&code)) else {
+            return;
+        };
+        if self.created.iter().any(|c| c.to == Some(a)) {
+            return;
+        }
+        for c in &known.callables {
+            let mut c = c.clone();
+            c.to = Some(a);
+            self.created.push(c);
+        }
+        if let Some(id) = known.target.code {
+            self.ex.cover_at(a, id);
         }
     }
 

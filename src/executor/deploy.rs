@@ -29,7 +29,7 @@ fn add_runtime(
 /// Whether `deployed` runtime code is `artifact`'s: the same length and the
 /// same bytes wherever the artifact's are not zero (immutables and linked
 /// library addresses are zeros in the artifact, filled in on chain).
-fn same_contract(artifact: &[u8], deployed: &[u8]) -> bool {
+pub(super) fn same_contract(artifact: &[u8], deployed: &[u8]) -> bool {
     artifact.len() == deployed.len()
         && artifact
             .iter()
@@ -491,7 +491,7 @@ fn discover_others(
                 Some(Some(only)) => {
                     functions.retain(|f| only.contains(&f.selector()) && t.calls(*a, f.selector()))
                 }
-                Some(None) => functions.retain(|f| t.calls(*a, f.selector())),
+                Some(None) => functions.retain(|f| t.calls_function(*a, f)),
             }
         }
         others.push(crate::tx::Callee {
@@ -534,7 +534,7 @@ fn discover_others(
             }
         }
         let t = suite.expect("interfaces come from a suite");
-        functions.retain(|f| t.calls(*at, f.selector()));
+        functions.retain(|f| t.calls_function(*at, f));
         // Names that resolve to nothing leave the address as it was.
         if functions.is_empty() {
             continue;
@@ -551,6 +551,33 @@ fn discover_others(
         });
     }
     (deployed, others)
+}
+
+/// The contracts a suite's calls may create that become targets (forge:
+/// when `targetContracts` is empty), with the functions its artifact lists
+/// leave (an address named in no list: only the artifact lists apply).
+fn created_targets(
+    candidates: &[(&Contract, Option<CodeId>)],
+    suite: &foundry::SuiteTargets,
+    test: &Contract,
+) -> Vec<super::CreatedTarget> {
+    candidates
+        .iter()
+        .filter(|(c, _)| !(c.name == test.name && c.source == test.source))
+        .filter_map(|(c, id)| {
+            let mut functions = abi_functions(&c.abi);
+            match suite.selection(Address::ZERO, &c.name, &c.source)? {
+                Some(only) => functions.retain(|f| only.contains(&f.selector())),
+                None => functions.retain(|f| suite.calls_function(Address::ZERO, f)),
+            }
+            (!functions.is_empty()).then(|| super::CreatedTarget {
+                name: c.name.clone(),
+                runtime: c.runtime_code.clone(),
+                functions,
+                code: *id,
+            })
+        })
+        .collect()
 }
 
 /// A contract's functions as workers call them (its fallback included).
@@ -629,7 +656,7 @@ impl Target {
         {
             acc.info.balance = settings.balance_contract;
         }
-        let (deployed_contracts, others) = discover_others(
+        let (deployed_contracts, mut others) = discover_others(
             &db,
             address,
             &codes.candidates,
@@ -639,7 +666,23 @@ impl Target {
         );
         if let Some(t) = &suite {
             settings.senders = t.senders(&settings.senders);
+            // A suite that targets itself: calls to its own functions.
+            let own = t.own_functions(address, &abi_functions(&contract.abi));
+            if !own.is_empty() {
+                others.insert(
+                    0,
+                    crate::tx::Callee {
+                        name: contract.name.clone(),
+                        address,
+                        functions: own,
+                    },
+                );
+            }
         }
+        let created_targets = match &suite {
+            Some(t) if t.contracts.is_empty() => created_targets(&codes.candidates, t, contract),
+            _ => Vec::new(),
+        };
         let Codes { codes, .. } = codes;
         Ok(Target {
             assertion_topics: assertion_topics(&project),
@@ -648,6 +691,7 @@ impl Target {
             setup_mocks,
             code_book,
             errors: super::errors::ErrorBook::of(&project),
+            created_targets,
             functions: abi_functions(&contract.abi),
             project,
             contract: contract.clone(),

@@ -14,11 +14,12 @@
 
 use super::{DEPLOY_GAS_LIMIT, Evm, EvmSettings, ExecError, convert, tx_env};
 use alloy_dyn_abi::{DynSolType, DynSolValue};
-use alloy_json_abi::JsonAbi;
+use alloy_json_abi::{Function, JsonAbi};
 use alloy_primitives::{Address, Bytes, Selector, U256};
 use revm::context::TxEnv;
 use revm::primitives::TxKind;
 use revm::{ExecuteEvm, InspectEvm};
+use std::sync::Arc;
 
 /// Forge's default sender, which deploys test contracts.
 pub const FORGE_DEPLOYER: Address =
@@ -66,6 +67,17 @@ pub struct SuiteTargets {
     pub interfaces: Vec<(Address, Vec<String>)>,
 }
 
+/// Whether a suite's function named `name` is one forge never fuzzes: a
+/// test, `setUp`, `beforeTestSetup`, `afterInvariant` or a fixture.
+fn reserved(name: &str) -> bool {
+    ["test", "invariant", "statefulFuzz", "fixture"]
+        .iter()
+        .any(|p| name.starts_with(p))
+        || ["setUp", "beforeTestSetup", "afterInvariant"]
+            .iter()
+            .any(|n| name.eq_ignore_ascii_case(n))
+}
+
 /// Whether artifact identifier `id` (`Name`, or `path/File.sol:Name` as
 /// forge spells it, relative to the project) names contract `name` of
 /// source file `source`.
@@ -100,6 +112,40 @@ impl SuiteTargets {
             && !listed(&self.excluded_selectors).unwrap_or(false)
     }
 
+    /// Whether `targetSelectors` or `excludeSelectors` name `a`: forge then
+    /// makes it a target whatever the contract and artifact lists say.
+    pub fn names_selectors_of(&self, a: Address) -> bool {
+        self.selectors
+            .iter()
+            .chain(&self.excluded_selectors)
+            .any(|(at, _)| *at == a)
+    }
+
+    /// Whether function `f` of a target at `a` is called: as forge, view
+    /// and pure functions only when `targetSelectors` lists them.
+    pub fn calls_function(&self, a: Address, f: &Function) -> bool {
+        use alloy_json_abi::StateMutability::{Pure, View};
+        let listed = self.selectors.iter().any(|(at, _)| *at == a);
+        self.calls(a, f.selector()) && (listed || !matches!(f.state_mutability, View | Pure))
+    }
+
+    /// The suite's own functions the fuzzer calls when the suite at `me` is
+    /// its own target (named by `targetContracts`, `targetSelectors` or
+    /// `excludeSelectors`, as forge reads them): those `targetSelectors`
+    /// lists, else every state-changing function that is no test, `setUp`,
+    /// `afterInvariant` or fixture; less `excludeSelectors`. Empty otherwise.
+    pub fn own_functions(&self, me: Address, functions: &[Arc<Function>]) -> Vec<Arc<Function>> {
+        if !(self.contracts.contains(&me) || self.names_selectors_of(me)) {
+            return Vec::new();
+        }
+        let listed = self.selectors.iter().any(|(at, _)| *at == me);
+        functions
+            .iter()
+            .filter(|f| self.calls_function(me, f) && (listed || !reserved(&f.name)))
+            .cloned()
+            .collect()
+    }
+
     /// Which functions of the contract `setUp` left at `a` (of artifact
     /// `name` in `source`) are called: `None` when it is no target,
     /// `Some(None)` for all (less excluded selectors), `Some(Some(list))`
@@ -111,6 +157,9 @@ impl SuiteTargets {
         let is = |id: &String| artifact_is(id, name, source);
         if let Some((_, sels)) = self.artifact_selectors.iter().find(|(id, _)| is(id)) {
             return Some(Some(sels.clone()));
+        }
+        if self.names_selectors_of(a) {
+            return Some(None);
         }
         if !self.targets(a) || self.excluded_artifacts.iter().any(is) {
             return None;

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+import {Test} from "forge-std/Test.sol";
+
+contract Flag {
+    bool public raised;
+
+    function raise() external {
+        raised = true;
+    }
+
+    function lower() external {
+        raised = false;
+    }
+}
+
+/// Handler functions written in the suite itself: `targetContract(address(this))`
+/// makes forge call its state-changing functions (no tests, no `setUp`, no
+/// views).
+contract SelfTargetInvariants is Test {
+    uint256 public bumps;
+
+    function setUp() public {
+        targetContract(address(this));
+    }
+
+    function bump() external {
+        bumps++;
+    }
+
+    /// Broken by `bump()`.
+    function invariant_never_bumped() public view {
+        assertEq(bumps, 0, "bumped");
+    }
+}
+
+/// A contract `targetSelectors` names is a target, even when
+/// `targetContracts` does not name it (forge adds it).
+contract SelectorTargetInvariants is Test {
+    Flag a;
+    Flag b;
+
+    function setUp() public {
+        a = new Flag();
+        b = new Flag();
+        targetContract(address(a));
+        bytes4[] memory raise = new bytes4[](1);
+        raise[0] = Flag.raise.selector;
+        targetSelector(FuzzSelector({addr: address(b), selectors: raise}));
+    }
+
+    /// Broken by `raise()` on `b`.
+    function invariant_b_never_raised() public view {
+        assertFalse(b.raised(), "b raised");
+    }
+}
+
+/// So is a contract `excludeSelectors` names: forge makes it a target with
+/// its other functions.
+contract ExcludedSelectorTargetInvariants is Test {
+    Flag a;
+    Flag b;
+
+    function setUp() public {
+        a = new Flag();
+        b = new Flag();
+        targetContract(address(a));
+        bytes4[] memory lower = new bytes4[](1);
+        lower[0] = Flag.lower.selector;
+        excludeSelector(FuzzSelector({addr: address(b), selectors: lower}));
+    }
+
+    /// Broken by `raise()` on `b`.
+    function invariant_b_never_raised() public view {
+        assertFalse(b.raised(), "b raised");
+    }
+}
