@@ -211,6 +211,10 @@ pub struct Config {
     pub code_size: u64,
     /// Leave `view` and `pure` functions out of the fuzzed calls (`excludeViewPure`).
     pub exclude_view_pure: bool,
+    /// A fuzzed call that reverts (other than an `assume` rejecting its
+    /// input) breaks every property (`failOnRevert`; a Foundry suite's
+    /// `[invariant] fail_on_revert`).
+    pub fail_on_revert: bool,
     /// Call every contract deployed with the target (found by its runtime
     /// code among the project's contracts), not only the target
     /// (`allContracts`).
@@ -324,6 +328,7 @@ impl Default for Config {
             test_max_gas: 12_500_000,
             code_size: DEFAULT_CODE_SIZE,
             exclude_view_pure: false,
+            fail_on_revert: false,
             all_contracts: false,
             deploy_contracts: Vec::new(),
             constructor_args: Vec::new(),
@@ -390,6 +395,7 @@ const KNOWN: &[&str] = &[
     "testMaxGas",
     "codeSize",
     "excludeViewPure",
+    "failOnRevert",
     "allContracts",
     "deployContracts",
     "constructorArgs",
@@ -740,6 +746,7 @@ impl Config {
                 "testMaxGas" => c.test_max_gas = as_u64(key, v)?,
                 "codeSize" => c.code_size = as_u64(key, v)?,
                 "excludeViewPure" => c.exclude_view_pure = as_bool(key, v)?,
+                "failOnRevert" => c.fail_on_revert = as_bool(key, v)?,
                 "allContracts" => c.all_contracts = as_bool(key, v)?,
                 "allowFFI" => c.allow_ffi = as_bool(key, v)?,
                 "journal" => c.journal = as_bool(key, v)?,
@@ -944,7 +951,7 @@ mod tests {
         let (c, warnings) = Config::from_yaml_str(
             "testMode: overflow\npsender: \"0x20000\"\nbalanceAddr: 1000000000000000000000000000\n\
              balanceContract: 0x1000\npropMaxGas: 5000000\ntestMaxGas: 6000000\ncodeSize: 0xffff\n\
-             excludeViewPure: true\nallowFFI: false\nsolcLibs: [\"Score\"]\n\
+             excludeViewPure: true\nfailOnRevert: true\nallowFFI: false\nsolcLibs: [\"Score\"]\n\
              maxValue: 100000000000000000000000000000000000000\n\
              deployContracts: [[\"0x1f\", \"Score\"]]\ndeployBytecodes: [[\"0x2f\", \"0x6000\"]]\n\
              coverageFormats: [\"lcov\"]\ncoverageDir: cov\n",
@@ -963,6 +970,7 @@ mod tests {
             (5_000_000, 6_000_000, 0xffff)
         );
         assert!(c.exclude_view_pure);
+        assert!(c.fail_on_revert);
         assert_eq!(
             c.max_value,
             "100000000000000000000000000000000000000"

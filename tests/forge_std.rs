@@ -221,6 +221,45 @@ fn a_suite_targeting_itself_and_selector_lists_add_targets_as_forge_does() {
     }
 }
 
+fn fuzz_failing_on_revert(project: &Path, repro_dir: Option<PathBuf>, out: &Path) -> Report {
+    let config = Config {
+        workers: Some(1),
+        seed: Some(1),
+        test_limit: 20_000,
+        fail_on_revert: true,
+        repro_dir,
+        ..Config::default()
+    };
+    let suite = Some("FailOnRevertInvariants");
+    let mut c = Campaign::new(project, suite, config, Some(out.to_path_buf())).unwrap();
+    c.start().unwrap();
+    c.wait()
+}
+
+#[test]
+fn with_fail_on_revert_a_reverted_call_breaks_the_invariants() {
+    // `forge test` (fail-on-revert inline): FAIL: risky input, one call.
+    let out = tempfile::tempdir().unwrap();
+    let r = fuzz_failing_on_revert(Path::new(PROJECT), None, out.path());
+    let t = test(&r, "invariant_acts_do_not_revert");
+    assert_eq!(t.status, TestStatus::Falsified, "{}", r.text());
+    assert_eq!(t.sequence.len(), 1, "{:?}", t.sequence);
+    let reason = t.reason.as_deref().unwrap_or_default();
+    assert!(reason.contains("risky input"), "{reason}");
+    // Without it, reverts are ignored, as forge's default does.
+    let out = tempfile::tempdir().unwrap();
+    let r = fuzz(
+        Path::new(PROJECT),
+        "FailOnRevertInvariants",
+        None,
+        out.path(),
+    );
+    assert_eq!(
+        test(&r, "invariant_acts_do_not_revert").status,
+        TestStatus::Passing
+    );
+}
+
 #[test]
 fn the_reproducer_of_a_forge_std_suite_fails_under_forge_test() {
     let Some((forge, solc)) = common::forge::forge() else {
@@ -246,6 +285,12 @@ fn the_reproducer_of_a_forge_std_suite_fails_under_forge_test() {
             .join("VaultInvariants_invariant_solvent_Repro.t.sol")
             .exists()
     );
+    // A call that reverts, with fail_on_revert: replayed as one that must not.
+    fuzz_failing_on_revert(
+        &project,
+        Some(repro.clone()),
+        &work.path().join("out-revert"),
+    );
     // A pool created during the sequence, called at its address.
     fuzz(
         &project,
@@ -266,6 +311,10 @@ fn the_reproducer_of_a_forge_std_suite_fails_under_forge_test() {
     common::forge::assert_failed_on(
         &out,
         &["[FAIL: withdrawn: ", "test_invariant_nothing_withdrawn()"],
+    );
+    common::forge::assert_failed_on(
+        &out,
+        &["[FAIL: risky input]", "test_invariant_acts_do_not_revert()"],
     );
     common::forge::assert_failed_on(
         &out,

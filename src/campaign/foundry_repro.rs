@@ -169,7 +169,9 @@ pub fn reproducer(engine: &Engine, case: &TestCase, reason: &str, seq: &[Tx]) ->
         };
         let data = alloy_primitives::hex::encode(tx.calldata());
         // An assertion test fails on its call: that call's revert is the failure.
-        let must_pass = i == last && case.kind != TestKind::Property;
+        // With failOnRevert, any call that reverts is the failure.
+        let must_pass = (i == last && case.kind != TestKind::Property)
+            || (engine.config.fail_on_revert && case.breaks_on_revert());
         let helper = if must_pass { "_callOrRevert" } else { "_call" };
         let _ = writeln!(s, "        {helper}({to}, {}, hex\"{data}\");", tx.value);
     }

@@ -111,6 +111,13 @@ impl<'a> Oracle<'a> {
         for (i, tx) in seq.iter().enumerate() {
             let r = self.ex.call(tx);
             gas = gas.saturating_add(r.gas_used);
+            if let Goal::Fails(case) = goal
+                && case.breaks_on_revert()
+                && let Some(why) = self.call_reverted(&r)
+            {
+                hit = Some((Hit { calls: i + 1, gas }, Some(why)));
+                break;
+            }
             let met = match goal {
                 Goal::Fails(case) => match case.kind {
                     TestKind::Property if case.checked_after(i, seq.len()) => {
@@ -134,6 +141,25 @@ impl<'a> Oracle<'a> {
         self.ex.reset();
         self.ex.set_recording(true);
         hit
+    }
+
+    /// With `failOnRevert`, why call `r` breaks the properties: it reverted
+    /// (or halted), and not because `vm.assume` rejected its input.
+    pub fn call_reverted(&self, r: &CallResult) -> Option<String> {
+        use crate::executor::RevertReason;
+        if !self.engine.config.fail_on_revert {
+            return None;
+        }
+        match &r.outcome {
+            Outcome::Success { .. } => None,
+            Outcome::Revert {
+                reason: RevertReason::Error(m),
+            } if m == crate::executor::cheatcodes::ASSUME_REJECTED => None,
+            other => Some(format!(
+                "a call {} (failOnRevert)",
+                self.engine.target.errors.describe(other)
+            )),
+        }
     }
 
     /// Why call `r` fails its per-call test in this mode: an assertion
@@ -277,6 +303,11 @@ impl<'a> Oracle<'a> {
             let r = self.ex.call(tx);
             let mut obs = CallObs::of(&r.outcome, r.gas_used, started.elapsed().as_nanos() as u64);
             match case.kind {
+                TestKind::Property
+                    if case.breaks_on_revert() && self.call_reverted(&r).is_some() =>
+                {
+                    obs.mark(case.id, true);
+                }
                 TestKind::Property if case.checked_after(i, seq.len()) => {
                     let fails = self.property_fails(case).is_some();
                     obs.mark(case.id, fails);
@@ -335,9 +366,13 @@ impl<'a> Oracle<'a> {
             }
             let result = self.ex.call(tx);
             let new_points = self.ex.commit_coverage();
+            let reverted = self.call_reverted(&result).is_some();
             let mut failing: Vec<TestId> = properties
                 .iter()
-                .filter(|c| c.checked_after(i, seq.len()) && self.property_fails(c).is_some())
+                .filter(|c| {
+                    (reverted && c.breaks_on_revert())
+                        || (c.checked_after(i, seq.len()) && self.property_fails(c).is_some())
+                })
                 .map(|c| c.id)
                 .collect();
             if self.call_fails(&result).is_some()

@@ -65,6 +65,13 @@ impl TestCase {
         !self.at_end || i + 1 == len
     }
 
+    /// Whether a reverted call breaks this test when `failOnRevert` is on:
+    /// the properties and invariants of the target (not specs added at run
+    /// time, not the end-of-sequence `afterInvariant`).
+    pub fn breaks_on_revert(&self) -> bool {
+        self.kind == TestKind::Property && self.spec.is_none() && !self.at_end
+    }
+
     /// Whether this is the per-call test (assertion, overflow) of the
     /// function `tx` calls on the target.
     pub fn checks_call(&self, tx: &crate::tx::Tx) -> bool {

@@ -127,13 +127,10 @@ impl Config {
         if !self.limit_given && self.test_limit == defaults.test_limit {
             self.test_limit = s.runs.unwrap_or(FORGE_RUNS).saturating_mul(depth);
         }
-        let mut notes = Vec::new();
         if s.fail_on_revert == Some(true) {
-            notes.push(format!(
-                "invariant.fail_on_revert = true in {file}: rudder does not fail invariants on reverted calls (it ignores reverts, as forge's default does)"
-            ));
+            self.fail_on_revert = true;
         }
-        Ok(notes)
+        Ok(Vec::new())
     }
 }
 
@@ -186,7 +183,8 @@ mod tests {
         let e = Config::default().apply_invariant_settings(&s).unwrap_err();
         assert!(e.to_string().contains("invariant.call_override"), "{e}");
         let s = settings("[invariant]\nfail_on_revert = true\n").unwrap();
-        let notes = Config::default().apply_invariant_settings(&s).unwrap();
-        assert!(notes[0].contains("fail_on_revert"));
+        let mut c = Config::default();
+        assert!(c.apply_invariant_settings(&s).unwrap().is_empty());
+        assert!(c.fail_on_revert);
     }
 }

@@ -28,6 +28,10 @@ pub(crate) use expect::{ACCESSES_PER_ACCOUNT, Expectations};
 /// The cheatcode address (`address(uint160(uint256(keccak256("hevm cheat code"))))`).
 pub const CHEATCODE_ADDRESS: Address = address!("7109709ecfa91a80626ff3989d68f67f5b1dd12d");
 
+/// Why a call reverts when `vm.assume` rejects its input: no failure, even
+/// when reverted calls fail (`failOnRevert`).
+pub const ASSUME_REJECTED: &str = "vm.assume rejected the input";
+
 /// forge-std's console (`console.log`, and `bound`'s log of its result).
 pub const CONSOLE_ADDRESS: Address = address!("000000000000000000636f6e736f6c652e6c6f67");
 
@@ -573,7 +577,7 @@ impl Cheatcodes {
             }
             Cheat::Assume => {
                 if word(&args[0]).is_zero() {
-                    return Err("vm.assume rejected the input".into());
+                    return Err(ASSUME_REJECTED.into());
                 }
                 vec![]
             }

@@ -20,6 +20,7 @@ impl Worker {
         let seq_gas = || gas.iter().fold(0u64, |a, g| a.saturating_add(*g));
         match engine.config.test_mode {
             crate::config::TestMode::Property => {
+                falsified += self.check_reverted(executed, &seq_gas, meta, last);
                 falsified += self
                     .check_properties(executed, &seq_gas, meta, |c| c.kind == TestKind::Property);
             }
@@ -82,6 +83,38 @@ impl Worker {
             }
         }
         Some(falsified)
+    }
+
+    /// With `failOnRevert`, a call that reverted breaks every open property
+    /// ([`TestCase::breaks_on_revert`]); returns how many were newly
+    /// falsified.
+    fn check_reverted(
+        &mut self,
+        executed: &[Tx],
+        seq_gas: &dyn Fn() -> u64,
+        meta: CallMeta<'_>,
+        last: &crate::executor::CallResult,
+    ) -> u32 {
+        let engine = self.engine.clone();
+        let Some(reason) = Oracle::new(&engine, &mut self.ex).call_reverted(last) else {
+            return 0;
+        };
+        let broken: Vec<&TestCase> = engine
+            .tests
+            .cases()
+            .filter(|c| c.breaks_on_revert() && engine.tests.is_open(c.id))
+            .collect();
+        for case in &broken {
+            if let Some(o) = self.obs.last_mut() {
+                o.mark(case.id, true);
+            }
+        }
+        let mut falsified = 0;
+        for case in broken {
+            falsified +=
+                self.on_falsified(case, executed.to_vec(), seq_gas(), reason.clone(), meta) as u32;
+        }
+        falsified
     }
 
     /// Checks the specs added at run time (in property mode they are

@@ -76,3 +76,28 @@ contract ExcludedSelectorTargetInvariants is Test {
         assertFalse(b.raised(), "b raised");
     }
 }
+
+contract Risky {
+    uint256 public done;
+
+    function act(uint256 x) external {
+        require(x % 7 != 3, "risky input");
+        done++;
+    }
+}
+
+/// Reverts fail the invariants when `fail_on_revert` is on (here inline for
+/// forge; rudder reads `[invariant] fail_on_revert` from foundry.toml, or
+/// `failOnRevert` from its config): `act(3)` breaks it, with its reason.
+contract FailOnRevertInvariants is Test {
+    Risky risky;
+
+    function setUp() public {
+        risky = new Risky();
+    }
+
+    /// forge-config: default.invariant.fail-on-revert = true
+    function invariant_acts_do_not_revert() public view {
+        assertLe(risky.done(), type(uint256).max);
+    }
+}
