@@ -86,6 +86,10 @@ cheat_tests! {
     get_label => "check_getLabel",
     start_broadcast_sends_as_sender_and_origin => "check_broadcast",
     pause_and_resume_gas_metering => "check_gas_metering",
+    mock_calls_answer_in_turn_and_keep_the_last => "check_mockCalls",
+    expect_partial_revert_matches_the_selector => "check_expectPartialRevert",
+    assume_no_revert_lets_a_call_that_succeeds_through => "check_assumeNoRevert_passes",
+    parse_uint_int_address_bool => "check_parse",
 }
 
 fn revert_message(o: &Outcome) -> String {
@@ -118,6 +122,14 @@ fn expectations_and_assertions_that_fail_revert_with_forges_message() {
             "reject_envUint_unset",
             "vm.envUint: environment variable \"RUDDER_CHEATS_UNSET_VARIABLE\" not found"
                 .to_string(),
+        ),
+        (
+            "reject_assumeNoRevert",
+            "vm.assume rejected the input".to_string(),
+        ),
+        (
+            "reject_parseUint",
+            "vm.parseUint: failed parsing \"forty-two\" as type `uint256`".to_string(),
         ),
         (
             "reject_expectEmit_other_data",

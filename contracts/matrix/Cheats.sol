@@ -62,11 +62,19 @@ interface Vm {
     function startBroadcast(address) external;
     function stopBroadcast() external;
     function pauseGasMetering() external;
+    function mockCalls(address, bytes calldata, bytes[] calldata) external;
+    function expectPartialRevert(bytes4) external;
+    function assumeNoRevert() external;
+    function parseUint(string calldata) external pure returns (uint256);
+    function parseInt(string calldata) external pure returns (int256);
+    function parseAddress(string calldata) external pure returns (address);
+    function parseBool(string calldata) external pure returns (bool);
     function resumeGasMetering() external;
 }
 
 contract Callee {
     error Nope();
+    error Code(uint256 code);
     event Shout(uint256 loud);
 
     uint256 public stored;
@@ -82,6 +90,10 @@ contract Callee {
 
     function failCustom() external pure {
         revert Nope();
+    }
+
+    function failCode(uint256 code) external pure {
+        revert Code(code);
     }
 
     function price() external pure returns (uint256) {
@@ -388,7 +400,44 @@ contract Cheats {
         vm.resumeGasMetering();
     }
 
+    function check_mockCalls() external {
+        bytes[] memory answers = new bytes[](2);
+        answers[0] = abi.encode(uint256(10));
+        answers[1] = abi.encode(uint256(20));
+        vm.mockCalls(address(callee), abi.encodeWithSelector(Callee.price.selector), answers);
+        // One answer per call, the last one kept.
+        assert(callee.price() == 10);
+        assert(callee.price() == 20);
+        assert(callee.price() == 20);
+    }
+
+    function check_expectPartialRevert() external {
+        vm.expectPartialRevert(Callee.Code.selector);
+        callee.failCode(7);
+    }
+
+    function check_assumeNoRevert_passes() external {
+        vm.assumeNoRevert();
+        callee.put(1);
+    }
+
+    function check_parse() external view {
+        assert(vm.parseUint("42") == 42 && vm.parseUint("0x2a") == 42);
+        assert(vm.parseInt("-5") == -5);
+        assert(vm.parseAddress("0x0000000000000000000000000000000000000abc") == address(0xabc));
+        assert(vm.parseBool("true"));
+    }
+
     // These must revert, each with its message.
+    function reject_assumeNoRevert() external {
+        vm.assumeNoRevert();
+        callee.fail();
+    }
+
+    function reject_parseUint() external view {
+        vm.parseUint("forty-two");
+    }
+
     function reject_expectEmit_other_data() external {
         vm.expectEmit();
         emit Shout(5);

@@ -64,10 +64,14 @@ enum Cheat {
     Assert(Assertion),
     Env(env::EnvType),
     EnvOr(env::EnvType),
+    /// `parseUint(string)` and the other `parse*` of a type.
+    Parse(env::EnvType),
+    AssumeNoRevert,
     EnvExists,
     GetBlockTimestamp,
     GetBlockNumber,
     ExpectRevert,
+    ExpectPartialRevert,
     MockCall,
     MockCallRevert,
     ClearMockedCalls,
@@ -122,6 +126,11 @@ const SIGNATURES: &[(&str, Cheat)] = &[
     ("expectRevert()", Cheat::ExpectRevert),
     ("expectRevert(bytes4)", Cheat::ExpectRevert),
     ("expectRevert(bytes)", Cheat::ExpectRevert),
+    ("expectPartialRevert(bytes4)", Cheat::ExpectPartialRevert),
+    ("assumeNoRevert()", Cheat::AssumeNoRevert),
+    ("mockCalls(address,bytes,bytes[])", Cheat::MockCall),
+    ("mockCalls(address,uint256,bytes,bytes[])", Cheat::MockCall),
+    ("allowCheatcodes(address)", Cheat::Nothing),
     ("mockCall(address,bytes,bytes)", Cheat::MockCall),
     ("mockCall(address,uint256,bytes,bytes)", Cheat::MockCall),
     ("mockCallRevert(address,bytes,bytes)", Cheat::MockCallRevert),
@@ -200,6 +209,7 @@ pub fn is_pure(data: &[u8]) -> bool {
                         | Cheat::Assert(_)
                         | Cheat::Env(_)
                         | Cheat::EnvOr(_)
+                        | Cheat::Parse(_)
                         | Cheat::EnvExists
                         | Cheat::GetCode
                         | Cheat::GetDeployedCode
@@ -598,24 +608,39 @@ impl Cheatcodes {
             )],
             Cheat::GetBlockTimestamp => vec![DynSolValue::Uint(ctx.block.timestamp, 256)],
             Cheat::GetBlockNumber => vec![DynSolValue::Uint(ctx.block.number, 256)],
-            Cheat::ExpectRevert => {
+            Cheat::ExpectRevert | Cheat::ExpectPartialRevert => {
                 let data = args.first().map(|v| match v {
                     DynSolValue::FixedBytes(b, 4) => Bytes::copy_from_slice(&b[..4]),
                     v => Bytes::from(v.as_bytes().unwrap_or_default().to_vec()),
                 });
-                self.expect.expect_revert(ctx.journaled_state.depth, data)?;
+                let partial = *cheat == Cheat::ExpectPartialRevert;
+                self.expect
+                    .expect_revert(ctx.journaled_state.depth, data, partial)?;
                 vec![]
             }
+            Cheat::AssumeNoRevert => {
+                self.expect.assume_no_revert(ctx.journaled_state.depth);
+                vec![]
+            }
+            Cheat::Parse(t) => vec![env::parse_text(*t, args[0].as_str().unwrap_or_default())?],
             Cheat::MockCall | Cheat::MockCallRevert => {
-                // (callee, data, response) or (callee, value, data, response).
+                // (callee, [value,] data, response or responses).
                 let with_value = args.len() == 4;
                 let bytes =
                     |v: &DynSolValue| Bytes::from(v.as_bytes().unwrap_or_default().to_vec());
+                let mut responses: Vec<Bytes> = match &args[args.len() - 1] {
+                    DynSolValue::Array(all) => all.iter().map(bytes).collect(),
+                    one => vec![bytes(one)],
+                };
+                if responses.is_empty() {
+                    return Err("vm.mockCalls: no return data given".into());
+                }
                 let m = expect::MockArgs {
                     callee: addr(&args[0]),
                     value: with_value.then(|| word(&args[1])),
                     data: bytes(&args[args.len() - 2]),
-                    response: bytes(&args[args.len() - 1]),
+                    response: responses.remove(0),
+                    more: responses.into(),
                     reverts: *cheat == Cheat::MockCallRevert,
                 };
                 self.expect.mock(ctx, m)?;

@@ -61,8 +61,23 @@ pub(super) fn env_signatures() -> Vec<(String, Cheat)> {
         let ty = t.solidity();
         out.push((format!("{}(string)({ty})", t.cheat_name()), Cheat::Env(t)));
         out.push((format!("envOr(string,{ty})({ty})"), Cheat::EnvOr(t)));
+        if t != EnvType::String {
+            let name = &t.cheat_name()[3..];
+            out.push((format!("parse{name}(string)({ty})"), Cheat::Parse(t)));
+        }
     }
     out
+}
+
+/// `parseX(text)`: `text` as `ty`, as the `env*` cheatcodes read values.
+pub(super) fn parse_text(ty: EnvType, text: &str) -> Result<DynSolValue, String> {
+    parse(ty, text).ok_or_else(|| {
+        format!(
+            "vm.parse{}: failed parsing \"{text}\" as type `{}`",
+            &ty.cheat_name()[3..],
+            ty.solidity()
+        )
+    })
 }
 
 /// The value of variable `name` as `ty`, or why not.

@@ -26,6 +26,8 @@ struct ExpectedRevert {
     depth: usize,
     /// The revert data expected (`None`: any revert).
     data: Option<Bytes>,
+    /// `expectPartialRevert`: the data need only start with `data`.
+    partial: bool,
     /// The frame of the call it applies to, once that call started.
     frame: Option<usize>,
     /// The frame that asked: when it ends before a call claimed the
@@ -42,6 +44,9 @@ struct Mock {
     data: Bytes,
     value: Option<U256>,
     response: Bytes,
+    /// `mockCalls`: the answers of the calls after the next, in order
+    /// (the last one given keeps answering).
+    more: std::collections::VecDeque<Bytes>,
     reverts: bool,
 }
 
@@ -52,6 +57,9 @@ pub(crate) type Accesses = HashMap<Address, (Vec<B256>, Vec<B256>)>;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Expectations {
     revert: Option<ExpectedRevert>,
+    /// `assumeNoRevert`: the depth that asked and, once it started, the
+    /// frame of the call that must not revert.
+    no_revert: Option<(usize, Option<usize>)>,
     /// Longest prefix first, so the most specific mock answers.
     mocks: Vec<Mock>,
     /// Logs emitted since `recordLogs()` (`None`: not recording).
@@ -76,6 +84,7 @@ impl Expectations {
     /// (its caller made no call after it) applies to nothing.
     pub(crate) fn new_transaction(&mut self) {
         self.revert = None;
+        self.no_revert = None;
         self.observed = Default::default();
     }
 
@@ -83,6 +92,7 @@ impl Expectations {
         &mut self,
         depth: usize,
         data: Option<Bytes>,
+        partial: bool,
     ) -> Result<(), String> {
         if self.revert.is_some() {
             return Err(
@@ -93,10 +103,17 @@ impl Expectations {
         self.revert = Some(ExpectedRevert {
             depth,
             data,
+            partial,
             frame: None,
             caller_frame: None,
         });
         Ok(())
+    }
+
+    /// `assumeNoRevert()` from `depth`: the next call from there must not
+    /// revert, or the transaction is an input `assume` rejected.
+    pub(super) fn assume_no_revert(&mut self, depth: usize) {
+        self.no_revert = Some((depth, None));
     }
 
     /// A cheatcode called from frame `caller_frame` returned: a revert it
@@ -119,7 +136,7 @@ impl Expectations {
         }
         let mut h = std::collections::hash_map::DefaultHasher::new();
         for m in &self.mocks {
-            (m.callee, &m.data, m.value, &m.response, m.reverts).hash(&mut h);
+            (m.callee, &m.data, m.value, &m.response, &m.more, m.reverts).hash(&mut h);
         }
         h.finish() | 1
     }
@@ -158,6 +175,7 @@ impl Expectations {
                 data: m.data,
                 value: m.value,
                 response: m.response,
+                more: m.more,
                 reverts: m.reverts,
             },
         );
@@ -230,6 +248,11 @@ impl Expectations {
         {
             e.frame = Some(frame);
         }
+        if let Some((asked, f @ None)) = &mut self.no_revert
+            && depth <= *asked
+        {
+            *f = Some(frame);
+        }
     }
 
     /// A call starts in frame `frame` at `depth`: claims it for a pending
@@ -250,7 +273,7 @@ impl Expectations {
         if !self.observed.is_empty() {
             self.observed.on_call(inputs.bytecode_address, &data, value);
         }
-        let m = self.mocks.iter().find(|m| {
+        let m = self.mocks.iter_mut().find(|m| {
             m.callee == inputs.bytecode_address
                 && data.starts_with(&m.data)
                 && m.value.is_none_or(|v| v == value)
@@ -260,8 +283,12 @@ impl Expectations {
         } else {
             InstructionResult::Return
         };
+        let response = match m.more.pop_front() {
+            Some(next) => std::mem::replace(&mut m.response, next),
+            None => m.response.clone(),
+        };
         Some(CallOutcome::new(
-            InterpreterResult::new(result, m.response.clone(), Gas::new(inputs.gas_limit)),
+            InterpreterResult::new(result, response, Gas::new(inputs.gas_limit)),
             inputs.return_memory_offset.clone(),
         ))
     }
@@ -300,6 +327,15 @@ impl Expectations {
     /// applies to (`Some(true)`: reverted as expected, now a success), or
     /// the one that asked, ending without a call (now a revert).
     fn settle(&mut self, frame: usize, result: &mut InterpreterResult) -> Option<bool> {
+        if let Some((_, Some(f))) = self.no_revert
+            && f == frame
+        {
+            self.no_revert = None;
+            if !result.result.is_ok() {
+                result.result = InstructionResult::Revert;
+                result.output = revert_data(super::ASSUME_REJECTED);
+            }
+        }
         let e = self.revert.as_ref()?;
         if e.frame.is_none() && e.caller_frame == Some(frame) {
             self.revert = None;
@@ -313,13 +349,17 @@ impl Expectations {
         if e.frame != Some(frame) {
             return None;
         }
-        let expected = self.revert.take().and_then(|e| e.data);
+        let (expected, partial) = self
+            .revert
+            .take()
+            .map_or((None, false), |e| (e.data, e.partial));
         let failure = if result.result.is_ok() {
             Some("next call did not revert as expected".to_string())
         } else {
             match &expected {
                 None => None,
                 Some(want) if revert_matches(&result.output, want) => None,
+                Some(want) if partial && result.output.starts_with(want) => None,
                 Some(_) if result.output.is_empty() => {
                     Some("call reverted as expected, but without data".to_string())
                 }
@@ -351,6 +391,7 @@ pub(super) struct MockArgs {
     pub value: Option<U256>,
     pub data: Bytes,
     pub response: Bytes,
+    pub more: std::collections::VecDeque<Bytes>,
     pub reverts: bool,
 }
 
