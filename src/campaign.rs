@@ -565,10 +565,7 @@ impl Campaign {
     /// own executor row, through the replay oracle.
     fn resume(&mut self) {
         let s = self.engine.clone();
-        let functions = crate::tx::Abis {
-            target: &s.target.functions,
-            others: &s.target.others,
-        };
+        let functions = s.target.abis();
         let reload = s.reload_corpus(None);
         for m in reload.malformed {
             self.warnings

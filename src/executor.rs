@@ -284,6 +284,8 @@ pub struct Target {
     /// A Foundry suite without `targetContracts`: the contracts its calls
     /// may create that become targets for the rest of their sequence.
     pub created_targets: Vec<CreatedTarget>,
+    /// Their functions, each signature once (to read calls to them back).
+    pub created_functions: Vec<Arc<Function>>,
     /// The block after deployment (constructors may `warp`, `roll`, `fee`…);
     /// each sequence starts from it.
     initial_block: BlockEnv,
@@ -376,6 +378,16 @@ impl CreatedTarget {
 }
 
 impl Target {
+    /// The functions calls may name: the target's, the other contracts',
+    /// and those of contracts created at run time.
+    pub fn abis(&self) -> crate::tx::Abis<'_> {
+        crate::tx::Abis {
+            target: &self.functions,
+            others: &self.others,
+            created: &self.created_functions,
+        }
+    }
+
     /// The block every sequence starts from (after deployment): number and
     /// timestamp.
     pub fn initial_block(&self) -> (u64, u64) {

@@ -156,6 +156,11 @@ fn contracts_created_during_a_sequence_are_targets_unless_the_suite_names_its_ta
         "{:?}",
         drained.sequence
     );
+    // Its reproducer, a call to an address only a call created, reloads.
+    let again = fuzz(Path::new(PROJECT), "FactoryInvariants", None, out.path());
+    let drained = test(&again, "invariant_no_pool_drained");
+    assert_eq!(drained.found_by, Some("resume"), "{}", again.text());
+    assert_eq!(again.resumed.falsified, 1, "{}", again.text());
     for suite in ["FactoryExcludedInvariants", "FactoryTargetedInvariants"] {
         let out = tempfile::tempdir().unwrap();
         let r = fuzz(Path::new(PROJECT), suite, None, out.path());

@@ -1018,6 +1018,7 @@ fn all_contracts_calls_every_contract_deployed_with_the_target() {
             let abis = Abis {
                 target: &engine.target.functions,
                 others,
+                created: &[],
             };
             let defaults = CallDefaults {
                 sender: engine.config.senders[0],

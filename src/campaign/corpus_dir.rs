@@ -105,10 +105,7 @@ impl Engine {
         if fresh.is_empty() {
             return out;
         }
-        let abis = crate::tx::Abis {
-            target: &self.target.functions,
-            others: &self.target.others,
-        };
+        let abis = self.target.abis();
         let mut ex = self.target.executor(self.workers);
         let mut oracle = Oracle::new(self, &mut ex);
         let tracing = self.keeps_traces();

@@ -62,27 +62,12 @@ impl Renderer {
     /// One call in the project's call syntax (sender shown when it is not
     /// the default).
     pub fn call(&self, tx: &Tx) -> String {
-        crate::parser::format_call(
-            tx,
-            crate::tx::Abis {
-                target: &self.target.functions,
-                others: &self.target.others,
-            },
-            Some(self.default_sender),
-        )
+        crate::parser::format_call(tx, self.target.abis(), Some(self.default_sender))
     }
 
     /// One call with `?` wildcards, printed.
     pub fn template(&self, tx: &Tx, holes: &crate::tx::Holes) -> String {
-        crate::parser::format_template(
-            tx,
-            holes,
-            crate::tx::Abis {
-                target: &self.target.functions,
-                others: &self.target.others,
-            },
-            Some(self.default_sender),
-        )
+        crate::parser::format_template(tx, holes, self.target.abis(), Some(self.default_sender))
     }
 
     /// The printed calls of a sequence.

@@ -498,10 +498,7 @@ impl Engine {
             .value
             .parse()
             .map_err(|e| format!("value {:?}: {e}", stored.value))?;
-        let abis = crate::tx::Abis {
-            target: &self.target.functions,
-            others: &self.target.others,
-        };
+        let abis = self.target.abis();
         let seq: Vec<Tx> = stored
             .sequence
             .iter()
@@ -560,10 +557,7 @@ impl Engine {
         let Some(case) = self.tests.cases().find(|c| c.name == stored.test) else {
             return Ok(false); // a spec this node does not have (yet)
         };
-        let abis = crate::tx::Abis {
-            target: &self.target.functions,
-            others: &self.target.others,
-        };
+        let abis = self.target.abis();
         let load = |v: &[StoredTx]| -> Result<Vec<Tx>, String> {
             v.iter().map(|t| t.to_tx(abis)).collect()
         };
@@ -1033,10 +1027,7 @@ impl Node {
     /// Downloads a batch's corpus entries this node does not have into the
     /// corpus directory (a reload or the resume replays them).
     fn download_entries(&mut self, batch: &Batch) -> Result<usize, SharedError> {
-        let abis = crate::tx::Abis {
-            target: &self.target.functions,
-            others: &self.target.others,
-        };
+        let abis = self.target.abis();
         let mut n = 0;
         for sha in &batch.entries {
             if self.state.entries.contains(sha) {

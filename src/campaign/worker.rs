@@ -542,6 +542,7 @@ impl Worker {
             }
         }
         self.ex.reset();
+        self.created.clear();
         self.sequences += 1;
         self.batch.sequences += 1;
         stats.sequences.fetch_add(1, Ordering::Relaxed);

@@ -129,6 +129,18 @@ impl Config {
         }
         if s.fail_on_revert == Some(true) {
             self.fail_on_revert = true;
+            // forge moves no time and sends no value between calls: a
+            // deadline or a payable guard must not revert where it would
+            // not (unless the config asks for delays or value).
+            if self.max_time_delay == defaults.max_time_delay {
+                self.max_time_delay = 0;
+            }
+            if self.max_block_delay == defaults.max_block_delay {
+                self.max_block_delay = 0;
+            }
+            if self.max_value == defaults.max_value {
+                self.max_value = alloy_primitives::U256::ZERO;
+            }
         }
         Ok(Vec::new())
     }
@@ -186,5 +198,7 @@ mod tests {
         let mut c = Config::default();
         assert!(c.apply_invariant_settings(&s).unwrap().is_empty());
         assert!(c.fail_on_revert);
+        assert_eq!((c.max_time_delay, c.max_block_delay), (0, 0));
+        assert!(c.max_value.is_zero());
     }
 }

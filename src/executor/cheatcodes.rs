@@ -329,12 +329,16 @@ impl CodeBook {
                         .is_some_and(|n| n == f)
             })
         };
-        let mut found: Vec<&CodeEntry> = self
+        let mut found: Vec<&CodeEntry> = Vec::new();
+        for e in self
             .entries
             .iter()
             .filter(|e| e.name == name && in_file(&e.source))
-            .collect();
-        found.dedup_by(|a, b| a.runtime == b.runtime);
+        {
+            if !found.iter().any(|f| f.runtime == e.runtime) {
+                found.push(e);
+            }
+        }
         match found.as_slice() {
             [one] => Ok(one),
             [] => Err(format!(

@@ -691,6 +691,15 @@ impl Target {
             setup_mocks,
             code_book,
             errors: super::errors::ErrorBook::of(&project),
+            created_functions: {
+                let mut all: Vec<Arc<Function>> = Vec::new();
+                for f in created_targets.iter().flat_map(|t| &t.functions) {
+                    if !all.iter().any(|g| g.signature() == f.signature()) {
+                        all.push(f.clone());
+                    }
+                }
+                all
+            },
             created_targets,
             functions: abi_functions(&contract.abi),
             project,

@@ -70,7 +70,7 @@ pub struct SuiteTargets {
 /// Whether a suite's function named `name` is one forge never fuzzes: a
 /// test, `setUp`, `beforeTestSetup`, `afterInvariant` or a fixture.
 fn reserved(name: &str) -> bool {
-    ["test", "invariant", "statefulFuzz", "fixture"]
+    ["test", "invariant", "statefulFuzz", "fixture", "table"]
         .iter()
         .any(|p| name.starts_with(p))
         || ["setUp", "beforeTestSetup", "afterInvariant"]
@@ -118,7 +118,7 @@ impl SuiteTargets {
         self.selectors
             .iter()
             .chain(&self.excluded_selectors)
-            .any(|(at, _)| *at == a)
+            .any(|(at, s)| *at == a && !s.is_empty())
     }
 
     /// Whether function `f` of a target at `a` is called: as forge, view

@@ -602,7 +602,7 @@ impl Inspector<Ctx> for CoverageInspector {
         self.cheats.expect.on_create_end(self.frames.len(), outcome);
         if let Some(a) = outcome.address
             && outcome.result.is_ok()
-            && self.created.len() < 16
+            && self.created.len() < 64
         {
             self.created.push(a);
         }

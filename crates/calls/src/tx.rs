@@ -79,6 +79,10 @@ pub struct Callee {
 pub struct Abis<'a> {
     pub target: &'a [Arc<Function>],
     pub others: &'a [Callee],
+    /// Functions of the contracts calls may create (a Foundry suite's
+    /// targets found at run time): what an address known to no one else
+    /// may be called through.
+    pub created: &'a [Arc<Function>],
 }
 
 impl<'a> Abis<'a> {
@@ -86,6 +90,7 @@ impl<'a> Abis<'a> {
         Abis {
             target,
             others: &[],
+            created: &[],
         }
     }
 
@@ -97,7 +102,8 @@ impl<'a> Abis<'a> {
                 .others
                 .iter()
                 .find(|c| c.address == a)
-                .map(|c| c.functions.as_slice()),
+                .map(|c| c.functions.as_slice())
+                .or_else(|| (!self.created.is_empty()).then_some(self.created)),
         }
     }
 }

@@ -20,9 +20,10 @@ impl Worker {
         let seq_gas = || gas.iter().fold(0u64, |a, g| a.saturating_add(*g));
         match engine.config.test_mode {
             crate::config::TestMode::Property => {
-                falsified += self.check_reverted(executed, &seq_gas, meta, last);
-                falsified += self
-                    .check_properties(executed, &seq_gas, meta, |c| c.kind == TestKind::Property);
+                let reverted = Oracle::new(&engine, &mut self.ex).call_reverted(last);
+                falsified += self.check_properties(executed, &seq_gas, meta, reverted, |c| {
+                    c.kind == TestKind::Property
+                });
             }
             crate::config::TestMode::Assertion | crate::config::TestMode::Overflow => {
                 falsified += self.check_specs(executed, &seq_gas, meta);
@@ -85,38 +86,6 @@ impl Worker {
         Some(falsified)
     }
 
-    /// With `failOnRevert`, a call that reverted breaks every open property
-    /// ([`TestCase::breaks_on_revert`]); returns how many were newly
-    /// falsified.
-    fn check_reverted(
-        &mut self,
-        executed: &[Tx],
-        seq_gas: &dyn Fn() -> u64,
-        meta: CallMeta<'_>,
-        last: &crate::executor::CallResult,
-    ) -> u32 {
-        let engine = self.engine.clone();
-        let Some(reason) = Oracle::new(&engine, &mut self.ex).call_reverted(last) else {
-            return 0;
-        };
-        let broken: Vec<&TestCase> = engine
-            .tests
-            .cases()
-            .filter(|c| c.breaks_on_revert() && engine.tests.is_open(c.id))
-            .collect();
-        for case in &broken {
-            if let Some(o) = self.obs.last_mut() {
-                o.mark(case.id, true);
-            }
-        }
-        let mut falsified = 0;
-        for case in broken {
-            falsified +=
-                self.on_falsified(case, executed.to_vec(), seq_gas(), reason.clone(), meta) as u32;
-        }
-        falsified
-    }
-
     /// Checks the specs added at run time (in property mode they are
     /// checked with the other properties); returns how many were newly
     /// falsified.
@@ -126,16 +95,19 @@ impl Worker {
         seq_gas: &dyn Fn() -> u64,
         meta: CallMeta<'_>,
     ) -> u32 {
-        self.check_properties(executed, seq_gas, meta, |c| c.spec.is_some())
+        self.check_properties(executed, seq_gas, meta, None, |c| c.spec.is_some())
     }
 
     /// Checks the open tests `which` selects as properties (a view that
-    /// must hold); returns how many were newly falsified.
+    /// must hold; with `failOnRevert`, `reverted` says why the call broke
+    /// those [`TestCase::breaks_on_revert`] covers); returns how many were
+    /// newly falsified.
     pub(super) fn check_properties(
         &mut self,
         executed: &[Tx],
         seq_gas: &dyn Fn() -> u64,
         meta: CallMeta<'_>,
+        reverted: Option<String>,
         which: impl Fn(&TestCase) -> bool,
     ) -> u32 {
         let engine = self.engine.clone();
@@ -149,9 +121,12 @@ impl Worker {
             if !which(case) || !engine.tests.is_open(case.id) {
                 continue;
             }
-            let fails = self.checks.fails(&mut self.ex, case, |ex| {
-                Oracle::new(&engine, ex).property_fails(case)
-            });
+            let fails = match &reverted {
+                Some(why) if case.breaks_on_revert() => Some(why.clone()),
+                _ => self.checks.fails(&mut self.ex, case, |ex| {
+                    Oracle::new(&engine, ex).property_fails(case)
+                }),
+            };
             if let Some(o) = self.obs.last_mut() {
                 o.mark(case.id, fails.is_some());
             }

@@ -202,6 +202,6 @@ mod tests {
         for (s, _) in &sigs {
             Function::parse(s).unwrap();
         }
-        assert_eq!(sigs.len(), 15);
+        assert_eq!(sigs.len(), 21);
     }
 }

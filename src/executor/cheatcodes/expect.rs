@@ -271,7 +271,8 @@ impl Expectations {
         let data = inputs.input.bytes(ctx);
         let value = inputs.call_value();
         if !self.observed.is_empty() {
-            self.observed.on_call(inputs.bytecode_address, &data, value);
+            self.observed
+                .on_call(inputs.bytecode_address, &data, inputs.transfer_value());
         }
         let m = self.mocks.iter_mut().find(|m| {
             m.callee == inputs.bytecode_address

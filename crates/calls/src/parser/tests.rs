@@ -322,6 +322,7 @@ fn wildcards_parse_keep_their_holes_and_round_trip() {
     let abis = crate::tx::Abis {
         target: &f,
         others: &[],
+        created: &[],
     };
     let sender = Some(defaults().sender);
     let cases: &[(&str, &[&[usize]], bool, bool)] = &[
