@@ -31,6 +31,10 @@ fn fuzz(project: &Path, suite: &str, repro_dir: Option<PathBuf>, out: &Path) -> 
         repro_dir,
         ..Config::default()
     };
+    fuzz_with(project, suite, config, out)
+}
+
+fn fuzz_with(project: &Path, suite: &str, config: Config, out: &Path) -> Report {
     let mut c = Campaign::new(project, Some(suite), config, Some(out.to_path_buf())).unwrap();
     c.start().unwrap();
     c.wait()
@@ -235,10 +239,7 @@ fn fuzz_failing_on_revert(project: &Path, repro_dir: Option<PathBuf>, out: &Path
         repro_dir,
         ..Config::default()
     };
-    let suite = Some("FailOnRevertInvariants");
-    let mut c = Campaign::new(project, suite, config, Some(out.to_path_buf())).unwrap();
-    c.start().unwrap();
-    c.wait()
+    fuzz_with(project, "FailOnRevertInvariants", config, out)
 }
 
 #[test]

@@ -118,7 +118,7 @@ pub fn describe(engine: &Engine, txs: &[Tx], run: &DryRun) -> SequenceReport {
             CallReport {
                 call: engine.print_sequence(std::slice::from_ref(tx)).remove(0),
                 outcome: outcome.word().into(),
-                reason: (!outcome.is_success()).then(|| abi.reason(outcome)),
+                reason: (!outcome.is_success()).then(|| abi.errors.describe(outcome)),
                 returns: returns(tx, outcome),
                 events: step.result.logs.iter().map(|l| abi.event(l)).collect(),
                 gas_used: step.result.gas_used,
@@ -197,11 +197,6 @@ impl<'s> ProjectAbi<'s> {
             errors: &t.errors,
             names,
         }
-    }
-
-    /// Why a failed call failed, with custom errors decoded.
-    fn reason(&self, outcome: &Outcome) -> String {
-        self.errors.describe(outcome)
     }
 
     fn event(&self, log: &Log) -> EventReport {

@@ -561,14 +561,10 @@ impl Inspector<Ctx> for CoverageInspector {
 
     fn call_end(&mut self, context: &mut Ctx, inputs: &CallInputs, outcome: &mut CallOutcome) {
         self.frames.pop();
-        // A cheatcode's (or the console's) own answer settles nothing.
-        let observed = inputs.bytecode_address != CHEATCODE_ADDRESS
-            && inputs.bytecode_address != super::cheatcodes::CONSOLE_ADDRESS;
         self.cheats.expect.on_call_end(
             self.frames.len(),
             context.journaled_state.depth,
-            inputs.is_static,
-            observed,
+            inputs,
             outcome,
         );
     }

@@ -303,14 +303,15 @@ impl Expectations {
         &mut self,
         frame: usize,
         depth: usize,
-        is_static: bool,
-        observed: bool,
+        inputs: &CallInputs,
         outcome: &mut CallOutcome,
     ) {
         self.settle(frame, &mut outcome.result);
-        if observed && !self.observed.is_empty() {
+        // A cheatcode's (or the console's) own answer settles nothing.
+        let callee = inputs.bytecode_address;
+        if !self.observed.is_empty() && callee != CHEATCODE_ADDRESS && callee != CONSOLE_ADDRESS {
             self.observed
-                .on_call_end(depth, is_static, &mut outcome.result);
+                .on_call_end(depth, inputs.is_static, &mut outcome.result);
         }
     }
 
