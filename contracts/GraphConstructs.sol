@@ -131,6 +131,14 @@ contract GraphConstructs is Base {
         return feed.price() + hook(1);
     }
 
+    function cap() external {
+        total = LIMIT * 2;
+    }
+
+    function busy() external view returns (bool) {
+        return counter.n() > LIMIT ? true : false;
+    }
+
     function spawn() external {
         counter = new Counter();
         counter.bump();

@@ -22,7 +22,19 @@ checkpoints does what an agent would do with the tools:
    msg.sender, msg.value and block.timestamp as the per-call `{from, value,
    delay}` options; a state variable that records block.timestamp (found by
    calling its writer and getter with two delays through `run_sequence`) as a
-   delay on its writer. Arguments the condition does not constrain keep the
+   delay on its writer. What the graph says about how the state is written
+   (`writes`: each assignment with the entry point reaching it and the
+   arguments it passes to a helper) is inverted: `packed = ((hi << 64) | lo)
+   ^ SALT` gives mix's two arguments, `price = p` reached through
+   `quote(p)`'s call into an oracle gives quote's; a value a writer updates
+   from itself (`trail = (trail << 4) | code`) is reached by the writers
+   peeled from the target value backwards; a constant step (`n++`) is
+   repeated. A local stands for its initial value (`want = f(address(this))`
+   is evaluated), another contract's public variable read through its getter
+   is state like any other, the gap's guards (enclosing `if`s, `require`s
+   above it) are solved with it, and where both sides of a comparison are
+   state, a side is first fixed to a value its writer was seen to accept in
+   the corpus. Arguments the condition does not constrain keep the
    values of a corpus call that reached the branch, and that corpus entry's
    earlier calls are the prefix (`find_transaction_in_corpus`,
    `inspect_corpus_transactions`). The nested gaps of one function are solved
@@ -347,9 +359,19 @@ class Model:
             return node.id
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             return node.value.id
-        if isinstance(node, ast.Attribute):
-            return None
+        if self.is_getter(node):
+            return node.func.attr
         return None
+
+    def is_getter(self, node):
+        """`c.v(k)`: another contract's public variable `v` read through its
+        getter, a name the policy controls when the graph names its writer
+        (the key is taken to be the sender every call of the sequence uses)."""
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and self.controls.get(node.func.attr) == "state"
+
+    def is_var(self, node):
+        return isinstance(node, (ast.Name, ast.Subscript)) or self.is_getter(node)
 
     def ev(self, node, env):
         if isinstance(node, ast.Constant):
@@ -358,7 +380,7 @@ class Model:
             if isinstance(node.value, int):
                 return node.value
             raise Opaque(f"literal {node.value!r}")
-        if isinstance(node, (ast.Name, ast.Subscript)):
+        if self.is_var(node):
             name = self.var_of(node)
             if name is None:
                 raise Opaque(ast.unparse(node))
@@ -412,7 +434,7 @@ class Model:
                 if full in self.consts or n.attr in self.consts:
                     return
                 raise Opaque(full)
-            if isinstance(n, (ast.Name, ast.Subscript)):
+            if self.is_var(n):
                 name = self.var_of(n)
                 if name in env or (isinstance(n, ast.Name) and name in self.consts):
                     return
@@ -476,7 +498,7 @@ class Model:
             if not want:
                 op = NEGATE[op]
             return self.solve_cmp(node.left, op, node.comparators[0], env)[:cap]
-        if isinstance(node, (ast.Name, ast.Subscript)):
+        if self.is_var(node):
             return self.solve_cmp(node, ast.Eq if want else ast.NotEq, ast.Constant(1), env)
         return []
 
@@ -515,8 +537,6 @@ class Model:
                     e = self.bind(env, name, v)
                     if e is not None:
                         out += self.solve_cmp(left, op, right, e)
-                if out:
-                    return out
             return out
         if ur:
             left, right, op = right, left, MIRROR[op]
@@ -547,7 +567,7 @@ class Model:
 
     def invert(self, node, want, env):
         """Environments under which `node` evaluates to `want`."""
-        if isinstance(node, (ast.Name, ast.Subscript)):
+        if self.is_var(node):
             name = self.var_of(node)
             if name in self.controls and name not in env:
                 e = self.bind(env, name, want)
@@ -619,6 +639,16 @@ class Model:
             pairs += [(want // 2, want - want // 2), (want, 0)]
         elif op is ast.BitXor:
             pairs += [(want, 0)]
+        elif op is ast.BitOr:
+            # Fields packed side by side (`(hi << 64) | lo`): split `want` at
+            # the shifts the expression makes, then at common widths.
+            cuts = [c.right.value for c in ast.walk(node) if isinstance(c, ast.BinOp) and isinstance(c.op, ast.LShift)
+                    and isinstance(c.right, ast.Constant) and isinstance(c.right.value, int)]
+            for k in dict.fromkeys(cuts + [8, 16, 32, 64, 128, 160]):
+                if 0 < k < 256:
+                    low = want & ((1 << k) - 1)
+                    pairs += [(want - low, low), (low, want - low)]
+            pairs += [(want, 0), (0, want)]
         out = []
         for a, b in pairs:
             for e in self.invert(node.left, a, env):
@@ -679,6 +709,7 @@ class Steer:
         self.plateaus = 0
         self.param_names = abi_param_names(opts.target, opts.contract)
         self.time_vars = {}       # state variable -> (writer signature, value at delay 0) or None
+        self.accepted = {}        # state variable -> a value a writer was seen to set, or None
         self.writes_map = {}
         self.realize_why = None
         self.consts = {}
@@ -848,6 +879,8 @@ class Steer:
                 await self.etg(attempt, f"no candidate: {why}", g)
                 continue
             self.unsolved.pop(key, None)
+            if self.opts.verbose:
+                log(f"{key}: candidates {cands[:6]}")
             best, screened = await self.screen(cands[:MAX_CANDIDATES])
             if best is None and corpus:
                 # The call may be right and the state wrong (a maze cell, a
@@ -1097,6 +1130,14 @@ class Steer:
 
     async def candidates(self, chain, corpus):
         g = chain[-1]
+        # The conditions that must hold before the gap's is evaluated (an
+        # enclosing `if`, a `require` above it) are solved with it, unless the
+        # chain already holds them as gaps of their own; they come last, so
+        # a guard's bound (`b >= 2**64`) constrains the gap's solution rather
+        # than fixing a value first.
+        lines = {h["line"] for h in chain}
+        chain = chain + [{"line": x["line"], "condition": x["condition"], "missing": "never_true", "guard": True}
+                         for x in g.get("guards", []) if x["line"] not in lines]
         sig = g["signature"]
         fn = self.functions.get(sig)
         if fn is None:
@@ -1108,13 +1149,30 @@ class Steer:
                 return [], "no tool names the function's parameters (the gap names them, the ABI order is unknown)"
             names = [f"_{i}" for i in range(len(types))]
         state_writers = {}
+        self.assigns = {}   # (writer signature, short variable) -> [(lhs, op, rhs in the writer's scope)]
         for h in chain:
-            for sv in h.get("state", []):
+            for w in h.get("writes", []):
+                for c in w.get("constants", []):
+                    name, _, text = c.partition("=")
+                    self.add_const(name.strip(), text.strip())
+                a = parse_assignment(w.get("assignment", ""))
+                w_sig = w["entryPoint"].split(".", 1)[-1]
+                if a and w_sig in self.functions:
+                    lhs, op, rhs = a
+                    key = (w_sig, w["variable"].split(".")[-1])
+                    entry = (lhs, op, substitute(rhs, bindings_of(w)))
+                    if entry not in self.assigns.setdefault(key, []):
+                        self.assigns[key].append(entry)
+            written = sorted({w["variable"] for w in h.get("writes", [])} - set(h.get("state", [])))
+            for sv in h.get("state", []) + written:
                 short = sv.split(".")[-1]
                 ws = state_writers.setdefault(short, [])
-                for w in h.get("state_writers", []):
+                # The entry points the graph says assign it; without that,
+                # every writer of the gap's state the summary does not rule out.
+                stated = [w["entryPoint"] for w in h.get("writes", []) if w["variable"] == sv]
+                for w in stated or (h.get("state_writers", []) if sv in h.get("state", []) else []):
                     w_sig = w.split(".", 1)[-1]
-                    if self.writes(w, sv) and w_sig not in ws and w_sig in self.functions:
+                    if (stated or self.writes(w, sv)) and w_sig not in ws and w_sig in self.functions:
                         ws.append(w_sig)
         controls, bounds, time_info = {}, {}, {}
         for short, ws in state_writers.items():
@@ -1132,6 +1190,7 @@ class Steer:
         controls["block_timestamp"] = "time"
         if time_info:
             bounds["block_timestamp"] = min(v for _, v in time_info.values())
+        seen_values = await self.accepted_values(state_writers, corpus)
         bases = self.base_calls(sig, corpus) or [([], None)]
         env0 = {"__this": int(self.target.get("address", "0x0"), 16)}
         seqs, why = [], None
@@ -1140,29 +1199,37 @@ class Steer:
                 _, base_opts, base_args = parse_call(base_text)
             else:
                 base_opts, base_args = {}, [zero_of(t) for t in types]
-            defaults = {}
+            defaults = dict(seen_values)
             for i, n in enumerate(names):
                 v = parse_int(base_args[i]) if i < len(base_args) else None
                 if v is not None:
                     defaults[n] = v
             model = Model(self.consts, controls, defaults, bounds)
             model.senders = self.senders
-            envs = [env0]
+            terms = []
             for h in chain:
-                node = parse_expr(h["condition"])
-                if node is None:
-                    why = f"condition `{h['condition']}` does not parse"
-                    break
+                # A local the condition goes through stands for its value.
+                cond = substitute(h["condition"], {l["name"]: l["init"] for l in h.get("locals", [])
+                                                   if l.get("init")})
+                node = parse_expr(cond)
                 try:
+                    if node is None:
+                        raise Opaque("its syntax")
                     model.unknowns(node, env0)
                 except Opaque as e:
+                    if h.get("guard"):
+                        continue    # left to the corpus prefix
                     why = f"`{h['condition']}` needs `{e}`, which no tool gives a value or a writer for"
+                    terms = []
                     break
-                nxt = [e2 for e in envs for e2 in model.solve(node, e, h["missing"] != "never_false")]
-                if not nxt:
-                    why = f"`{h['condition']}`: no solution from what the graph states"
-                    break
-                envs = nxt[:16]
+                terms.append(node if h["missing"] != "never_false" else ast.UnaryOp(op=ast.Not(), operand=node))
+            if not terms:
+                continue
+            # One conjunction: every term's bounds are noted before any is solved.
+            envs = model.solve(ast.BoolOp(op=ast.And(), values=terms), env0, True)
+            if not envs:
+                why = f"`{g['condition']}`: no solution from what the graph states"
+                continue
             if envs == [env0]:
                 continue
             for env in envs:
@@ -1175,6 +1242,126 @@ class Steer:
                 seen.add(k)
                 out.append(s)
         return out, (why or self.realize_why or "no candidate could be written")
+
+    async def accepted_values(self, state_writers, corpus):
+        """A value each state variable takes when one of its writers runs
+        without reverting (corpus calls of the writer first, then a few
+        magnitudes; each checked once with run_sequence and remembered): where
+        both sides of a comparison are state, the side fixed first takes it."""
+        out = {}
+        for var, ws in state_writers.items():
+            if var in self.accepted:
+                if self.accepted[var] is not None:
+                    out[var] = self.accepted[var]
+                continue
+            self.accepted[var] = None
+            for w in ws:
+                names = self.param_names.get(w) or []
+                types = sig_types(w)
+                for lhs, op, rhs in self.assigns.get((w, var), []):
+                    node = parse_expr(rhs)
+                    if op not in ("=", "+=") or node is None or not types:
+                        continue
+                    trials = [parse_call(text) for _, text in self.base_calls(w, corpus)]
+                    for v in (1, 10**3, 10**6, 10**9, 10**18):
+                        trials.append((sig_name(w), {}, [render_value(fit(v, t), t) if fit(v, t) is not None
+                                                         else self.addr_arg(t, None) for t in types]))
+                    for name, opts, args in trials[:8]:
+                        env = {n: parse_int(a) for n, a in zip(names, args) if parse_int(a) is not None}
+                        try:
+                            value = Model(self.consts, {}, {}, {}).ev(node, env)
+                        except (Opaque, Unknown, ZeroDivisionError, ValueError, OverflowError):
+                            continue
+                        if not self.affordable(1):
+                            break
+                        r = await self.call("run_sequence", {"sequence": [render_call(name, opts, args)]})
+                        self.run_once_calls += 1
+                        if r and r.get("calls") and r["calls"][0].get("outcome") == "success":
+                            self.accepted[var] = out[var] = value
+                            break
+                    if var in out:
+                        break
+                if var in out:
+                    break
+        return out
+
+    def assigned(self, w, var, value):
+        """Ways one call of writer `w` sets `var` to `value` by the assignment
+        the graph states (`var = e` or `var += e` from zero, `e` over `w`'s
+        parameters and msg.value): [(opts, {parameter index: value})]; a
+        constant step (`var++`) as the number of calls in opts["times"]."""
+        names = self.param_names.get(w) or []
+        types = sig_types(w)
+        controls = {n: "param" for n in names}
+        if self.functions.get(w, {}).get("mutability") == "payable":
+            controls["msg_value"] = "value"
+        out = []
+        for lhs, op, rhs in self.assigns.get((w, var), []):
+            node = parse_expr(rhs)
+            if op not in ("=", "+=") or node is None:
+                continue
+            model = Model(self.consts, controls, {}, {})
+            model.senders = self.senders
+            try:
+                if var in model.unknowns(node, {}):
+                    continue
+                if not model.unknowns(node, {}):
+                    step = model.ev(node, {})
+                    if op == "+=" and step > 0 and value % step == 0 and 0 < value // step <= 16:
+                        out.append(({"times": value // step}, {}))
+                    continue
+            except (Opaque, Unknown, ZeroDivisionError, ValueError, OverflowError):
+                continue
+            for env in model.solve_cmp(node, ast.Eq, ast.Constant(value), {})[:4]:
+                opts, args = {}, {}
+                for i, (n, t) in enumerate(zip(names, types)):
+                    if n in env:
+                        v = fit(env[n], t)
+                        if v is None:
+                            break
+                        args[i] = render_value(v, t)
+                else:
+                    if "msg_value" in env:
+                        if env["msg_value"] < 0:
+                            continue
+                        opts["value"] = str(env["msg_value"])
+                    out.append((opts, args))
+        return out
+
+    def chain_to(self, var, value, writers):
+        """Calls that bring `var` from zero to `value` when its writers update
+        it from its own value (`trail = (trail << 4) | code`): peeled from the
+        last call backwards by inverting each writer's assignment."""
+        steps = []
+        for w in writers:
+            for lhs, op, rhs in self.assigns.get((w, var), []):
+                node = parse_expr(rhs if op == "=" else f"{lhs} {op[0]} ({rhs})")
+                if node is not None and any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(node)) \
+                        and not sig_types(w):
+                    steps.append((w, node))
+        if not steps:
+            return None
+        stack, seen, visits = [(value, [])], set(), 0
+        while stack and visits < 4000:
+            cur, path = stack.pop()
+            visits += 1
+            if cur == 0 and path:
+                return list(reversed(path))
+            if len(path) >= 16:
+                continue
+            for w, node in steps:
+                model = Model(self.consts, {var: "state"}, {}, {})
+                try:
+                    envs = model.invert(node, cur, {})
+                except (Opaque, Unknown, ZeroDivisionError, ValueError, OverflowError):
+                    continue
+                for env in envs[:4]:
+                    prev = env.get(var)
+                    if prev is None or prev < 0 or prev == cur or (prev, len(path)) in seen:
+                        continue
+                    seen.add((prev, len(path)))
+                    stack.append((prev, path + [w]))
+        return None
 
     def writes(self, writer, var):
         """Whether the graph's summary says `writer` writes `var` (true when
@@ -1203,6 +1390,12 @@ class Steer:
                 return []
             opts["value"] = str(env["msg_value"])
         fixed = [v for v in state_writers if v in env]
+        chained = []
+        for var in list(fixed):
+            ch = self.chain_to(var, env[var], state_writers[var])
+            if ch:
+                chained += [(sig_name(w), {}, []) for w in ch]
+                fixed.remove(var)
         combos = [[]]
         for var in fixed:
             combos = [c + [(var, w)] for c in combos for w in state_writers[var]][:12]
@@ -1220,6 +1413,14 @@ class Steer:
                 for var in vars_:
                     value = env[var]
                     nxt = []
+                    for o, a, used in variants:
+                        for opts2, set_args in self.assigned(w, var, value):
+                            if used & set(set_args) or ("value" in opts2 and "value" in o):
+                                continue
+                            a2 = list(a)
+                            for i, v in set_args.items():
+                                a2[i] = v
+                            nxt.append(({**o, **opts2}, a2, used | set(set_args)))
                     if var in time_info and time_info[var][0] == w:
                         delay = value - time_info[var][1]
                         if delay >= 0:
@@ -1255,6 +1456,11 @@ class Steer:
             return []
         if not fixed:
             writer_seqs = [[]]
+        # A constant step repeated: `times` calls of the writer.
+        writer_seqs = [[c for name, o, a in ws
+                        for c in [(name, {k: v for k, v in o.items() if k != "times"}, a)] * int(o.get("times", 1))]
+                       for ws in writer_seqs]
+        writer_seqs = [chained + ws for ws in writer_seqs]
         if "block_timestamp" in env:
             if clock is None:
                 self.realize_why = "block.timestamp is compared but no tool says what time it is"
@@ -1265,8 +1471,14 @@ class Steer:
             opts["delay"] = str(delay)
         out = []
         timed = "delay" in opts or any("delay" in w[1] for ws in writer_seqs for w in ws)
+        # Writers send from the sender of the call holding the branch (a
+        # corpus call's, when the solution does not fix it): state keyed by
+        # msg.sender must be the caller's.
+        first = sender
+        if first is None and "from" in base_opts:
+            first = parse_int(base_opts["from"])
         for ws in writer_seqs:
-            for wsender in ([sender] + [x for x in self.senders if x != sender]) if ws else [sender]:
+            for wsender in ([first] + [x for x in self.senders if x != first]) if ws else [sender]:
                 seq = []
                 for wname, wopts, wargs in ws:
                     o = dict(wopts)
@@ -1292,6 +1504,48 @@ class Steer:
             other = next((x for x in self.senders if x != sender), self.senders[0])
             return "0x%040x" % other
         return zero_of(t)
+
+
+ASSIGN = re.compile(r"^(?P<lhs>[^=]+?)\s*(?P<op>[-+*/|&^]?=|\+\+|--)\s*(?P<rhs>.*)$")
+
+
+def parse_assignment(text):
+    """`lhs op rhs` of an assignment as the graph writes it (`x = e`,
+    `m[k] += e`, `x++`, `x--`); None for anything else (`delete x`)."""
+    m = ASSIGN.match(text.strip())
+    if not m or text.strip().startswith("delete "):
+        return None
+    lhs, op, rhs = m.group("lhs").strip(), m.group("op"), m.group("rhs").strip()
+    if op in ("++", "--"):
+        if rhs:
+            return None
+        op, rhs = ("+=" if op == "++" else "-="), "1"
+    return lhs, op, rhs
+
+
+def substitute(text, defs):
+    """`text` with each name of `defs` replaced by its definition, in
+    parentheses (a helper's parameters by its caller's arguments, a local by
+    its initial value), a few levels deep."""
+    if not defs:
+        return text
+    pat = re.compile(r"(?<![\w.])(" + "|".join(re.escape(k) for k in defs) + r")\b")
+    for _ in range(4):
+        new = pat.sub(lambda m: f"({defs[m.group(1)]})", text)
+        if new == text:
+            break
+        text = new
+    return text
+
+
+def bindings_of(write):
+    """{helper parameter: argument text} of one of the graph's writes."""
+    out = {}
+    for b in write.get("bindings", []):
+        name, _, arg = b.partition(" = ")
+        if name and arg and name != arg:
+            out[name] = arg
+    return out
 
 
 def strip_delays(seq):

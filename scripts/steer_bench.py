@@ -331,7 +331,7 @@ def main():
     ap.add_argument("--cases", help="these cases (comma-separated names from the manifest)")
     ap.add_argument("--seeds", type=int, help="seeds 1..N (default 10)")
     ap.add_argument("--seed-list", help="these seeds (comma-separated)")
-    ap.add_argument("--budget", type=int, help="calls per run (default 200,000)")
+    ap.add_argument("--budget", type=int, help="calls per run (default 1,000,000)")
     ap.add_argument("--timeout", type=int, help="wall cap per run in seconds (default 300)")
     ap.add_argument("--json", help="write the raw runs and the summary here")
     ap.add_argument("--resamples", type=int, default=2000)
@@ -361,7 +361,7 @@ def main():
         seeds = list(range(1, opts.seeds + 1))
     else:
         seeds = SHORT_SEEDS if opts.short else list(range(1, 11))
-    budget = opts.budget or (SHORT_BUDGET if opts.short else 200_000)
+    budget = opts.budget or (SHORT_BUDGET if opts.short else 1_000_000)
     timeout = opts.timeout or (SHORT_TIMEOUT if opts.short else 300)
     if budget <= 0 or timeout <= 0 or not seeds:
         ap.error("--budget, --timeout and the seeds must be positive")

@@ -9,7 +9,7 @@
 # usage: scripts/steer_bench.sh [--short] [--easy | --cases A,B] [--seeds N | --seed-list 1,2]
 #                               [--budget N] [--timeout SECS] [--json FILE]
 #                               [--resamples N] [--boot-seed S] [--from-json FILE]
-#   (default)   the manifest's hard cases, seeds 1-10, budget 200,000 calls, wall cap 300 s
+#   (default)   the manifest's hard cases, seeds 1-10, budget 1,000,000 calls, wall cap 300 s
 #   --short     CI: DeepChain, seeds 1-3, budget 100,000, wall cap 60 s (well under 2 minutes)
 #   --easy      the easy cases (steering should do no harm)
 #   --json FILE the raw runs, per-case statistics and the summary

@@ -115,6 +115,34 @@ pub struct CallEdge {
     pub kind: CallKind,
 }
 
+/// A call with its arguments as written (internal and external calls to a
+/// function of the project), so a writer reached through a helper can be
+/// read with the values its caller passes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CallSite {
+    pub callee: String,
+    pub args: Vec<String>,
+}
+
+/// An assignment to a state variable (`x = e`, `x[k] += e`, `x++`,
+/// `delete x`) as written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Assignment {
+    /// The variable written, qualified.
+    pub var: String,
+    pub text: String,
+    /// The named constants the assigned value uses, with their values.
+    pub constants: Vec<Constant>,
+}
+
+/// A local a condition goes through, with its initial value as written.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct LocalDef {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init: Option<String>,
+}
+
 /// A constant a condition compares against: a literal (`name` absent) or a
 /// named constant with the value it is declared with.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -145,6 +173,9 @@ pub struct Decision {
     pub state: Vec<String>,
     pub constants: Vec<Constant>,
     pub locals: Vec<String>,
+    /// The locals with their initial values (source text), in name order.
+    #[serde(skip)]
+    pub local_defs: Vec<LocalDef>,
     pub env: Vec<String>,
     /// Functions the condition calls.
     pub calls: Vec<String>,
@@ -175,6 +206,12 @@ pub struct FunctionNode {
     pub reads: Vec<String>,
     pub writes: Vec<String>,
     pub calls: Vec<CallEdge>,
+    /// Calls to project functions with their arguments as written.
+    #[serde(skip)]
+    pub call_sites: Vec<CallSite>,
+    /// Assignments to state variables, in source order.
+    #[serde(skip)]
+    pub assignments: Vec<Assignment>,
     pub decisions: Vec<Decision>,
 }
 
@@ -365,17 +402,11 @@ impl CodeGraph {
         out
     }
 
-    /// Entry points (public or external) that write state variable `var`.
+    /// Entry points (public or external) that write state variable `var`,
+    /// themselves or through the functions they call (a private helper, a
+    /// function of another contract they call).
     pub fn writers_of(&self, var: &str) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .functions
-            .iter()
-            .filter(|f| f.is_entry_point() && f.writes.iter().any(|w| w == var))
-            .map(|f| format!("{}.{}", f.contract, f.signature))
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        join::Reach::new(self).writers_of(var)
     }
 }
 

@@ -167,6 +167,10 @@ async fn an_uncovered_branch_names_its_parameters_and_constants() {
     );
     assert!(constants.contains(&"Bank.LIMIT=1000"), "{constants:?}");
     assert_eq!(open["entry_points"], json!(["Bank.open(uint256,uint16)"]));
+    // Nothing encloses it, it reads no state and goes through no local.
+    assert_eq!(open["guards"], json!([]), "{open}");
+    assert_eq!(open["writes"], json!([]), "{open}");
+    assert_eq!(open["locals"], json!([]), "{open}");
     // Gaps come first in the summary, with the condition's text.
     let summary = ctx["summary"].as_str().unwrap();
     let first_gap = summary.find("GAP").expect("a gap in the summary");

@@ -85,6 +85,8 @@ pub(super) struct Uses {
     pub(super) reads: BTreeSet<String>,
     pub(super) writes: BTreeSet<String>,
     pub(super) calls: BTreeSet<CallEdge>,
+    pub(super) call_sites: Vec<CallSite>,
+    pub(super) assignments: Vec<Assignment>,
     pub(super) decisions: Vec<Decision>,
 }
 
@@ -94,7 +96,8 @@ pub(super) struct Deps {
     pub(super) params: BTreeSet<String>,
     pub(super) state: BTreeSet<String>,
     pub(super) constants: BTreeSet<Constant>,
-    pub(super) locals: BTreeSet<String>,
+    /// Locals by name, with their initial value as written.
+    pub(super) locals: BTreeMap<String, Option<String>>,
     pub(super) env: BTreeSet<String>,
     pub(super) calls: BTreeSet<String>,
 }
@@ -305,6 +308,8 @@ impl Builder<'_, '_> {
             reads: uses.reads.into_iter().collect(),
             writes: uses.writes.into_iter().collect(),
             calls: uses.calls.into_iter().collect(),
+            call_sites: uses.call_sites,
+            assignments: uses.assignments,
             decisions: uses.decisions,
         });
     }
@@ -341,6 +346,7 @@ impl Builder<'_, '_> {
                 return;
             }
             "Assignment" => {
+                self.assignment(node, &node["leftHandSide"], uses);
                 self.walk(&node["leftHandSide"], uses, true);
                 if node["operator"] != "=" {
                     self.walk(&node["leftHandSide"], uses, false);
@@ -351,6 +357,7 @@ impl Builder<'_, '_> {
             "UnaryOperation" => {
                 let op = node["operator"].as_str().unwrap_or("");
                 if matches!(op, "++" | "--" | "delete") {
+                    self.assignment(node, &node["subExpression"], uses);
                     self.walk(&node["subExpression"], uses, true);
                 }
                 self.walk(&node["subExpression"], uses, false);
@@ -420,6 +427,59 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// Records `node` (an assignment, `x++`, `delete x`) when what it writes
+    /// is a state variable or a part of one (`m[k]`, `s.field`).
+    fn assignment(&self, node: &Value, lhs: &Value, uses: &mut Uses) {
+        let mut root = lhs;
+        loop {
+            match root["nodeType"].as_str() {
+                Some("IndexAccess") => root = &root["baseExpression"],
+                Some("MemberAccess") if !matches!(self.decl(root), Some(Decl::StateVar { .. })) => {
+                    root = &root["expression"]
+                }
+                _ => break,
+            }
+        }
+        if let Some(Decl::StateVar {
+            qualified,
+            constant: false,
+            ..
+        }) = self.decl(root)
+            && let Some(text) = self.src_text(node)
+        {
+            let mut deps = Deps::default();
+            self.deps(&node["rightHandSide"], &mut deps, 0);
+            uses.assignments.push(Assignment {
+                var: qualified.clone(),
+                text,
+                constants: deps
+                    .constants
+                    .into_iter()
+                    .filter(|c| c.name.is_some())
+                    .collect(),
+            });
+        }
+    }
+
+    /// The source text of `node`, whitespace collapsed.
+    fn src_text(&self, node: &Value) -> Option<String> {
+        let (s, l) = node["src"].as_str().and_then(parse_src)?;
+        Some(self.ctx.text(s, s + l)).filter(|t| !t.is_empty())
+    }
+
+    fn call_site(&self, node: &Value, callee: &str, uses: &mut Uses) {
+        let args = node["arguments"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|a| self.src_text(a).unwrap_or_default())
+            .collect();
+        uses.call_sites.push(CallSite {
+            callee: callee.to_string(),
+            args,
+        });
+    }
+
     pub(super) fn call(&self, node: &Value, uses: &mut Uses) {
         let callee = &node["expression"];
         match callee["nodeType"].as_str() {
@@ -440,6 +500,7 @@ impl Builder<'_, '_> {
                         );
                     }
                 } else if let Some(Decl::Function { qualified }) = self.decl(callee) {
+                    self.call_site(node, qualified, uses);
                     uses.calls.insert(CallEdge {
                         callee: qualified.clone(),
                         kind: CallKind::Internal,
@@ -467,6 +528,9 @@ impl Builder<'_, '_> {
                     } else {
                         kind
                     };
+                    if kind != CallKind::Library {
+                        self.call_site(node, qualified, uses);
+                    }
                     uses.calls.insert(CallEdge {
                         callee: qualified.clone(),
                         kind,
@@ -509,7 +573,12 @@ impl Builder<'_, '_> {
             params: deps.params.into_iter().collect(),
             state: deps.state.into_iter().collect(),
             constants: deps.constants.into_iter().collect(),
-            locals: deps.locals.into_iter().collect(),
+            locals: deps.locals.keys().cloned().collect(),
+            local_defs: deps
+                .locals
+                .into_iter()
+                .map(|(name, init)| LocalDef { name, init })
+                .collect(),
             env: deps.env.into_iter().collect(),
             calls: deps.calls.into_iter().collect(),
         });
@@ -545,7 +614,8 @@ impl Builder<'_, '_> {
                         deps.state.insert(qualified.clone());
                     }
                     Some(Decl::Local { name, init }) => {
-                        deps.locals.insert(name.clone());
+                        deps.locals
+                            .insert(name.clone(), init.as_deref().and_then(|i| self.src_text(i)));
                         if let Some(init) = init
                             && depth < 4
                         {
@@ -603,6 +673,11 @@ impl Builder<'_, '_> {
                     }
                     Some(Decl::Function { qualified }) => {
                         deps.calls.insert(qualified.clone());
+                    }
+                    // Another contract's public variable read through its
+                    // getter (`vault.deposits(who)`): the variable itself.
+                    Some(Decl::StateVar { qualified, .. }) => {
+                        deps.state.insert(qualified.clone());
                     }
                     _ => {}
                 }

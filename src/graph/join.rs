@@ -15,9 +15,10 @@
 //! blocks keep one source location, and the answer is approximate (as the
 //! coverage report says).
 
-use super::{CodeGraph, Decision, FunctionNode};
+use super::{CodeGraph, Decision, FunctionNode, LocalDef};
 use crate::executor::Target;
 use serde::Serialize;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 /// One instruction with a source range and its hit count.
@@ -250,17 +251,51 @@ pub struct Gap {
     pub state: Vec<String>,
     pub constants: Vec<super::Constant>,
     pub locals: Vec<String>,
+    /// The locals with their initial values as written.
+    pub local_defs: Vec<LocalDef>,
     pub env: Vec<String>,
     pub calls: Vec<String>,
     /// Entry points that write the state variables the condition reads.
     pub state_writers: Vec<String>,
+    /// The conditions that must hold for this one to be evaluated: the
+    /// enclosing `if`s and loops and the `require`s before it, in source
+    /// order, as `(line, condition)`.
+    pub guards: Vec<(u32, String)>,
+    /// How they write the state the condition and its guards read: each
+    /// assignment with the entry point it is reached from.
+    pub writes: Vec<StateWrite>,
     /// Entry points that reach the function (itself, or its callers).
     pub entry_points: Vec<String>,
 }
 
+/// One way an entry point writes a state variable: the assignment as
+/// written, in the function holding it, with the arguments the entry point
+/// passes when that function is a helper it calls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateWrite {
+    /// `Contract.name` of the variable.
+    pub variable: String,
+    /// `Contract.signature` of the public or external function called.
+    pub entry_point: String,
+    /// `Contract.name` of the function holding the assignment.
+    pub function: String,
+    pub assignment: String,
+    /// `param = argument as written`, for each parameter of `function`,
+    /// when the entry point calls it directly.
+    pub bindings: Vec<String>,
+    /// The named constants the assignment uses.
+    pub constants: Vec<super::Constant>,
+}
+
+/// At most this many writes per gap (a variable every function touches
+/// would otherwise fill the answer).
+pub const WRITES_PER_GAP: usize = 24;
+
 /// Every uncovered branch of the live files of `graph`, blocking ones first
 /// (never true, then never reached, then never false), in source order.
 pub fn gaps(graph: &CodeGraph, cov: &Coverage) -> Vec<Gap> {
+    let reach = Reach::new(graph);
     let mut out = Vec::new();
     for f in &graph.functions {
         let Some(file) = graph.files.iter().find(|x| x.path == f.file && x.live) else {
@@ -270,9 +305,20 @@ pub fn gaps(graph: &CodeGraph, cov: &Coverage) -> Vec<Gap> {
             let c = cov.decision(file.source_id, d);
             let Some(missing) = c.missing() else { continue };
             let mut writers: Vec<String> =
-                d.state.iter().flat_map(|v| graph.writers_of(v)).collect();
+                d.state.iter().flat_map(|v| reach.writers_of(v)).collect();
             writers.sort();
             writers.dedup();
+            let guards: Vec<&Decision> = f
+                .decisions
+                .iter()
+                .filter(|e| guards(e, d, &f.decisions))
+                .collect();
+            let mut read: Vec<String> = d.state.clone();
+            for e in &guards {
+                read.extend(e.state.iter().cloned());
+            }
+            read.sort();
+            read.dedup();
             out.push(Gap {
                 file: f.file.clone(),
                 line: d.span.line_start,
@@ -286,10 +332,16 @@ pub fn gaps(graph: &CodeGraph, cov: &Coverage) -> Vec<Gap> {
                 state: d.state.clone(),
                 constants: d.constants.clone(),
                 locals: d.locals.clone(),
+                local_defs: d.local_defs.clone(),
                 env: d.env.clone(),
                 calls: d.calls.clone(),
                 state_writers: writers,
-                entry_points: entry_points(graph, f),
+                guards: guards
+                    .iter()
+                    .map(|e| (e.span.line_start, e.condition.clone()))
+                    .collect(),
+                writes: reach.writes_of(&read),
+                entry_points: reach.entry_points(f),
             });
         }
     }
@@ -299,31 +351,229 @@ pub fn gaps(graph: &CodeGraph, cov: &Coverage) -> Vec<Gap> {
     out
 }
 
-/// Public or external functions from which `f` is reached (itself when it
-/// is one), following internal calls backwards a few levels.
-pub fn entry_points(graph: &CodeGraph, f: &FunctionNode) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut frontier = vec![f.qualified()];
-    let mut seen = std::collections::BTreeSet::new();
-    for _ in 0..6 {
-        let mut next = Vec::new();
-        for q in frontier.drain(..) {
-            if !seen.insert(q.clone()) {
-                continue;
-            }
-            for g in graph.functions.iter().filter(|g| g.qualified() == q) {
-                if g.is_entry_point() {
-                    out.push(format!("{}.{}", g.contract, g.signature));
-                }
-            }
-            next.extend(graph.callers_of(&q));
+/// Whether decision `e` must hold for `d` (of the same function) to be
+/// evaluated: `d` lies in `e`'s body, or `e` is a `require`/`assert` before
+/// `d` and not inside a body that `d` is outside of.
+fn guards(e: &Decision, d: &Decision, all: &[Decision]) -> bool {
+    let inside =
+        |(start, len): (u32, u32), s: &super::Span| s.start >= start && s.end <= start + len;
+    if std::ptr::eq(e, d) {
+        return false;
+    }
+    match e.kind {
+        "if" | "while" | "for" | "do" => e.then.is_some_and(|t| inside(t, &d.span)),
+        "require" | "assert" => {
+            e.span.end <= d.span.start
+                && all.iter().all(|o| match o.then {
+                    Some(t) if inside(t, &e.span) => inside(t, &d.span),
+                    _ => true,
+                })
         }
-        frontier = next;
-        if frontier.is_empty() {
-            break;
+        _ => false,
+    }
+}
+
+/// Which entry points reach each function: callers indexed once and each
+/// function's answer remembered, so an answer about many gaps walks the
+/// call graph once per function rather than once per gap and assignment.
+pub struct Reach<'g> {
+    graph: &'g CodeGraph,
+    /// Callee (qualified) -> callers (qualified).
+    callers: HashMap<&'g str, Vec<String>>,
+    /// Qualified name -> the functions of that name (overloads).
+    named: HashMap<String, Vec<&'g FunctionNode>>,
+    /// `Contract.signature` -> the entry point.
+    entries: HashMap<String, &'g FunctionNode>,
+    memo: RefCell<HashMap<String, Vec<String>>>,
+}
+
+impl<'g> Reach<'g> {
+    pub fn new(graph: &'g CodeGraph) -> Self {
+        let mut callers: HashMap<&str, Vec<String>> = HashMap::new();
+        let mut named: HashMap<String, Vec<&FunctionNode>> = HashMap::new();
+        let mut entries = HashMap::new();
+        for f in &graph.functions {
+            for c in &f.calls {
+                callers
+                    .entry(c.callee.as_str())
+                    .or_default()
+                    .push(f.qualified());
+            }
+            named.entry(f.qualified()).or_default().push(f);
+            if f.is_entry_point() {
+                entries.insert(format!("{}.{}", f.contract, f.signature), f);
+            }
+        }
+        Reach {
+            graph,
+            callers,
+            named,
+            entries,
+            memo: RefCell::default(),
         }
     }
-    out.sort();
-    out.dedup();
-    out
+
+    /// Public or external functions from which `f` is reached (itself when
+    /// it is one), following calls backwards a few levels, as
+    /// `Contract.signature`.
+    pub fn entry_points(&self, f: &FunctionNode) -> Vec<String> {
+        let me = f.qualified();
+        if let Some(known) = self.memo.borrow().get(&me) {
+            return known.clone();
+        }
+        let mut out = Vec::new();
+        let mut frontier = vec![me.clone()];
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..6 {
+            let mut next = Vec::new();
+            for q in frontier.drain(..) {
+                if !seen.insert(q.clone()) {
+                    continue;
+                }
+                for g in self.named.get(&q).into_iter().flatten() {
+                    if g.is_entry_point() {
+                        out.push(format!("{}.{}", g.contract, g.signature));
+                    }
+                }
+                next.extend(self.callers.get(q.as_str()).into_iter().flatten().cloned());
+            }
+            frontier = next;
+            if frontier.is_empty() {
+                break;
+            }
+        }
+        out.sort();
+        out.dedup();
+        self.memo.borrow_mut().insert(me, out.clone());
+        out
+    }
+
+    /// Entry points that write state variable `var`, themselves or through
+    /// the functions they call.
+    pub fn writers_of(&self, var: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .graph
+            .functions
+            .iter()
+            .filter(|f| f.writes.iter().any(|w| w == var))
+            .flat_map(|f| self.entry_points(f))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// How the entry points write `vars`: every assignment to them, with
+    /// the entry points reaching it (at most [`WRITES_PER_GAP`]).
+    pub fn writes_of(&self, vars: &[String]) -> Vec<StateWrite> {
+        let mut out = Vec::new();
+        for f in &self.graph.functions {
+            for a in f.assignments.iter().filter(|a| vars.contains(&a.var)) {
+                for entry in self.entry_points(f) {
+                    let Some(e) = self.entries.get(&entry) else {
+                        continue;
+                    };
+                    let w = StateWrite {
+                        variable: a.var.clone(),
+                        entry_point: entry,
+                        function: f.qualified(),
+                        assignment: a.text.clone(),
+                        bindings: bindings(e, f),
+                        constants: a.constants.clone(),
+                    };
+                    if !out.contains(&w) {
+                        out.push(w);
+                    }
+                }
+            }
+        }
+        out.sort_by(|a, b| {
+            (&a.variable, &a.entry_point, &a.function).cmp(&(
+                &b.variable,
+                &b.entry_point,
+                &b.function,
+            ))
+        });
+        out.truncate(WRITES_PER_GAP);
+        out
+    }
+}
+
+/// `param = argument` for each named parameter of `callee` as `caller`
+/// passes it, when `caller` calls it directly (none when they are one).
+fn bindings(caller: &FunctionNode, callee: &FunctionNode) -> Vec<String> {
+    if caller.qualified() == callee.qualified() {
+        return Vec::new();
+    }
+    caller
+        .call_sites
+        .iter()
+        .find(|c| c.callee == callee.qualified() && c.args.len() == callee.params.len())
+        .map(|c| {
+            callee
+                .params
+                .iter()
+                .zip(&c.args)
+                .filter(|(p, _)| !p.name.is_empty())
+                .map(|(p, a)| format!("{} = {a}", p.name))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifacts::Project;
+
+    fn graph(artifact: &str) -> CodeGraph {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let p = Project::load(&dir.join(artifact)).unwrap();
+        let sources: Vec<_> = p.sources.iter().map(|s| (&p, s, true)).collect();
+        CodeGraph::build(&sources)
+    }
+
+    /// The guards of the decision of `function` on `line`, as lines.
+    fn guard_lines(g: &CodeGraph, function: &str, line: u32) -> Vec<u32> {
+        let f = g
+            .functions
+            .iter()
+            .find(|f| f.qualified() == function)
+            .unwrap();
+        let d = f
+            .decisions
+            .iter()
+            .find(|d| d.span.line_start == line)
+            .unwrap();
+        f.decisions
+            .iter()
+            .filter(|e| guards(e, d, &f.decisions))
+            .map(|e| e.span.line_start)
+            .collect()
+    }
+
+    #[test]
+    fn an_enclosing_if_guards_what_it_holds() {
+        let g = graph("contracts/steer/out/CrossHub.json");
+        assert_eq!(guard_lines(&g, "CrossHub.settle", 87), [86]);
+        assert!(guard_lines(&g, "CrossHub.settle", 86).is_empty());
+    }
+
+    #[test]
+    fn a_require_guards_what_follows_it() {
+        let g = graph("contracts/steer/out/ValueGated.json");
+        assert_eq!(guard_lines(&g, "ValueGated.buy", 24), [23]);
+        let g = graph("contracts/out/GraphConstructs.json");
+        assert!(guard_lines(&g, "GraphConstructs.withdraw", 89).is_empty());
+    }
+
+    #[test]
+    fn every_rung_above_guards_a_nested_one() {
+        let g = graph("contracts/steer/out/DeepChain.json");
+        let probe = g.functions.iter().find(|f| f.name == "probe").unwrap();
+        let mut lines: Vec<u32> = probe.decisions.iter().map(|d| d.span.line_start).collect();
+        lines.sort();
+        let last = lines.pop().unwrap();
+        assert_eq!(guard_lines(&g, "DeepChain.probe", last), lines);
+    }
 }

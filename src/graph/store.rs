@@ -621,7 +621,15 @@ fn render(
                 .collect();
             let _ = write!(s, "; constants {}", c.join(", "));
         }
-        list("via locals", &g.locals, &mut s);
+        let locals: Vec<String> = g
+            .local_defs
+            .iter()
+            .map(|l| match &l.init {
+                Some(init) => format!("{} = {init}", l.name),
+                None => l.name.clone(),
+            })
+            .collect();
+        list("via locals", &locals, &mut s);
         list("env", &g.env, &mut s);
         list("calls", &g.calls, &mut s);
         list("state set by", &g.state_writers, &mut s);

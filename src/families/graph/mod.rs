@@ -170,8 +170,60 @@ pub struct GapOut {
     /// Named constants as NAME=value, literals as written
     pub constants: Vec<String>,
     pub env: Vec<String>,
+    /// The locals the condition goes through, with their initial values
+    pub locals: Vec<LocalOut>,
     pub state_writers: Vec<String>,
+    /// Conditions that must hold for this one to be evaluated (enclosing
+    /// `if`s and loops, `require`s before it), in source order
+    pub guards: Vec<GuardOut>,
+    /// How the state the condition and its guards read is written: each
+    /// assignment, the entry point reaching it, and the arguments passed to
+    /// a helper
+    pub writes: Vec<WriteOut>,
     pub entry_points: Vec<String>,
+}
+
+/// A condition that must hold before a gap's is evaluated.
+#[derive(Serialize, JsonSchema)]
+pub struct GuardOut {
+    pub line: u32,
+    pub condition: String,
+}
+
+/// A local of a condition and its initial value as written.
+#[derive(Serialize, JsonSchema)]
+pub struct LocalOut {
+    pub name: String,
+    /// Absent when the local is declared without a value
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init: Option<String>,
+}
+
+/// An assignment to a state variable, reached from an entry point.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteOut {
+    /// Contract.name of the variable
+    pub variable: String,
+    /// Contract.signature of the function to call
+    pub entry_point: String,
+    /// Contract.name of the function holding the assignment
+    pub function: String,
+    /// The assignment as written (`x = e`, `m[k] += e`, `x++`)
+    pub assignment: String,
+    /// `param = argument` for each parameter of `function` when the entry
+    /// point calls it directly with those arguments
+    pub bindings: Vec<String>,
+    /// The named constants the assignment uses, as NAME=value
+    pub constants: Vec<String>,
+}
+
+/// A constant as the answers write it: NAME=value, or a literal as written.
+fn constant_text(c: &crate::graph::Constant) -> String {
+    match &c.name {
+        Some(n) => format!("{n}={}", c.value),
+        None => c.value.clone(),
+    }
 }
 
 impl From<&Gap> for GapOut {
@@ -190,16 +242,37 @@ impl From<&Gap> for GapOut {
             evaluated: g.evaluated,
             params: g.params.clone(),
             state: g.state.clone(),
-            constants: g
-                .constants
+            constants: g.constants.iter().map(constant_text).collect(),
+            env: g.env.clone(),
+            locals: g
+                .local_defs
                 .iter()
-                .map(|c| match &c.name {
-                    Some(n) => format!("{n}={}", c.value),
-                    None => c.value.clone(),
+                .map(|l| LocalOut {
+                    name: l.name.clone(),
+                    init: l.init.clone(),
                 })
                 .collect(),
-            env: g.env.clone(),
             state_writers: g.state_writers.clone(),
+            guards: g
+                .guards
+                .iter()
+                .map(|(line, condition)| GuardOut {
+                    line: *line,
+                    condition: condition.clone(),
+                })
+                .collect(),
+            writes: g
+                .writes
+                .iter()
+                .map(|w| WriteOut {
+                    variable: w.variable.clone(),
+                    entry_point: w.entry_point.clone(),
+                    function: w.function.clone(),
+                    assignment: w.assignment.clone(),
+                    bindings: w.bindings.clone(),
+                    constants: w.constants.iter().map(constant_text).collect(),
+                })
+                .collect(),
             entry_points: g.entry_points.clone(),
         }
     }

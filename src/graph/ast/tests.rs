@@ -290,3 +290,129 @@ fn loop_conditions_are_decisions() {
     assert_eq!(w.len(), 1);
     assert!(w[0].constants.iter().any(|c| c.value == "1000"));
 }
+
+#[test]
+fn assignments_are_kept_as_written() {
+    let g = graph();
+    let assigned = |q: &str| -> Vec<(String, String)> {
+        function(&g, q)
+            .assignments
+            .iter()
+            .map(|a| (a.var.clone(), a.text.clone()))
+            .collect()
+    };
+    let pair = |v: &str, t: &str| (v.to_string(), t.to_string());
+    assert_eq!(
+        assigned("GraphConstructs._credit"),
+        [pair("GraphConstructs.balances", "balances[who] += amount")]
+    );
+    assert_eq!(
+        assigned("GraphConstructs.deposit"),
+        [pair("GraphConstructs.total", "total++")]
+    );
+    assert_eq!(
+        assigned("GraphConstructs.forget"),
+        [pair(
+            "GraphConstructs.positions",
+            "delete positions[msg.sender]"
+        )]
+    );
+    assert_eq!(
+        assigned("GraphConstructs.record")[0],
+        pair(
+            "GraphConstructs.positions",
+            "positions[msg.sender].amount = v"
+        )
+    );
+    // A local is not state.
+    assert!(assigned("GraphConstructs.sum").is_empty());
+    // The named constants the value uses come with their values.
+    let cap = &function(&g, "GraphConstructs.cap").assignments[0];
+    assert_eq!(cap.text, "total = LIMIT * 2");
+    assert_eq!(
+        cap.constants,
+        [Constant {
+            name: Some("GraphConstructs.LIMIT".into()),
+            value: "100".into()
+        }]
+    );
+}
+
+#[test]
+fn call_sites_keep_their_arguments() {
+    let g = graph();
+    let sites = &function(&g, "GraphConstructs.deposit").call_sites;
+    assert_eq!(
+        sites,
+        &[CallSite {
+            callee: "GraphConstructs._credit".into(),
+            args: vec!["msg.sender".into(), "msg.value".into()],
+        }]
+    );
+    // External calls too; library calls are not sites of the project's state.
+    let spawn = &function(&g, "GraphConstructs.spawn").call_sites;
+    assert!(
+        spawn
+            .iter()
+            .any(|c| c.callee == "Counter.bump" && c.args.is_empty())
+    );
+    assert!(
+        function(&g, "GraphConstructs.smallest")
+            .call_sites
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_local_carries_its_initial_value() {
+    let g = graph();
+    let d = decisions(&g, "GraphConstructs.withdraw", "if");
+    assert_eq!(
+        d[0].local_defs,
+        [LocalDef {
+            name: "have".into(),
+            init: Some("balances[msg.sender]".into()),
+        }]
+    );
+}
+
+#[test]
+fn another_contracts_variable_read_through_its_getter_is_state() {
+    let g = graph();
+    let d = decisions(&g, "GraphConstructs.busy", "ternary");
+    assert_eq!(
+        strings(&d[0].state),
+        ["Counter.n", "GraphConstructs.counter"]
+    );
+    // Its writers are found through the external call that writes it.
+    assert_eq!(
+        g.writers_of("Counter.n"),
+        ["Counter.bump()", "GraphConstructs.spawn()"]
+    );
+}
+
+#[test]
+fn writers_through_a_helper_with_the_arguments_they_pass() {
+    let g = graph();
+    assert!(
+        g.writers_of("GraphConstructs.balances")
+            .contains(&"GraphConstructs.deposit()".to_string())
+    );
+    let w = join::Reach::new(&g).writes_of(&["GraphConstructs.balances".to_string()]);
+    let via_deposit = w
+        .iter()
+        .find(|w| w.entry_point == "GraphConstructs.deposit()")
+        .expect("deposit writes balances through _credit");
+    assert_eq!(via_deposit.function, "GraphConstructs._credit");
+    assert_eq!(via_deposit.assignment, "balances[who] += amount");
+    assert_eq!(
+        via_deposit.bindings,
+        ["who = msg.sender", "amount = msg.value"]
+    );
+    let direct = w
+        .iter()
+        .find(|w| w.entry_point == "GraphConstructs.withdraw(uint256)")
+        .expect("withdraw writes balances itself");
+    assert_eq!(direct.assignment, "balances[msg.sender] -= amount");
+    assert!(direct.bindings.is_empty());
+}
