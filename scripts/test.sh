@@ -46,6 +46,10 @@ steer=$(bash scripts/steer_bench.sh --short)
 echo "$steer"
 echo "$steer" | grep -q '^| DeepChain |' || { echo "steering benchmark printed no DeepChain row"; exit 1; }
 echo "$steer" | grep -q '^Geometric mean of per-case ratios' || { echo "steering benchmark printed no summary"; exit 1; }
+echo "== steering on a maze, short (steer.py vs its sham on maze 5 for 5 s each; the full table: BENCHMARKS.md)"
+steer=$(bash scripts/steer_maze.sh -m 5 -t 5)
+echo "$steer"
+echo "$steer" | grep -qE "^5 +1 +11 +[0-9]+ \([0-9,]+.*\) +[1-9][0-9]* \(" || { echo "steering on a maze: no row, or no site steered"; exit 1; }
 echo "== maze benchmark, short (rudder on maze 1 for 5 s; the full table: BENCHMARKS.md)"
 maze=$(RUDDER_PREBUILT=1 bash scripts/maze_bench.sh -m 1 -t 5 -S 1 -T rudder)
 echo "$maze"
