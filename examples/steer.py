@@ -1303,9 +1303,10 @@ class Steer:
             model = Model(self.consts, controls, {}, {})
             model.senders = self.senders
             try:
-                if var in model.unknowns(node, {}):
+                unknown = model.unknowns(node, {})
+                if var in unknown:
                     continue
-                if not model.unknowns(node, {}):
+                if not unknown:
                     step = model.ev(node, {})
                     if op == "+=" and step > 0 and value % step == 0 and 0 < value // step <= 16:
                         out.append(({"times": value // step}, {}))

@@ -152,6 +152,16 @@ pub struct Constant {
     pub value: String,
 }
 
+impl Constant {
+    /// As answers write it: `NAME=value`, or a literal as written.
+    pub fn text(&self) -> String {
+        match &self.name {
+            Some(n) => format!("{n}={}", self.value),
+            None => self.value.clone(),
+        }
+    }
+}
+
 /// A decision of the source: an `if`, `require`, `assert`, loop condition or
 /// ternary, with what its condition depends on.
 #[derive(Clone, Debug, Serialize)]

@@ -4,7 +4,7 @@
 //! a new graph whole; readers load the current one without waiting.
 
 use super::join::{self, Coverage, Gap};
-use super::{CodeGraph, FunctionNode};
+use super::{CodeGraph, Constant, FunctionNode};
 use crate::artifacts::{Project, Source};
 use crate::executor::Target;
 use arc_swap::ArcSwap;
@@ -611,14 +611,7 @@ fn render(
         list("params", &g.params, &mut s);
         list("state", &g.state, &mut s);
         if !g.constants.is_empty() {
-            let c: Vec<String> = g
-                .constants
-                .iter()
-                .map(|c| match &c.name {
-                    Some(n) => format!("{n}={}", c.value),
-                    None => c.value.clone(),
-                })
-                .collect();
+            let c: Vec<String> = g.constants.iter().map(Constant::text).collect();
             let _ = write!(s, "; constants {}", c.join(", "));
         }
         let locals: Vec<String> = g

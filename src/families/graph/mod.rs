@@ -15,6 +15,7 @@
 use super::errors::ToolError;
 use super::family::{Access, Conventions, Family, FamilyName, Gate, Observed, ToolAnswer, ToolDef};
 use crate::campaign::{CampaignRead, FamilyState};
+use crate::graph::Constant;
 use crate::graph::etg::{self, EtgKind};
 use crate::graph::join::Gap;
 use crate::graph::rows::{self as graph_rows, Outcome};
@@ -218,14 +219,6 @@ pub struct WriteOut {
     pub constants: Vec<String>,
 }
 
-/// A constant as the answers write it: NAME=value, or a literal as written.
-fn constant_text(c: &crate::graph::Constant) -> String {
-    match &c.name {
-        Some(n) => format!("{n}={}", c.value),
-        None => c.value.clone(),
-    }
-}
-
 impl From<&Gap> for GapOut {
     fn from(g: &Gap) -> Self {
         GapOut {
@@ -242,7 +235,7 @@ impl From<&Gap> for GapOut {
             evaluated: g.evaluated,
             params: g.params.clone(),
             state: g.state.clone(),
-            constants: g.constants.iter().map(constant_text).collect(),
+            constants: g.constants.iter().map(Constant::text).collect(),
             env: g.env.clone(),
             locals: g
                 .local_defs
@@ -270,7 +263,7 @@ impl From<&Gap> for GapOut {
                     function: w.function.clone(),
                     assignment: w.assignment.clone(),
                     bindings: w.bindings.clone(),
-                    constants: w.constants.iter().map(constant_text).collect(),
+                    constants: w.constants.iter().map(Constant::text).collect(),
                 })
                 .collect(),
             entry_points: g.entry_points.clone(),
