@@ -476,17 +476,21 @@ impl Campaign {
             sync.start(self.control.clone());
         }
         {
-            // The metrics history behind the ops family's market-data tools.
+            // The metrics history behind the ops family's market-data tools,
+            // also journaled (a report of the run reads it afterwards).
+            self.engine.journal_settings();
             let engine = Arc::downgrade(&self.engine);
             let families = Arc::downgrade(self.control.families());
             let _ = std::thread::Builder::new()
                 .name("rudder-sampler".into())
                 .spawn(move || {
                     while let (Some(s), Some(f)) = (engine.upgrade(), families.upgrade()) {
-                        f.ops.history.record(s.sample_now());
+                        let sample = s.sample_now();
+                        f.ops.history.record(sample);
                         if s.finished() {
                             break;
                         }
+                        s.journal_sample(sample, None);
                         drop((s, f));
                         std::thread::sleep(crate::ops::SAMPLE_INTERVAL);
                     }
@@ -804,6 +808,12 @@ impl Campaign {
         }
         self.write_coverage_reports();
         self.write_foundry_reproducers();
+        let last = self.engine.sample_now();
+        self.control.families().ops.history.record(last);
+        self.engine.journal_sample(
+            last,
+            Some(self.engine.end_reason().unwrap_or(EndReason::Stopped)),
+        );
         self.engine.flush();
         Report::build(&self.engine)
     }

@@ -26,6 +26,37 @@ enum Command {
     /// Run a campaign and serve its MCP control plane over stdio (for agents
     /// that launch rudder). The report goes to stderr when the client leaves.
     Mcp(FuzzArgs),
+    /// Write the HTML report of a past run from its output folder: the run's
+    /// corpus and reproducers replayed for coverage and sequences, its
+    /// figures and charts read from its journal. Fuzzes nothing.
+    Report(ReportArgs),
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    /// The target the run fuzzed (as given to `rudder fuzz`).
+    target: PathBuf,
+    /// The contract the run fuzzed (default: the one defined last).
+    #[arg(long)]
+    contract: Option<String>,
+    /// The run's YAML config (its test mode and senders shape the replay).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The run's output directory (its corpus is OUT_DIR/corpus).
+    #[arg(long, required_unless_present = "corpus_dir")]
+    out_dir: Option<PathBuf>,
+    /// The run's corpus directory (default: OUT_DIR/corpus).
+    #[arg(long)]
+    corpus_dir: Option<PathBuf>,
+    /// The run to report, by its id (default: the journal's latest run).
+    #[arg(long, value_name = "RUN_ID")]
+    run: Option<String>,
+    /// Where to write the report (DIR/index.html).
+    #[arg(long, value_name = "DIR")]
+    html: PathBuf,
+    /// Also write the LCOV of the replayed corpus here.
+    #[arg(long)]
+    lcov: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -165,17 +196,30 @@ fn parse_families(s: &str) -> Result<Families, String> {
     rudder::mcp::FamilyName::parse_list(s).map(Families)
 }
 
-fn load_config(a: &FuzzArgs) -> Result<Config, String> {
-    let mut config = match &a.config {
-        Some(p) => {
-            let (c, warnings) = Config::from_yaml_file(p).map_err(|e| e.to_string())?;
-            for w in warnings {
-                tracing::warn!("{w}");
-            }
-            c
-        }
-        None => Config::default(),
+/// The YAML config at `path`, or the defaults.
+fn yaml_config(path: Option<&PathBuf>) -> Result<Config, String> {
+    let Some(p) = path else {
+        return Ok(Config::default());
     };
+    let (c, warnings) = Config::from_yaml_file(p).map_err(|e| e.to_string())?;
+    for w in warnings {
+        tracing::warn!("{w}");
+    }
+    Ok(c)
+}
+
+/// Limits are checked once, by the library; here the key is named as a flag.
+fn validate(config: &Config) -> Result<(), String> {
+    config.validate().map_err(|e| match e {
+        rudder::config::ConfigError::Key { key, message } => {
+            format!("{}: {message}", rudder::config::flag_of(&key))
+        }
+        other => other.to_string(),
+    })
+}
+
+fn load_config(a: &FuzzArgs) -> Result<Config, String> {
+    let mut config = yaml_config(a.config.as_ref())?;
     if let Some(w) = a.workers {
         config.workers = Some(w);
     }
@@ -238,13 +282,7 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     if a.no_traces {
         config.traces = false;
     }
-    // Limits are checked once, by the library; here the key is named as a flag.
-    config.validate().map_err(|e| match e {
-        rudder::config::ConfigError::Key { key, message } => {
-            format!("{}: {message}", rudder::config::flag_of(&key))
-        }
-        other => other.to_string(),
-    })?;
+    validate(&config)?;
     if let Some(w) = config.workers {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         if w > cores {
@@ -445,6 +483,116 @@ fn finish(campaign: rudder::Campaign, a: &FuzzArgs) -> Result<Report> {
     Ok(report)
 }
 
+/// `rudder report`: replays the run's corpus and reproducers (one worker, no
+/// fuzzing, nothing journaled) and writes the HTML report with the run's
+/// figures and charts from its journal.
+fn past_report(a: ReportArgs) -> Result<i32> {
+    let usage = |e: &dyn std::fmt::Display| {
+        eprintln!("error: {e}");
+        Ok(2)
+    };
+    let corpus_dir = match (&a.corpus_dir, &a.out_dir) {
+        (Some(d), _) => d.clone(),
+        (None, Some(out)) => out.join("corpus"),
+        (None, None) => return usage(&"--out-dir: the run's output directory is needed"),
+    };
+    // The journal first: a run that is not there is an error before any work.
+    let db = corpus_dir.join("journal.sqlite");
+    let history = match rudder::view::html::load_history(&db, a.run.as_deref()) {
+        Ok(h) => h,
+        Err(e) => {
+            let flag = match (&a.run, &a.corpus_dir) {
+                (Some(_), _) => "--run",
+                (None, Some(_)) => "--corpus-dir",
+                (None, None) => "--out-dir",
+            };
+            return usage(&format!("{flag}: {e}"));
+        }
+    };
+    let mut config = match yaml_config(a.config.as_ref()) {
+        Ok(c) => c,
+        Err(e) => return usage(&e),
+    };
+    // A replay: what the run found, re-run once; nothing new is looked for,
+    // journaled or shared, and the run's folder is only read (the replay's
+    // own event log goes to a scratch folder).
+    config.test_limit = 0;
+    config.limit_given = true;
+    config.workers = Some(1);
+    config.timeout = None;
+    config.keep_alive = false;
+    config.journal = false;
+    config.traces = false;
+    config.shared = None;
+    config.repro_dir = None;
+    config.corpus_dir = Some(corpus_dir);
+    if let Err(e) = validate(&config) {
+        return usage(&e);
+    }
+    let scratch = std::env::temp_dir().join(format!("rudder-report-{}", std::process::id()));
+    let campaign = Campaign::new(
+        &a.target,
+        a.contract.as_deref(),
+        config,
+        Some(scratch.clone()),
+    );
+    let result = match campaign {
+        Ok(c) => replay_and_write(c, &a, &history),
+        Err(e) => usage(&e),
+    };
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+/// The rest of `rudder report`, once the replay is set up.
+fn replay_and_write(
+    mut campaign: Campaign,
+    a: &ReportArgs,
+    history: &rudder::ops::rows::RunHistory,
+) -> Result<i32> {
+    let name = &campaign.engine().target.contract.name;
+    if &history.contract != name {
+        eprintln!(
+            "error: --contract: run {} fuzzed {}, not {name}",
+            history.run_id, history.contract
+        );
+        return Ok(2);
+    }
+    campaign.start().context("replaying the run's corpus")?;
+    let read = campaign.control().read();
+    let report = campaign.wait();
+    if let Some(path) = &a.lcov {
+        let text = read.coverage_report().lcov_text();
+        rudder::campaign::persist::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("writing LCOV to {}", path.display()))?;
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let (path, html) = rudder::view::html::write_of(
+        &read,
+        &a.html,
+        deadline,
+        rudder::view::html::History::Past(history),
+    )
+    .with_context(|| format!("writing the HTML report to {}", a.html.display()))?;
+    let last = history.samples.last().copied().unwrap_or_default();
+    println!(
+        "{}: run {} of {} ({} calls, {} samples; {} of {} tests falsified, {} corpus sequences replayed)",
+        path.display(),
+        history.run_id,
+        history.contract,
+        last.calls,
+        history.samples.len(),
+        report
+            .tests
+            .iter()
+            .filter(|t| t.status.is_falsified())
+            .count(),
+        html.tests,
+        report.corpus_sequences,
+    );
+    Ok(0)
+}
+
 fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
     if a.ui {
         eprintln!(
@@ -494,6 +642,7 @@ fn main() {
     let code = match cli.command {
         Command::Fuzz(a) => fuzz(a),
         Command::Mcp(a) => mcp_stdio(a),
+        Command::Report(a) => past_report(a),
     };
     match code {
         Ok(c) => std::process::exit(c),

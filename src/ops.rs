@@ -29,6 +29,19 @@ pub struct Sample {
     pub falsified: u64,
 }
 
+/// What a run was asked to do, kept in the journal beside its samples (a
+/// report of a past run shows them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSettings {
+    pub seed: u64,
+    pub workers: usize,
+    pub test_mode: String,
+    pub seq_len: usize,
+    pub test_limit: u64,
+    pub shrink_limit: u64,
+}
+
 /// A metric an agent can ask for (the market-data tools' `symbol`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Metric {

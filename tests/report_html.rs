@@ -120,3 +120,109 @@ fn the_html_report_marks_uncovered_lines_shows_shrunk_sequences_and_runs_in_chro
     assert!(page.dom.contains("<title>rudder: Showcase</title>"));
     browser::keep_screenshot(&png, "report.png");
 }
+
+/// `rudder report`: the HTML report of a past run, written afterwards from
+/// its output folder. The run's figures and charts come from its journal
+/// (the header's calls are the run's own, to the call; the charts have one
+/// point per journaled sample), tests and sequences from its reproducers.
+#[test]
+fn a_past_run_is_reported_from_its_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let run = Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args(["fuzz", "contracts/out/Showcase.json", "--workers", "1"])
+        .args(["--seed", "3", "--test-limit", "100000000", "--timeout", "2"])
+        .args(["--format", "json", "--out-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let first: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let run_id = first["runId"].as_str().unwrap();
+
+    let report_dir = dir.path().join("past");
+    let past = Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args(["report", "contracts/out/Showcase.json", "--out-dir"])
+        .arg(&out_dir)
+        .arg("--html")
+        .arg(&report_dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&past.stdout);
+    assert_eq!(
+        past.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&past.stderr)
+    );
+    assert!(stdout.contains(run_id), "{stdout}");
+    let html = std::fs::read_to_string(report_dir.join("index.html")).unwrap();
+
+    // The run's own figures, not the replay's.
+    assert!(
+        html.contains(&format!("{run_id} (from its journal)")),
+        "the run's id"
+    );
+    let calls = first["calls"].as_u64().unwrap();
+    assert!(calls > 0);
+    assert!(
+        html.contains(&format!("<dt>calls</dt><dd>{calls} (")),
+        "the run's {calls} calls in the header"
+    );
+    assert!(html.contains("<dt>seed</dt><dd>3</dd>"));
+    assert!(
+        html.contains("<dt>ended</dt><dd>timeout</dd>"),
+        "why it ended"
+    );
+    assert!(html.contains("test limit 100000000"));
+    // Charts from the journaled samples: four a second for two seconds.
+    let chart = &html[html.find("id=\"chart-coverage\"").expect("the chart")..];
+    let path = &chart[chart.find(" d=\"").expect("a line") + 4..];
+    let points = path[..path.find('"').unwrap()].matches(',').count();
+    assert!(
+        points >= 5,
+        "{points} points in {}",
+        &path[..200.min(path.len())]
+    );
+    // Tests and sequences from the run's reproducers.
+    assert!(html.contains("<b>step</b>(uint256 key = 3)"));
+    assert!(html.contains("breaks echidna_stage_below_two"));
+    // The replay added no run to the journal: the latest is still the run.
+    let again = Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args(["report", "contracts/out/Showcase.json", "--out-dir"])
+        .arg(&out_dir)
+        .arg("--html")
+        .arg(dir.path().join("again"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains(run_id));
+
+    // Bad input: exit 2, naming the flag, nothing written.
+    let bad = |args: &[&str], out: &std::path::Path, needle: &str| {
+        let html = dir.path().join("bad");
+        let o = Command::new(env!("CARGO_BIN_EXE_rudder"))
+            .args(["report", "contracts/out/Showcase.json", "--out-dir"])
+            .arg(out)
+            .arg("--html")
+            .arg(&html)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(needle), "{needle} in {err}");
+        assert!(!html.exists(), "nothing written");
+    };
+    bad(&["--run", "no-such-run"], &out_dir, "--run: ");
+    bad(&["--run", "no-such-run"], &out_dir, run_id);
+    bad(&[], &dir.path().join("empty"), "--out-dir: ");
+    bad(&["--contract", "Sequence"], &out_dir, "--contract");
+    // The run's folder was only read: its one event log, no other.
+    let logs = std::fs::read_dir(out_dir.join("journal")).unwrap().count();
+    assert_eq!(logs, 1, "reports wrote nothing into the run's folder");
+}

@@ -167,6 +167,37 @@ impl Engine {
         }
     }
 
+    /// Journals the metrics as of now (the ops family's history of the
+    /// run, read by a report of the run afterwards); `ended` on the run's
+    /// last sample.
+    pub(crate) fn journal_sample(&self, sample: crate::ops::Sample, ended: Option<EndReason>) {
+        self.journal_send(|| {
+            crate::journal::Record::Family(Box::new(crate::ops::rows::SampleRow {
+                run_id: self.run_id.clone(),
+                sample,
+                ended: ended.map(EndReason::as_str),
+            }))
+        });
+    }
+
+    /// Journals what this run was asked to do (see [`Engine::journal_sample`]).
+    pub(crate) fn journal_settings(&self) {
+        let c = &self.config;
+        self.journal_send(|| {
+            crate::journal::Record::Family(Box::new(crate::ops::rows::SettingsRow {
+                run_id: self.run_id.clone(),
+                settings: crate::ops::RunSettings {
+                    seed: self.seed,
+                    workers: self.workers,
+                    test_mode: c.test_mode.as_str().to_string(),
+                    seq_len: c.seq_len,
+                    test_limit: c.test_limit,
+                    shrink_limit: c.shrink_limit,
+                },
+            }))
+        });
+    }
+
     /// Journals a tool call or injection rejected for bad input.
     pub fn journal_rejection(&self, tool: &str, field: &str, message: &str) {
         self.journal_send(|| crate::journal::Record::Rejected {

@@ -4,6 +4,12 @@
 //! sequence (each call replayed and described), the coverage and calls/s
 //! charts from the metrics history, and a summary header.
 //!
+//! Of a running (or just finished) campaign, the charts and run figures are
+//! the live history's; of a past run ([`History::Past`], `rudder report`),
+//! the journal's: the run's settings and samples kept by the ops family
+//! ([`crate::ops::rows::load_run`]), while tests, sequences and coverage
+//! come from replaying the run's corpus and reproducers.
+//!
 //! Safe to open from a CI artifact: every string of the target (sources,
 //! names, revert reasons, event data) is escaped; the page loads nothing
 //! (inline CSS and SVG, no network); its one script is allowed by its hash
@@ -14,6 +20,7 @@ use super::sequence::{CallView, SequenceView};
 use crate::campaign::report::Report;
 use crate::campaign::{CampaignRead, persist};
 use crate::coverage::lcov::{CoverageReport, FileCoverage, percent};
+use crate::ops::rows::RunHistory;
 use crate::ops::{Metric, Sample};
 use base64::Engine as _;
 use sha2::Digest;
@@ -47,6 +54,79 @@ pub enum HtmlError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("{path}: no journal here (the run kept none, or this is not its corpus directory)")]
+    NoJournal { path: PathBuf },
+    #[error("journal {path}: {source}")]
+    Journal {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("journal {path}: no run {run:?}; runs with a history: {known}")]
+    NoRun {
+        path: PathBuf,
+        run: String,
+        known: String,
+    },
+    #[error(
+        "journal {path}: no run has a metrics history (runs journal one since this version; an older run has none)"
+    )]
+    NoHistory { path: PathBuf },
+}
+
+/// Where the report's run figures and charts come from.
+#[derive(Clone, Copy, Debug)]
+pub enum History<'a> {
+    /// The campaign's own metrics history, as of now.
+    Live,
+    /// A past run as its journal holds it.
+    Past(&'a RunHistory),
+}
+
+/// Run `run` of the journal database `db` (default: the latest run that
+/// has a metrics history), read-only.
+pub fn load_history(db: &Path, run: Option<&str>) -> Result<RunHistory, HtmlError> {
+    if !db.is_file() {
+        return Err(HtmlError::NoJournal {
+            path: db.to_path_buf(),
+        });
+    }
+    let err = |source| HtmlError::Journal {
+        path: db.to_path_buf(),
+        source,
+    };
+    let conn = rusqlite::Connection::open_with_flags(
+        db,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(err)?;
+    let known = crate::ops::rows::runs_with_samples(&conn).map_err(err)?;
+    let id = match run {
+        Some(r) => r.to_string(),
+        None => match known.last() {
+            Some((id, _)) => id.clone(),
+            None => {
+                return Err(HtmlError::NoHistory {
+                    path: db.to_path_buf(),
+                });
+            }
+        },
+    };
+    match crate::ops::rows::load_run(&conn, &id).map_err(err)? {
+        Some(h) if !h.samples.is_empty() => Ok(h),
+        _ => Err(HtmlError::NoRun {
+            path: db.to_path_buf(),
+            run: id,
+            known: if known.is_empty() {
+                "none".into()
+            } else {
+                known
+                    .iter()
+                    .map(|(r, _)| r.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+        }),
+    }
 }
 
 /// `&`, `<`, `>`, `"` and `'` as entities: safe in text and in quoted
@@ -150,9 +230,17 @@ footer { color: var(--muted); font-size: 12px; }
 /// Renders the report of `read` as of now; falsified sequences are replayed
 /// until `deadline` (past it, calls are shown as printed).
 pub fn render(read: &CampaignRead, deadline: Instant) -> HtmlReport {
+    render_of(read, deadline, History::Live)
+}
+
+/// Renders the report with the run figures and charts of `history`.
+pub fn render_of(read: &CampaignRead, deadline: Instant, history: History<'_>) -> HtmlReport {
     let report = read.report();
     let coverage = read.coverage_report();
-    let samples = read.ops().history.with_now(read.sample_now());
+    let samples = match history {
+        History::Live => read.ops().history.with_now(read.sample_now()),
+        History::Past(p) => p.samples.clone(),
+    };
     let mut h = String::with_capacity(256 * 1024);
     let script_hash =
         base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(SCRIPT));
@@ -164,7 +252,7 @@ pub fn render(read: &CampaignRead, deadline: Instant) -> HtmlReport {
          <title>rudder: {}</title><style>{STYLE}</style></head><body>\n",
         escape(&report.contract)
     );
-    header(&mut h, read, &report);
+    header(&mut h, read, &report, history);
     h.push_str("<main>\n");
     let replayed = tests(&mut h, read, &report, deadline);
     charts(&mut h, &samples);
@@ -192,18 +280,28 @@ pub fn write(
     dir: &Path,
     deadline: Instant,
 ) -> Result<(PathBuf, HtmlReport), HtmlError> {
+    write_of(read, dir, deadline, History::Live)
+}
+
+/// [`write`] with the run figures and charts of `history`.
+pub fn write_of(
+    read: &CampaignRead,
+    dir: &Path,
+    deadline: Instant,
+    history: History<'_>,
+) -> Result<(PathBuf, HtmlReport), HtmlError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| HtmlError::Io { path, source }
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let report = render(read, deadline);
+    let report = render_of(read, deadline, history);
     let path = dir.join(FILE_NAME);
     persist::write_atomic(&path, report.html.as_bytes()).map_err(io(&path))?;
     Ok((path, report))
 }
 
-fn header(h: &mut String, read: &CampaignRead, r: &Report) {
+fn header(h: &mut String, read: &CampaignRead, r: &Report, history: History<'_>) {
     let target = read.target();
     let config = read.config();
     let c = &r.coverage;
@@ -244,24 +342,20 @@ fn header(h: &mut String, read: &CampaignRead, r: &Report) {
         "tests",
         format!("{} ({falsified} falsified)", r.tests.len()),
     );
-    item("seed", r.seed.to_string());
-    item("workers", r.workers.to_string());
-    item("calls", format!("{} ({:.0}/s)", r.calls, r.calls_per_sec));
-    item("duration", format!("{:.1} s", r.elapsed_secs));
+    let run = RunFigures::of(read, r, history);
+    item("seed", run.seed);
+    item("workers", run.workers);
     item(
-        "ended",
-        read.end_reason()
-            .map_or_else(|| "still running".to_string(), |e| e.as_str().to_string()),
+        "calls",
+        format!("{} ({:.0}/s)", run.calls, run.calls_per_sec),
     );
+    item("duration", format!("{:.1} s", run.secs));
+    item("ended", run.ended);
     item(
         "sequence length",
-        format!(
-            "{} calls, test limit {}",
-            config.seq_len,
-            limit(config.test_limit)
-        ),
+        format!("{} calls, test limit {}", run.seq_len, run.test_limit),
     );
-    item("shrink limit", config.shrink_limit.to_string());
+    item("shrink limit", run.shrink_limit);
     item(
         "corpus",
         format!("{} sequences, {} calls", r.corpus_sequences, r.corpus_calls),
@@ -274,8 +368,66 @@ fn header(h: &mut String, read: &CampaignRead, r: &Report) {
         "branches",
         format!("{}/{} ({}%)", c.branches_hit, c.branches, c.branch_percent),
     );
-    item("run", r.run_id.clone());
+    item("run", run.run_id);
     h.push_str("</dl></div></header>\n");
+}
+
+/// The header's figures of the run the report is of.
+struct RunFigures {
+    run_id: String,
+    seed: String,
+    workers: String,
+    calls: u64,
+    calls_per_sec: f64,
+    secs: f64,
+    ended: String,
+    seq_len: String,
+    test_limit: String,
+    shrink_limit: String,
+}
+
+impl RunFigures {
+    fn of(read: &CampaignRead, r: &Report, history: History<'_>) -> RunFigures {
+        let config = read.config();
+        let History::Past(p) = history else {
+            return RunFigures {
+                run_id: r.run_id.clone(),
+                seed: r.seed.to_string(),
+                workers: r.workers.to_string(),
+                calls: r.calls,
+                calls_per_sec: r.calls_per_sec,
+                secs: r.elapsed_secs,
+                ended: read
+                    .end_reason()
+                    .map_or_else(|| "still running".to_string(), |e| e.as_str().to_string()),
+                seq_len: config.seq_len.to_string(),
+                test_limit: limit(config.test_limit),
+                shrink_limit: config.shrink_limit.to_string(),
+            };
+        };
+        let last = p.samples.last().copied().unwrap_or_default();
+        let secs = last.t_ms.saturating_sub(p.started_ms) as f64 / 1000.0;
+        let unknown = || "unknown (not journaled)".to_string();
+        let s = p.settings.as_ref();
+        RunFigures {
+            run_id: format!("{} (from its journal)", p.run_id),
+            seed: s.map_or_else(unknown, |s| s.seed.to_string()),
+            workers: s.map_or_else(unknown, |s| s.workers.to_string()),
+            calls: last.calls,
+            calls_per_sec: if secs > 0.0 {
+                last.calls as f64 / secs
+            } else {
+                0.0
+            },
+            secs,
+            ended: p.ended.clone().unwrap_or_else(|| {
+                "no end recorded (still running, or the process was killed)".to_string()
+            }),
+            seq_len: s.map_or_else(unknown, |s| s.seq_len.to_string()),
+            test_limit: s.map_or_else(unknown, |s| limit(s.test_limit)),
+            shrink_limit: s.map_or_else(unknown, |s| s.shrink_limit.to_string()),
+        }
+    }
 }
 
 fn limit(n: u64) -> String {
@@ -479,7 +631,25 @@ fn delay(c: &CallView) -> String {
     }
 }
 
+/// Points a chart draws at most: a day's run journals 345,600 samples;
+/// evenly spaced ones (the first and last kept) draw the same lines in a
+/// page that opens at once. Calls/s between two kept samples is the mean
+/// rate over the samples between them.
+const MAX_CHART_POINTS: usize = 1_500;
+
+/// At most [`MAX_CHART_POINTS`] of `samples`, evenly spaced, the first and
+/// the last kept.
+fn thin(samples: &[Sample]) -> Vec<Sample> {
+    let n = samples.len();
+    if n <= MAX_CHART_POINTS {
+        return samples.to_vec();
+    }
+    let last = MAX_CHART_POINTS - 1;
+    (0..=last).map(|i| samples[i * (n - 1) / last]).collect()
+}
+
 fn charts(h: &mut String, samples: &[Sample]) {
+    let samples = &thin(samples)[..];
     h.push_str("<h2 id=\"charts\">Over time</h2><div class=\"charts\">\n");
     let t0 = samples.first().map_or(0, |s| s.t_ms);
     let points = |m: Metric| -> Vec<(f64, f64)> {
@@ -673,6 +843,26 @@ fn source_table(h: &mut String, file: usize, f: &FileCoverage, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_histories_are_thinned_evenly_keeping_both_ends() {
+        let samples: Vec<Sample> = (0..345_600u64)
+            .map(|i| Sample {
+                t_ms: i * 250,
+                calls: i * 1000,
+                ..Sample::default()
+            })
+            .collect();
+        let thinned = thin(&samples);
+        assert_eq!(thinned.len(), MAX_CHART_POINTS);
+        assert_eq!(thinned[0], samples[0]);
+        assert_eq!(thinned.last(), samples.last());
+        assert!(thinned.windows(2).all(|w| w[0].t_ms < w[1].t_ms));
+        // The rate between kept samples is the run's: 4,000 calls/s.
+        let rate = Metric::CallsPerSecond.value(&thinned[7], Some(&thinned[6]));
+        assert!((rate - 4_000.0).abs() < 1e-6, "{rate}");
+        assert_eq!(thin(&samples[..10]), &samples[..10]);
+    }
 
     #[test]
     fn escape_leaves_no_markup() {
