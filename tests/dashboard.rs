@@ -108,6 +108,11 @@ fn the_dashboard_shows_tests_coverage_and_the_falsified_sequence_and_q_ends_the_
     tmux.wait_for(&["PAUSED"], 10);
     tmux.run(&["send-keys", "-t", "dash", "p"]);
     tmux.wait_for(&["fuzzing"], 10);
+    // Enter opens the selected worker's pane, Enter again closes it.
+    tmux.run(&["send-keys", "-t", "dash", "Enter"]);
+    tmux.wait_for(&["Worker w0", "functions (most called)"], 10);
+    tmux.run(&["send-keys", "-t", "dash", "Enter"]);
+    tmux.wait_for(&["shrunk sequence"], 10);
     // `q`: the campaign stops and writes everything, the report follows.
     tmux.run(&["send-keys", "-t", "dash", "q"]);
     let pane = tmux.wait_for(&["EXIT="], 60);
@@ -372,6 +377,43 @@ async fn the_dashboard_model_reads_the_stores_the_tools_read_and_shows_what_the_
     ] {
         assert!(text.contains(needle), "{needle:?} in the frame:\n{text}");
     }
+
+    // Enter opens the selected worker's pane in place of the sequence; its
+    // counts are its own (they add up to its calls), and Enter closes it.
+    ui.key(KeyCode::Right, KeyModifiers::NONE, &model);
+    ui.key(KeyCode::Enter, KeyModifiers::NONE, &model);
+    assert!(ui.worker_pane);
+    let w = &model.workers[1];
+    let by_origin: u64 = w.detail.origins.iter().map(|o| o.1).sum();
+    assert!(by_origin > 0 && by_origin <= w.calls, "{:?}", w.detail);
+    let by_function: u64 = w.detail.functions.iter().map(|f| f.1).sum();
+    assert!(by_function > 0 && by_function <= w.calls, "{:?}", w.detail);
+    assert!(w.detail.sequences > 0);
+    terminal.draw(|f| draw(f, &model, &ui, Some(&seq))).unwrap();
+    let text = frame_text(terminal.backend().buffer());
+    for needle in [
+        "Worker w1",
+        "sequences ",
+        "fresh",
+        "mutated",
+        "functions (most called)",
+        &w.detail.functions[0].0,
+        "its newest events",
+        "checks ",
+    ] {
+        assert!(
+            text.contains(needle),
+            "{needle:?} in the worker pane:\n{text}"
+        );
+    }
+    let sequence_shown = "breaks echidna_stage_below_two";
+    assert!(
+        !text.contains(sequence_shown),
+        "the pane replaces the sequence"
+    );
+    ui.key(KeyCode::Enter, KeyModifiers::NONE, &model);
+    terminal.draw(|f| draw(f, &model, &ui, Some(&seq))).unwrap();
+    assert!(frame_text(terminal.backend().buffer()).contains(sequence_shown));
     c.stop();
     c.wait();
 }

@@ -6,6 +6,11 @@
 //! (injections, priorities, specs, read from the command log as it is
 //! written).
 //!
+//! Enter (or `w`) opens the selected worker's own pane in place of the
+//! sequence: its counts, what each kind of sequence it ran (fresh,
+//! mutating, injected, replayed) cost and found, its checks, the functions it
+//! calls most, and its own newest events.
+//!
 //! Everything is read through [`CampaignRead`], the stores the tools read.
 //! The model ([`Model`]) is built apart from drawing ([`draw`]), so tests
 //! render it into a buffer; [`run`] drives it on the terminal.
@@ -37,6 +42,8 @@ pub const REFRESH: Duration = Duration::from_millis(250);
 pub const REPORT_REFRESH: Duration = Duration::from_secs(1);
 /// Events of the EventLog formatted per frame beyond the scroll position.
 const EVENTS: usize = 40;
+/// Functions and events a worker's pane lists at most.
+const WORKER_TOP: usize = 6;
 /// Agent commands shown at most (the tail of the command log).
 const COMMANDS: usize = 50;
 /// Bytes of the command log's tail read for them.
@@ -53,6 +60,29 @@ pub struct WorkerRow {
     pub done: u32,
     pub planned: u32,
     pub last_function: Option<String>,
+    /// What the worker's own pane shows.
+    pub detail: WorkerDetail,
+}
+
+/// One worker's pane: its counts, per kind of sequence and per function.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WorkerDetail {
+    pub sequences: u64,
+    pub injections: u64,
+    /// New coverage points of the running sequence so far.
+    pub sequence_points: u32,
+    /// When the worker last found coverage new to the campaign (Unix ms;
+    /// 0: never).
+    pub last_new_ms: u64,
+    /// Per kind of sequence (fresh, mutating, injected, replayed): calls,
+    /// reverted calls, new coverage points.
+    pub origins: Vec<(&'static str, u64, u64, u64)>,
+    pub checks_run: u64,
+    pub checks_skipped: u64,
+    /// The functions it called most: name, calls, reverts, new points.
+    pub functions: Vec<(String, u64, u64, u64)>,
+    /// Its newest events, newest first.
+    pub events: Vec<String>,
 }
 
 /// Everything one frame shows.
@@ -82,6 +112,8 @@ pub struct Ui {
     /// one is shown).
     pub test_chosen: bool,
     pub worker: usize,
+    /// Whether the selected worker's pane is open (Enter or `w`).
+    pub worker_pane: bool,
     pub paused: bool,
     pub events_scroll: u16,
     /// Per worker: (calls, when) at the previous frame, for calls/s.
@@ -121,6 +153,7 @@ impl Ui {
             KeyCode::Left | KeyCode::Char('h') => {
                 self.worker = (self.worker + workers - 1) % workers
             }
+            KeyCode::Enter | KeyCode::Char('w') => self.worker_pane = !self.worker_pane,
             KeyCode::Char('p') | KeyCode::Char(' ') => self.paused = !self.paused,
             KeyCode::PageDown => self.events_scroll = self.events_scroll.saturating_add(5),
             KeyCode::PageUp => self.events_scroll = self.events_scroll.saturating_sub(5),
@@ -154,10 +187,13 @@ impl Ui {
             self.last = vec![(0, read.started()); rows.len()];
         }
         let callable = read.callable();
+        let render = read.renderer();
+        let ring = read.events().view();
         let workers = rows
             .iter()
             .zip(self.last.iter_mut())
-            .map(|(w, last)| {
+            .enumerate()
+            .map(|(i, (w, last))| {
                 let calls = w.calls.load(Ordering::Relaxed);
                 let secs = now.duration_since(last.1).as_secs_f64().max(1e-3);
                 let cps = calls.saturating_sub(last.0) as f64 / secs;
@@ -168,13 +204,7 @@ impl Ui {
                 } else if w.shrinking.load(Ordering::Relaxed) {
                     "shrinking"
                 } else {
-                    match pos.source {
-                        None => "starting",
-                        Some(Origin::Random) => "fresh",
-                        Some(Origin::Mutation) => "mutating",
-                        Some(Origin::Injected) => "injected",
-                        Some(Origin::Replayed) => "replaying",
-                    }
+                    pos.source.map_or("starting", |o| kind_of(o).1)
                 };
                 WorkerRow {
                     calls,
@@ -186,6 +216,7 @@ impl Ui {
                         .last_function
                         .and_then(|k| callable.get(k))
                         .map(|c| c.function.name.clone()),
+                    detail: worker_detail(w, i as u32, callable, &ring, render),
                 }
             })
             .collect();
@@ -197,10 +228,7 @@ impl Ui {
         {
             self.test = i;
         }
-        let render = read.renderer();
-        let events = read
-            .events()
-            .view()
+        let events = ring
             .iter()
             .filter(|e| e.kind() != EventKind::TransactionExecuted)
             .take(self.events_scroll as usize + EVENTS)
@@ -323,6 +351,80 @@ fn recent_rate(samples: &[Sample]) -> f64 {
     Metric::CallsPerSecond.value(last, Some(first))
 }
 
+/// A kind of sequence as the dashboard names it: (kind, a worker running
+/// one is ...).
+fn kind_of(o: Origin) -> (&'static str, &'static str) {
+    match o {
+        Origin::Random => ("fresh", "fresh"),
+        Origin::Mutation => ("mutated", "mutating"),
+        Origin::Injected => ("injected", "injected"),
+        Origin::Replayed => ("replayed", "replaying"),
+    }
+}
+
+/// Worker `id`'s pane from its stats row and the EventLog's `ring`.
+fn worker_detail(
+    w: &crate::campaign::WorkerStats,
+    id: u32,
+    callable: &[crate::campaign::generate::Callable],
+    ring: &rudder_lockfree::Snapshot<crate::eventlog::Event>,
+    render: &crate::campaign::Renderer,
+) -> WorkerDetail {
+    let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+    let origins = Origin::ALL
+        .iter()
+        .map(|o| {
+            let k = o.index();
+            (
+                kind_of(*o).0,
+                load(&w.origin_calls[k]),
+                load(&w.origin_reverts[k]),
+                load(&w.origin_points[k]),
+            )
+        })
+        .collect();
+    let mut functions: Vec<(String, u64, u64, u64)> = w
+        .functions
+        .iter()
+        .zip(callable)
+        .map(|(f, c)| {
+            (
+                c.function.name.clone(),
+                load(&f.calls),
+                load(&f.reverts),
+                load(&f.new_points),
+            )
+        })
+        .filter(|f| f.1 > 0)
+        .collect();
+    functions.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    functions.truncate(WORKER_TOP);
+    let events = ring
+        .iter()
+        .filter(|e| e.worker.0 == id && e.kind() != EventKind::TransactionExecuted)
+        .take(WORKER_TOP)
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                clock(e.timestamp_ms),
+                e.kind().as_str(),
+                compact(&render.data(e))
+            )
+        })
+        .collect();
+    WorkerDetail {
+        sequences: load(&w.sequences),
+        injections: load(&w.injections),
+        sequence_points: w.position.points.load(Ordering::Relaxed),
+        last_new_ms: load(&w.last_new_ms),
+        origins,
+        checks_run: load(&w.checks_run),
+        checks_skipped: load(&w.checks_skipped),
+        functions,
+        events,
+    }
+}
+
 fn clock(ms: u64) -> String {
     let s = crate::campaign::rfc3339(ms);
     s.get(11..19).unwrap_or(&s).to_string()
@@ -408,7 +510,11 @@ pub fn draw(f: &mut Frame, model: &Model, ui: &Ui, sequence: Option<&SequenceVie
     test_table(f, tests, model, ui);
     let [seq, events] =
         Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(bottom);
-    sequence_panel(f, seq, model, ui, sequence);
+    if ui.worker_pane {
+        worker_pane(f, seq, model, ui);
+    } else {
+        sequence_panel(f, seq, model, ui, sequence);
+    }
     let lines: Vec<Line> = model.events.iter().map(|e| Line::raw(e.as_str())).collect();
     f.render_widget(
         Paragraph::new(lines)
@@ -425,6 +531,12 @@ pub fn draw(f: &mut Frame, model: &Model, ui: &Ui, sequence: Option<&SequenceVie
             " test  ".into(),
             " ←→ ".reversed(),
             " worker  ".into(),
+            " ⏎ ".reversed(),
+            if ui.worker_pane {
+                " sequence  ".into()
+            } else {
+                " worker pane  ".into()
+            },
             " p ".reversed(),
             if ui.paused {
                 " resume view".into()
@@ -669,6 +781,100 @@ fn sequence_panel(f: &mut Frame, area: Rect, m: &Model, ui: &Ui, seq: Option<&Se
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .block(Block::bordered().title(title)),
+        area,
+    );
+}
+
+/// The selected worker's pane (in place of the sequence).
+fn worker_pane(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
+    let Some(w) = m.workers.get(ui.worker) else {
+        return;
+    };
+    let d = &w.detail;
+    let now = crate::eventlog::now_ms();
+    let pct = |part: u64, whole: u64| {
+        if whole == 0 {
+            0.0
+        } else {
+            100.0 * part as f64 / whole as f64
+        }
+    };
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(format!("{} ", w.doing), Style::new().bold()),
+            format!(
+                "· call {}/{} of its sequence, {} new points in it · ",
+                w.done, w.planned, d.sequence_points
+            )
+            .into(),
+            if d.last_new_ms == 0 {
+                "no new coverage yet".dim()
+            } else {
+                format!(
+                    "new coverage {:.0} s ago",
+                    now.saturating_sub(d.last_new_ms) as f64 / 1000.0
+                )
+                .into()
+            },
+        ]),
+        Line::from(vec![
+            "calls ".dim(),
+            grouped(w.calls).bold(),
+            format!(" ({:.0}/s)   ", w.calls_per_sec).into(),
+            "sequences ".dim(),
+            grouped(d.sequences).bold(),
+            "   injections ".dim(),
+            grouped(d.injections).bold(),
+            "   checks ".dim(),
+            format!(
+                "{} run, {} skipped ({:.0}%)",
+                grouped(d.checks_run),
+                grouped(d.checks_skipped),
+                pct(d.checks_skipped, d.checks_run + d.checks_skipped)
+            )
+            .into(),
+        ]),
+        Line::raw(format!(
+            "{:<10} {:>12} {:>8} {:>11}",
+            "sequences", "calls", "reverts", "new points"
+        ))
+        .dim(),
+    ];
+    for (name, calls, reverts, points) in &d.origins {
+        lines.push(Line::raw(format!(
+            "{name:<10} {:>12} {:>7.0}% {:>11}",
+            grouped(*calls),
+            pct(*reverts, *calls),
+            grouped(*points)
+        )));
+    }
+    lines.push(
+        Line::raw(format!(
+            "{:<24} {:>10} {:>8} {:>11}",
+            "functions (most called)", "calls", "reverts", "new points"
+        ))
+        .dim(),
+    );
+    for (name, calls, reverts, points) in &d.functions {
+        lines.push(Line::raw(format!(
+            "{:<24} {:>10} {:>7.0}% {:>11}",
+            short(name),
+            grouped(*calls),
+            pct(*reverts, *calls),
+            grouped(*points)
+        )));
+    }
+    lines.push(Line::raw("its newest events").dim());
+    if d.events.is_empty() {
+        lines.push(Line::raw("none in the EventLog's window").dim());
+    }
+    for e in &d.events {
+        lines.push(Line::raw(e.as_str()));
+    }
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::bordered().title(format!(" Worker w{} (⏎ back to the sequence) ", ui.worker)),
+        ),
         area,
     );
 }
