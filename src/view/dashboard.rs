@@ -785,6 +785,35 @@ fn sequence_panel(f: &mut Frame, area: Rect, m: &Model, ui: &Ui, seq: Option<&Se
     );
 }
 
+/// `part` as a percentage of `whole` (0 of nothing).
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// Rows of (name, calls, reverts, new points) under a header naming them.
+fn counts_table<S: AsRef<str>>(lines: &mut Vec<Line>, title: &str, rows: &[(S, u64, u64, u64)]) {
+    lines.push(
+        Line::raw(format!(
+            "{title:<24} {:>10} {:>8} {:>11}",
+            "calls", "reverts", "new points"
+        ))
+        .dim(),
+    );
+    for (name, calls, reverts, points) in rows {
+        lines.push(Line::raw(format!(
+            "{:<24} {:>10} {:>7.0}% {:>11}",
+            short(name.as_ref()),
+            grouped(*calls),
+            pct(*reverts, *calls),
+            grouped(*points)
+        )));
+    }
+}
+
 /// The selected worker's pane (in place of the sequence).
 fn worker_pane(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
     let Some(w) = m.workers.get(ui.worker) else {
@@ -792,13 +821,6 @@ fn worker_pane(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
     };
     let d = &w.detail;
     let now = crate::eventlog::now_ms();
-    let pct = |part: u64, whole: u64| {
-        if whole == 0 {
-            0.0
-        } else {
-            100.0 * part as f64 / whole as f64
-        }
-    };
     let mut lines = vec![
         Line::from(vec![
             Span::styled(format!("{} ", w.doing), Style::new().bold()),
@@ -834,36 +856,9 @@ fn worker_pane(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
             )
             .into(),
         ]),
-        Line::raw(format!(
-            "{:<10} {:>12} {:>8} {:>11}",
-            "sequences", "calls", "reverts", "new points"
-        ))
-        .dim(),
     ];
-    for (name, calls, reverts, points) in &d.origins {
-        lines.push(Line::raw(format!(
-            "{name:<10} {:>12} {:>7.0}% {:>11}",
-            grouped(*calls),
-            pct(*reverts, *calls),
-            grouped(*points)
-        )));
-    }
-    lines.push(
-        Line::raw(format!(
-            "{:<24} {:>10} {:>8} {:>11}",
-            "functions (most called)", "calls", "reverts", "new points"
-        ))
-        .dim(),
-    );
-    for (name, calls, reverts, points) in &d.functions {
-        lines.push(Line::raw(format!(
-            "{:<24} {:>10} {:>7.0}% {:>11}",
-            short(name),
-            grouped(*calls),
-            pct(*reverts, *calls),
-            grouped(*points)
-        )));
-    }
+    counts_table(&mut lines, "sequences", &d.origins);
+    counts_table(&mut lines, "functions (most called)", &d.functions);
     lines.push(Line::raw("its newest events").dim());
     if d.events.is_empty() {
         lines.push(Line::raw("none in the EventLog's window").dim());
