@@ -182,14 +182,18 @@ fn main() {
         // A full history: 16,384 samples (68 minutes at 4 a second before
         // the resolution halves).
         let samples: Vec<Sample> = (0..rudder::ops::MAX_SAMPLES as u64)
-            .map(|i| Sample {
-                t_ms: i * 250,
-                calls: i * 9_000,
-                sequences: i * 90,
-                points: 100 + i / 7,
-                corpus: i / 50,
-                open: 1,
-                falsified: 0,
+            .map(|i| {
+                Sample {
+                    t_ms: i * 250,
+                    calls: i * 9_000,
+                    sequences: i * 90,
+                    points: 100 + i / 7,
+                    corpus: i / 50,
+                    open: 1,
+                    falsified: 0,
+                    ..Sample::default()
+                }
+                .with_campaign(0, 0)
             })
             .collect();
         for (width, label) in [(1_000, "1s"), (3_600_000, "1h")] {

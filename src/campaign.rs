@@ -331,6 +331,11 @@ impl Campaign {
                     .into(),
             );
         }
+        if config.keep_hunting && config.shared.is_none() {
+            project_warnings.push(
+                "keepHunting has no effect: the campaign is not shared (`shared`, --shared)".into(),
+            );
+        }
         let out_dir = out_dir.unwrap_or_else(|| PathBuf::from("rudder-out").join(&contract.name));
         let corpus_dir = config
             .corpus_dir

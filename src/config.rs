@@ -268,6 +268,14 @@ pub struct Config {
     pub node_id: Option<String>,
     /// How often the node syncs with the shared store (`sharedSyncMs`).
     pub shared_sync_ms: u64,
+    /// Whether this node keeps hunting a test another node of the shared
+    /// campaign falsified (`keepHunting`; default false: it takes the other
+    /// node's reproducer, replayed here, and stops checking the test). When
+    /// set, the other node's finding is noted (`status.shared.hunting`) and
+    /// the test stays open here, so this node may find its own
+    /// counterexample — another bug behind the same property, or a shorter
+    /// sequence.
+    pub keep_hunting: bool,
 }
 
 /// The most workers a campaign accepts (more are refused; more than the
@@ -290,6 +298,7 @@ pub fn flag_of(key: &str) -> String {
         "shared" => "--shared".into(),
         "nodeId" => "--node-id".into(),
         "sharedSyncMs" => "--shared-sync-ms".into(),
+        "keepHunting" => "--keep-hunting".into(),
         other => format!("config key `{other}`"),
     }
 }
@@ -346,6 +355,7 @@ impl Default for Config {
             shared: None,
             node_id: None,
             shared_sync_ms: crate::shared::DEFAULT_SYNC_MS,
+            keep_hunting: false,
         }
     }
 }
@@ -414,6 +424,7 @@ const KNOWN: &[&str] = &[
     "shared",
     "nodeId",
     "sharedSyncMs",
+    "keepHunting",
 ];
 
 /// Whether property, optimization and spec checks are skipped while
@@ -778,6 +789,7 @@ impl Config {
                 "shared" => c.shared = Some(as_string(key, v)?),
                 "nodeId" => c.node_id = Some(as_string(key, v)?),
                 "sharedSyncMs" => c.shared_sync_ms = as_u64(key, v)?,
+                "keepHunting" => c.keep_hunting = as_bool(key, v)?,
                 "checkCache" => {
                     // YAML reads a bare `on`/`off` as a string here (1.2).
                     let s = match v {

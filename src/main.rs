@@ -183,6 +183,10 @@ struct FuzzArgs {
     /// How often the node syncs with the shared store, in milliseconds.
     #[arg(long, value_name = "MS")]
     shared_sync_ms: Option<u64>,
+    /// Keep hunting a test another node of the shared campaign falsified
+    /// (default: take its reproducer and stop checking the test).
+    #[arg(long)]
+    keep_hunting: bool,
     /// The MCP tool families to serve, comma-separated: campaign, events,
     /// traces, graph, ops, or all.
     #[arg(long, default_value = "all", value_parser = parse_families)]
@@ -275,6 +279,9 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     }
     if let Some(ms) = a.shared_sync_ms {
         config.shared_sync_ms = ms;
+    }
+    if a.keep_hunting {
+        config.keep_hunting = true;
     }
     if a.no_journal {
         config.journal = false;

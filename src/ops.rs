@@ -27,6 +27,25 @@ pub struct Sample {
     pub corpus: u64,
     pub open: u64,
     pub falsified: u64,
+    /// Calls over the whole campaign: every node's in a shared campaign
+    /// (the others' from their last heartbeats, this node's now), else
+    /// this process's.
+    pub campaign_calls: u64,
+    /// Coverage points of the whole campaign: every node's bitmap merged by
+    /// OR in a shared campaign (as of the last sync, never below this
+    /// node's own), else this process's.
+    pub campaign_points: u64,
+}
+
+impl Sample {
+    /// The sample with its campaign totals: `others` calls made by the
+    /// other nodes of a shared campaign, `points` covered by all of them
+    /// (both 0 when the campaign is not shared).
+    pub fn with_campaign(mut self, others: u64, points: u64) -> Sample {
+        self.campaign_calls = self.calls + others;
+        self.campaign_points = self.points.max(points);
+        self
+    }
 }
 
 /// What a run was asked to do, kept in the journal beside its samples (a
@@ -52,10 +71,15 @@ pub enum Metric {
     OpenProperties,
     Falsified,
     Sequences,
+    /// Over every node of a shared campaign (this process's alone when not
+    /// shared).
+    CampaignCalls,
+    CampaignCallsPerSecond,
+    CampaignCoveragePoints,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 7] = [
+    pub const ALL: [Metric; 10] = [
         Metric::Calls,
         Metric::CallsPerSecond,
         Metric::CoveragePoints,
@@ -63,6 +87,9 @@ impl Metric {
         Metric::OpenProperties,
         Metric::Falsified,
         Metric::Sequences,
+        Metric::CampaignCalls,
+        Metric::CampaignCallsPerSecond,
+        Metric::CampaignCoveragePoints,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -74,6 +101,9 @@ impl Metric {
             Metric::OpenProperties => "open_properties",
             Metric::Falsified => "falsified",
             Metric::Sequences => "sequences",
+            Metric::CampaignCalls => "campaign_calls",
+            Metric::CampaignCallsPerSecond => "campaign_calls_per_s",
+            Metric::CampaignCoveragePoints => "campaign_coverage_points",
         }
     }
 
@@ -91,18 +121,26 @@ impl Metric {
     pub fn value(self, s: &Sample, prev: Option<&Sample>) -> f64 {
         match self {
             Metric::Calls => s.calls as f64,
-            Metric::CallsPerSecond => match prev {
-                Some(p) if s.t_ms > p.t_ms => {
-                    (s.calls.saturating_sub(p.calls)) as f64 * 1000.0 / (s.t_ms - p.t_ms) as f64
-                }
-                _ => 0.0,
-            },
+            Metric::CallsPerSecond => rate(s, prev, |s| s.calls),
+            Metric::CampaignCallsPerSecond => rate(s, prev, |s| s.campaign_calls),
+            Metric::CampaignCalls => s.campaign_calls as f64,
+            Metric::CampaignCoveragePoints => s.campaign_points as f64,
             Metric::CoveragePoints => s.points as f64,
             Metric::CorpusSize => s.corpus as f64,
             Metric::OpenProperties => s.open as f64,
             Metric::Falsified => s.falsified as f64,
             Metric::Sequences => s.sequences as f64,
         }
+    }
+}
+
+/// The rate of counter `of` between `prev` and `s`, per second.
+fn rate(s: &Sample, prev: Option<&Sample>, of: impl Fn(&Sample) -> u64) -> f64 {
+    match prev {
+        Some(p) if s.t_ms > p.t_ms => {
+            of(s).saturating_sub(of(p)) as f64 * 1000.0 / (s.t_ms - p.t_ms) as f64
+        }
+        _ => 0.0,
     }
 }
 
@@ -349,6 +387,29 @@ mod tests {
             points,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn campaign_metrics_count_every_node_and_are_this_process_alone_otherwise() {
+        let alone = s(1000, 500, 7).with_campaign(0, 0);
+        assert_eq!((alone.campaign_calls, alone.campaign_points), (500, 7));
+        // Two other nodes made 1,200 calls; all nodes together cover 9
+        // points; a merged bitmap older than this node's coverage never
+        // lowers it.
+        let before = s(1000, 500, 7).with_campaign(1_200, 9);
+        let after = s(2000, 900, 12).with_campaign(2_000, 9);
+        assert_eq!(Metric::CampaignCalls.value(&before, None), 1_700.0);
+        assert_eq!(Metric::CampaignCoveragePoints.value(&after, None), 12.0);
+        assert_eq!(
+            Metric::CampaignCallsPerSecond.value(&after, Some(&before)),
+            1_200.0
+        );
+        assert_eq!(Metric::CallsPerSecond.value(&after, Some(&before)), 400.0);
+        assert!(
+            Metric::ALL
+                .iter()
+                .all(|m| Metric::parse(m.as_str()) == Some(*m))
+        );
     }
 
     #[test]

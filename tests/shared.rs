@@ -127,6 +127,83 @@ fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
     c.wait();
 }
 
+/// With `keepHunting` a node that learns another node's finding replays it
+/// (it fails here too), notes it in `status.shared.hunting` and keeps the
+/// test open; without it the test is closed with the other node's
+/// reproducer (the test above).
+#[test]
+fn a_node_that_keeps_hunting_notes_another_nodes_finding_and_keeps_the_test_open() {
+    let store = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", store.path().display());
+    let (a_dir, b_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = start("Sequence", config(&url, "a", 1, 30_000), a_dir.path())
+        .unwrap()
+        .wait();
+    assert_eq!(found_by(&a, "echidna_not_closed"), Some("worker"));
+    let a_calls = a
+        .tests
+        .iter()
+        .find(|t| t.name == "echidna_not_closed")
+        .unwrap()
+        .sequence
+        .len() as u64;
+
+    let mut hunter = config(&url, "b", 2, 1);
+    hunter.keep_hunting = true;
+    let b = start("Sequence", hunter, b_dir.path()).unwrap();
+    let read = b.control().read();
+    let report = b.wait();
+    let test = report
+        .tests
+        .iter()
+        .find(|t| t.name == "echidna_not_closed")
+        .unwrap();
+    assert!(!test.status.is_falsified(), "still open here: {test:?}");
+    assert_eq!(found_by(&report, "echidna_not_closed"), None);
+    let s = read.shared().unwrap();
+    // The ops family's campaign metrics count node a's calls too.
+    let now = read.sample_now();
+    assert!(
+        now.campaign_calls >= a.calls + now.calls && now.calls > 0,
+        "{now:?} with a's {} calls",
+        a.calls
+    );
+    assert!(now.campaign_points >= now.points, "{now:?}");
+    // A's original and shrunk reproducers are both in the store: both are
+    // replayed here, and the shortest is the one noted.
+    assert!(s.learned_findings >= 1, "{s:?}");
+    assert_eq!(s.hunting.len(), 1, "{s:?}");
+    let h = &s.hunting[0];
+    assert_eq!(
+        (h.test.as_str(), h.node.as_str(), h.calls),
+        ("echidna_not_closed", "a", a_calls)
+    );
+
+    // Without a shared campaign the key does nothing, and says so.
+    let mut alone = Config {
+        workers: Some(1),
+        test_limit: 1,
+        keep_hunting: true,
+        ..Config::default()
+    };
+    alone.seed = Some(1);
+    let c_dir = tempfile::tempdir().unwrap();
+    let c = Campaign::new(
+        Path::new("contracts/out/Sequence.json"),
+        None,
+        alone,
+        Some(c_dir.path().to_path_buf()),
+    )
+    .unwrap();
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("keepHunting has no effect")),
+        "{:?}",
+        c.warnings
+    );
+}
+
 #[test]
 fn an_injection_given_to_one_node_runs_on_every_node() {
     let store = tempfile::tempdir().unwrap();

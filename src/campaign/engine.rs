@@ -250,6 +250,12 @@ impl Engine {
 
     /// The campaign's metrics now.
     pub fn sample_now(&self) -> crate::ops::Sample {
+        // The other nodes' calls from their last heartbeats, and the
+        // coverage of every node merged by OR, as of the last sync.
+        let (others, points) = self.shared_status().map_or((0, 0), |s| {
+            let others = s.nodes.iter().filter(|n| !n.this).map(|n| n.calls).sum();
+            (others, s.campaign_points)
+        });
         let open = self
             .tests
             .cases()
@@ -268,7 +274,10 @@ impl Engine {
             corpus: self.corpus.len() as u64,
             open,
             falsified: self.tests.falsified_count() as u64,
+            campaign_calls: 0,
+            campaign_points: 0,
         }
+        .with_campaign(others, points)
     }
 
     /// Adds a spec parsed from `src` (checked by every worker from their

@@ -60,6 +60,19 @@ pub struct NodeStatus {
     pub pending: u64,
 }
 
+/// A test another node falsified that this node keeps hunting
+/// (`keepHunting`).
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HuntingStatus {
+    /// The test's name.
+    pub test: String,
+    /// The node whose reproducer is the shortest seen.
+    pub node: String,
+    /// Its length in calls (shrunk when the node had shrunk it).
+    pub calls: u64,
+}
+
 /// The shared campaign as this node last saw it.
 #[derive(Clone, Debug, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -87,6 +100,11 @@ pub struct SharedStatus {
     pub pulled_entries: u64,
     /// Falsified tests learned from other nodes (replayed here, still failing).
     pub learned_findings: u64,
+    /// Tests other nodes falsified that this node keeps hunting
+    /// (`keepHunting`): their reproducers failed here too, and the tests stay
+    /// open here until this node finds its own counterexample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hunting: Vec<HuntingStatus>,
     /// Optimization values learned from other nodes (replayed here, reached).
     pub learned_optima: u64,
     /// Injections other nodes were given, run here.
@@ -550,12 +568,12 @@ impl Engine {
     }
 
     /// Takes another node's reproducer: replayed here, it must still fail;
-    /// it then closes the open test, or replaces this node's counterexample
-    /// when shorter (ties: the smaller hash). Returns whether it changed
-    /// anything.
-    fn adopt_finding(&self, stored: &StoredReproducer, from: &str) -> Result<bool, String> {
+    /// it then closes the open test (with `keepHunting`, the test stays
+    /// open and the finding is only noted), or replaces this node's
+    /// counterexample when shorter (ties: the smaller hash).
+    fn adopt_finding(&self, stored: &StoredReproducer, from: &str) -> Result<Adoption, String> {
         let Some(case) = self.tests.cases().find(|c| c.name == stored.test) else {
-            return Ok(false); // a spec this node does not have (yet)
+            return Ok(Adoption::No); // a spec this node does not have (yet)
         };
         let abis = self.target.abis();
         let load = |v: &[StoredTx]| -> Result<Vec<Tx>, String> {
@@ -573,10 +591,10 @@ impl Engine {
             Some(cur) => {
                 let mine = (cur.sequence().len(), tx_sha(cur.sequence()));
                 if !cur.shrink_done || (seq.len(), tx_sha(seq)) >= mine {
-                    return Ok(false);
+                    return Ok(Adoption::No);
                 }
             }
-            None if !self.tests.is_open(case.id) => return Ok(false),
+            None if !self.tests.is_open(case.id) => return Ok(Adoption::No),
             None => {}
         }
         let hit = {
@@ -589,9 +607,17 @@ impl Engine {
                 "node {from}'s reproducer of {} does not fail here; not taken",
                 case.name
             );
-            return Ok(false);
+            return Ok(Adoption::No);
         };
         match current {
+            None if self.config.keep_hunting => {
+                tracing::info!(
+                    "test {} falsified by node {from} in {} calls; still hunting it here (keepHunting)",
+                    case.name,
+                    seq.len()
+                );
+                return Ok(Adoption::Hunting(seq.len() as u64));
+            }
             None => {
                 tracing::info!("test {} falsified by node {from}", case.name);
                 self.settle_falsified(
@@ -613,8 +639,19 @@ impl Engine {
                 self.persist_reproducer(case.id);
             }
         }
-        Ok(true)
+        Ok(Adoption::Taken)
     }
+}
+
+/// What a node did with another node's finding.
+enum Adoption {
+    /// Nothing: not better, not failing here, or a test it does not have.
+    No,
+    /// It closed the test, or replaced a longer counterexample.
+    Taken,
+    /// It noted it (`keepHunting`) and keeps the test open: a reproducer
+    /// of this many calls.
+    Hunting(u64),
 }
 
 impl Node {
@@ -1079,13 +1116,24 @@ impl Node {
                 Err(e) => tracing::warn!("spec {name:?} of node {from} not added: {e}"),
             }
         }
-        self.counters.learned_findings += take_each(
+        let hunting = &mut self.counters.hunting;
+        let learned = take_each(
             &self.bucket,
             batch.findings,
             &mut self.state.findings,
             ("finding", from),
-            |r: &StoredReproducer| engine.adopt_finding(r, from),
+            |r: &StoredReproducer| {
+                Ok(match engine.adopt_finding(r, from)? {
+                    Adoption::No => false,
+                    Adoption::Taken => true,
+                    Adoption::Hunting(calls) => {
+                        note_hunting(hunting, &r.test, from, calls);
+                        true
+                    }
+                })
+            },
         );
+        self.counters.learned_findings += learned;
         self.counters.learned_optima += take_each(
             &self.bucket,
             batch.optima,
@@ -1209,6 +1257,14 @@ impl Node {
                 pending: h.pending,
             })
             .collect();
+        // A test this node has since falsified itself is hunted no more.
+        self.counters.hunting.retain(|h| {
+            engine
+                .tests
+                .cases()
+                .find(|c| c.name == h.test)
+                .is_some_and(|c| engine.tests.is_open(c.id))
+        });
         let mut s = self.counters.clone();
         s.url = self.link.url.clone();
         s.node = self.node.to_string();
@@ -1223,6 +1279,23 @@ impl Node {
             .sum();
         s.nodes = nodes;
         self.link.status.store(Arc::new(s));
+    }
+}
+
+/// Notes that node `from` falsified `test` in `calls` calls, keeping the
+/// shortest per test (ties: the first seen).
+fn note_hunting(hunting: &mut Vec<HuntingStatus>, test: &str, from: &str, calls: u64) {
+    match hunting.iter_mut().find(|h| h.test == test) {
+        Some(h) if calls < h.calls => {
+            h.node = from.to_string();
+            h.calls = calls;
+        }
+        Some(_) => {}
+        None => hunting.push(HuntingStatus {
+            test: test.to_string(),
+            node: from.to_string(),
+            calls,
+        }),
     }
 }
 

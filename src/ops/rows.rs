@@ -32,6 +32,8 @@ CREATE TABLE IF NOT EXISTS metric_samples (
   corpus INTEGER NOT NULL,
   open INTEGER NOT NULL,
   falsified INTEGER NOT NULL,
+  campaign_calls INTEGER NOT NULL,
+  campaign_points INTEGER NOT NULL,
   ended TEXT
 );
 CREATE INDEX IF NOT EXISTS metric_samples_run ON metric_samples(run_id, ts_ms);
@@ -118,8 +120,9 @@ impl crate::journal::FamilyRows for SampleRow {
     fn insert(&self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
         let s = &self.sample;
         tx.prepare_cached(
-            "INSERT INTO metric_samples (run_id, ts_ms, calls, sequences, points, corpus, open, falsified, ended)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO metric_samples (run_id, ts_ms, calls, sequences, points, corpus, open, falsified,
+               campaign_calls, campaign_points, ended)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?
         .execute(params![
             self.run_id,
@@ -130,6 +133,8 @@ impl crate::journal::FamilyRows for SampleRow {
             s.corpus as i64,
             s.open as i64,
             s.falsified as i64,
+            s.campaign_calls as i64,
+            s.campaign_points as i64,
             self.ended
         ])?;
         Ok(())
@@ -191,7 +196,8 @@ pub fn load_run(conn: &Connection, run_id: &str) -> rusqlite::Result<Option<RunH
         .optional()?
         .and_then(|s| serde_json::from_str(&s).ok());
     let mut stmt = conn.prepare(
-        "SELECT ts_ms, calls, sequences, points, corpus, open, falsified, ended
+        "SELECT ts_ms, calls, sequences, points, corpus, open, falsified, campaign_calls,
+           campaign_points, ended
          FROM metric_samples WHERE run_id = ?1 ORDER BY ts_ms, rowid",
     )?;
     let mut samples = Vec::new();
@@ -207,8 +213,10 @@ pub fn load_run(conn: &Connection, run_id: &str) -> rusqlite::Result<Option<RunH
             corpus: n(4)?,
             open: n(5)?,
             falsified: n(6)?,
+            campaign_calls: n(7)?,
+            campaign_points: n(8)?,
         });
-        if let Some(e) = r.get::<_, Option<String>>(7)? {
+        if let Some(e) = r.get::<_, Option<String>>(9)? {
             ended = Some(e);
         }
     }

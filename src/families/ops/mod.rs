@@ -249,7 +249,7 @@ impl Family for OpsTools {
         vec![
             ToolDef::method::<PriceParams, PriceAnswer, _>(
                 "get_current_price",
-                "The latest value of a campaign metric (symbol: calls, calls_per_s, coverage_points, corpus_size, open_properties, falsified, sequences), its change over the last hour and day, and calls in the last day as volume. Cached 5 s (force_refresh bypasses).",
+                "The latest value of a campaign metric (symbol: calls, calls_per_s, coverage_points, corpus_size, open_properties, falsified, sequences; campaign_calls, campaign_calls_per_s, campaign_coverage_points over every node of a shared campaign), its change over the last hour and day, and calls in the last day as volume. Cached 5 s (force_refresh bypasses).",
                 Inline,
                 self,
                 Self::current_price,

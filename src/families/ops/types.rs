@@ -33,7 +33,7 @@ fn one_hour() -> String {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PriceParams {
-    /// The metric: calls, calls_per_s, coverage_points, corpus_size, open_properties, falsified, sequences
+    /// The metric: calls, calls_per_s, coverage_points, corpus_size, open_properties, falsified, sequences, campaign_calls, campaign_calls_per_s, campaign_coverage_points (the campaign_ ones over every node of a shared campaign)
     pub symbol: String,
     /// Bypass cache and fetch fresh data
     #[serde(default = "no")]
