@@ -180,13 +180,14 @@ impl Default for MetricsHistory {
 }
 
 impl MetricsHistory {
-    /// Records `s` unless the last sample is younger than the interval.
-    pub fn record(&self, s: Sample) {
+    /// Records `s` unless the last sample is younger than the interval;
+    /// returns whether it did.
+    pub fn record(&self, s: Sample) -> bool {
         let mut h = self.inner.write();
         if let Some(last) = h.samples.last()
             && s.t_ms < last.t_ms + h.interval_ms
         {
-            return;
+            return false;
         }
         if h.samples.len() >= MAX_SAMPLES {
             let kept: Vec<Sample> = h.samples.iter().step_by(2).copied().collect();
@@ -194,6 +195,7 @@ impl MetricsHistory {
             h.interval_ms *= 2;
         }
         h.samples.push(s);
+        true
     }
 
     /// The samples so far, with `now` appended (a tool's answer is as of
@@ -387,6 +389,20 @@ mod tests {
             points,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_days_samples_kept_at_the_historys_resolution_stay_few() {
+        // What the sampler journals: a sample each time the history keeps
+        // one, one tick every 250 ms for a day.
+        let h = MetricsHistory::default();
+        let ticks = 24 * 3600 * 4;
+        let kept = (0..ticks)
+            .filter(|i| h.record(s(i * 250, i * 1000, 0)))
+            .count();
+        assert!(!h.record(s((ticks - 1) * 250 + 1, 0, 0)), "too young");
+        assert!((50_000..55_000).contains(&kept), "{kept} rows for a day");
+        assert!(h.with_now(s(ticks * 250, 0, 0)).len() <= MAX_SAMPLES + 1);
     }
 
     #[test]

@@ -631,8 +631,8 @@ fn delay(c: &CallView) -> String {
     }
 }
 
-/// Points a chart draws at most: a day's run journals 345,600 samples;
-/// evenly spaced ones (the first and last kept) draw the same lines in a
+/// Points a chart draws at most: a day's run journals ~52,000 samples
+/// (the live history holds up to 16,384); evenly spaced ones (the first and last kept) draw the same lines in a
 /// page that opens at once. Calls/s between two kept samples is the mean
 /// rate over the samples between them.
 const MAX_CHART_POINTS: usize = 1_500;
