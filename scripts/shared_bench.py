@@ -1,6 +1,6 @@
 """Shared campaigns, measured (BENCHMARKS.md, "Campaigns past one machine").
 
-  .venv/bin/python scripts/shared_bench.py [--seconds S] [--reps R] [--short]
+  .venv/bin/python scripts/shared_bench.py [--seconds S] [--reps R] [--short] [--maze JSON]
 
 (scripts/setup-python.sh makes .venv with moto; target/release/rudder or
 $RUDDER is the binary.) Prints markdown tables:
@@ -8,8 +8,9 @@ $RUDDER is the binary.) Prints markdown tables:
   1. overhead: calls/s of one node with sync on (moto's S3 on loopback, and
      a file:// store) against sync off, the runs alternated, same seconds;
   2. scaling: two single-worker nodes sharing a campaign against one, on
-     Maze1 (every node fuzzes the same maze): calls/s summed, and the time
-     to falsify each maze site by the first node that does;
+     Maze1 or --maze (a generated maze's artifact; every node fuzzes the same
+     maze): calls/s summed, the time to falsify each maze site by the first
+     node that does, and per site each run's time (the hard sites' table);
   3. requests per node per sync as the corpus grows, and with 1 to 4 nodes,
      from the nodes' heartbeats (`syncs`, `requests`).
 """
@@ -171,7 +172,8 @@ def scaling(work, seconds, reps, port, store):
         ta, tb = falsify_times(a[1]), falsify_times(b[1])
         sites2.append({k: min(v for v in (ta.get(k), tb.get(k)) if v is not None) for k in set(ta) | set(tb)})
     where = "moto's S3 on loopback, on the same 2 cores" if store == "s3" else "a file:// store"
-    print(f"\n### One node against two (Maze1, property mode, 1 worker per node, {seconds} s, {reps} runs; {where})\n")
+    maze = os.path.basename(MAZE).removesuffix(".json")
+    print(f"\n### One node against two ({maze}, property mode, 1 worker per node, {seconds} s, {reps} runs; {where})\n")
     print("| nodes | calls/s summed (median) | runs | sites falsified (median) | median time to a site (s) |")
     print("|---|---|---|---|---|")
     for label, cps, sites in (("1", one, sites1), ("2", two, sites2)):
@@ -180,6 +182,14 @@ def scaling(work, seconds, reps, port, store):
         print(f"| {label} | {statistics.median(cps):,.0f} | {', '.join(f'{x:,.0f}' for x in cps)} | "
               f"{statistics.median(counts):.0f} | {statistics.median(times) if times else float('nan'):.1f} |")
     print(f"\ntwo / one: {statistics.median(two) / statistics.median(one):.2f}x calls/s")
+    # Per site, each run's time to falsify it ("-": not within the run).
+    sites = sorted(set().union(*sites1, *sites2),
+                   key=lambda k: -max([x.get(k, float("inf")) for x in sites1 + sites2]))
+    print("\n| site | 1 node: time per run (s) | 2 nodes: time per run (s) |")
+    print("|---|---|---|")
+    cell = lambda runs, k: ", ".join(f"{r[k]:.1f}" if k in r else "-" for r in runs)
+    for k in sites:
+        print(f"| {k} | {cell(sites1, k)} | {cell(sites2, k)} |")
 
 
 def requests(work, seconds, port):
@@ -234,7 +244,11 @@ def main():
     ap.add_argument("--scale-store", choices=["file", "s3"], default="file",
                     help="the store of the one-vs-two table (moto's server takes CPU from the nodes)")
     ap.add_argument("--only", choices=["overhead", "scaling", "requests"], help="one table")
+    ap.add_argument("--maze", help="the maze artifact to fuzz (default contracts/out/Maze1.json)")
     a = ap.parse_args()
+    if a.maze:
+        global MAZE
+        MAZE = os.path.abspath(a.maze)
     work = tempfile.mkdtemp(prefix="rudder-shared-bench-")
     moto, port = start_moto_with_bucket()
     try:
