@@ -53,25 +53,50 @@ fn until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     done()
 }
 
-#[test]
-fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
+/// A store (a folder, `file://` URL) where node `a` has fuzzed Sequence and
+/// falsified `echidna_not_closed` itself; the folders and A's report.
+struct AFound {
+    store: tempfile::TempDir,
+    url: String,
+    a_dir: tempfile::TempDir,
+    a: Report,
+}
+
+fn a_finds_not_closed() -> AFound {
     let store = tempfile::tempdir().unwrap();
     let url = format!("file://{}", store.path().display());
-    let (a_dir, b_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-
+    let a_dir = tempfile::tempdir().unwrap();
     let a = start("Sequence", config(&url, "a", 1, 30_000), a_dir.path())
         .unwrap()
         .wait();
-    let a_test = a
-        .tests
-        .iter()
-        .find(|t| t.name == "echidna_not_closed")
-        .unwrap();
+    let a_test = a.tests.iter().find(|t| t.name == "echidna_not_closed");
     assert_eq!(
         found_by(&a, "echidna_not_closed"),
         Some("worker"),
         "{a_test:?}"
     );
+    AFound {
+        store,
+        url,
+        a_dir,
+        a,
+    }
+}
+
+#[test]
+fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
+    let AFound {
+        store: _store,
+        url,
+        a_dir: _a_dir,
+        a,
+    } = a_finds_not_closed();
+    let b_dir = tempfile::tempdir().unwrap();
+    let a_test = a
+        .tests
+        .iter()
+        .find(|t| t.name == "echidna_not_closed")
+        .unwrap();
     assert!(a.corpus_sequences > 0);
 
     // Every corpus object is named by the SHA-256 of its calls: the same
@@ -133,13 +158,13 @@ fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
 /// reproducer (the test above).
 #[test]
 fn a_node_that_keeps_hunting_notes_another_nodes_finding_and_keeps_the_test_open() {
-    let store = tempfile::tempdir().unwrap();
-    let url = format!("file://{}", store.path().display());
-    let (a_dir, b_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let a = start("Sequence", config(&url, "a", 1, 30_000), a_dir.path())
-        .unwrap()
-        .wait();
-    assert_eq!(found_by(&a, "echidna_not_closed"), Some("worker"));
+    let AFound {
+        store: _store,
+        url,
+        a_dir: _a_dir,
+        a,
+    } = a_finds_not_closed();
+    let b_dir = tempfile::tempdir().unwrap();
     let a_calls = a
         .tests
         .iter()
