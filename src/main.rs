@@ -532,6 +532,10 @@ fn past_report(a: ReportArgs) -> Result<i32> {
     config.traces = false;
     config.shared = None;
     config.repro_dir = None;
+    // Nothing written into the run's folder: no LCOV beside its corpus, no
+    // optimum shrunk further and saved over the run's.
+    config.coverage_formats.clear();
+    config.shrink_limit = 0;
     config.corpus_dir = Some(corpus_dir);
     if let Err(e) = validate(&config) {
         return usage(&e);
