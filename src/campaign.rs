@@ -340,7 +340,7 @@ impl Campaign {
         let corpus_dir = config
             .corpus_dir
             .clone()
-            .unwrap_or_else(|| out_dir.join("corpus"));
+            .unwrap_or_else(|| persist::Layout::default_corpus_dir(&out_dir));
         let (seed, started_ms, run_id) = run_identity(&config);
         let layout = persist::Layout::new(out_dir, corpus_dir, run_id.clone());
         let journal_path = layout.journal();

@@ -498,20 +498,21 @@ fn past_report(a: ReportArgs) -> Result<i32> {
         eprintln!("error: {e}");
         Ok(2)
     };
+    use rudder::campaign::persist::Layout;
+    use rudder::view::html::{HtmlError, load_history};
     let corpus_dir = match (&a.corpus_dir, &a.out_dir) {
         (Some(d), _) => d.clone(),
-        (None, Some(out)) => out.join("corpus"),
+        (None, Some(out)) => Layout::default_corpus_dir(out),
         (None, None) => return usage(&"--out-dir: the run's output directory is needed"),
     };
     // The journal first: a run that is not there is an error before any work.
-    let db = corpus_dir.join("journal.sqlite");
-    let history = match rudder::view::html::load_history(&db, a.run.as_deref()) {
+    let history = match load_history(&Layout::journal_db_in(&corpus_dir), a.run.as_deref()) {
         Ok(h) => h,
         Err(e) => {
-            let flag = match (&a.run, &a.corpus_dir) {
-                (Some(_), _) => "--run",
-                (None, Some(_)) => "--corpus-dir",
-                (None, None) => "--out-dir",
+            let flag = match (&e, &a.corpus_dir) {
+                (HtmlError::NoRun { .. }, _) => "--run",
+                (_, Some(_)) => "--corpus-dir",
+                (_, None) => "--out-dir",
             };
             return usage(&format!("{flag}: {e}"));
         }

@@ -383,6 +383,8 @@ async fn the_dashboard_model_reads_the_stores_the_tools_read_and_shows_what_the_
     ui.key(KeyCode::Right, KeyModifiers::NONE, &model);
     ui.key(KeyCode::Enter, KeyModifiers::NONE, &model);
     assert!(ui.worker_pane);
+    let mut model = model;
+    ui.refresh_worker_pane(&read, &mut model);
     let w = &model.workers[1];
     let by_origin: u64 = w.detail.origins.iter().map(|o| o.1).sum();
     assert!(by_origin > 0 && by_origin <= w.calls, "{:?}", w.detail);

@@ -54,12 +54,25 @@ fn until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 }
 
 /// A store (a folder, `file://` URL) where node `a` has fuzzed Sequence and
-/// falsified `echidna_not_closed` itself; the folders and A's report.
+/// falsified `echidna_not_closed` itself: the folders (held until dropped),
+/// a corpus folder for a node `b`, and A's report.
 struct AFound {
-    store: tempfile::TempDir,
+    _store: tempfile::TempDir,
+    _a_dir: tempfile::TempDir,
     url: String,
-    a_dir: tempfile::TempDir,
+    b_dir: tempfile::TempDir,
     a: Report,
+}
+
+impl AFound {
+    /// A's falsified test.
+    fn a_test(&self) -> &rudder::campaign::report::TestReport {
+        self.a
+            .tests
+            .iter()
+            .find(|t| t.name == "echidna_not_closed")
+            .unwrap()
+    }
 }
 
 fn a_finds_not_closed() -> AFound {
@@ -69,34 +82,26 @@ fn a_finds_not_closed() -> AFound {
     let a = start("Sequence", config(&url, "a", 1, 30_000), a_dir.path())
         .unwrap()
         .wait();
-    let a_test = a.tests.iter().find(|t| t.name == "echidna_not_closed");
-    assert_eq!(
-        found_by(&a, "echidna_not_closed"),
-        Some("worker"),
-        "{a_test:?}"
-    );
-    AFound {
-        store,
+    let found = AFound {
+        _store: store,
+        _a_dir: a_dir,
         url,
-        a_dir,
+        b_dir: tempfile::tempdir().unwrap(),
         a,
-    }
+    };
+    assert_eq!(
+        found_by(&found.a, "echidna_not_closed"),
+        Some("worker"),
+        "{:?}",
+        found.a_test()
+    );
+    found
 }
 
 #[test]
 fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
-    let AFound {
-        store: _store,
-        url,
-        a_dir: _a_dir,
-        a,
-    } = a_finds_not_closed();
-    let b_dir = tempfile::tempdir().unwrap();
-    let a_test = a
-        .tests
-        .iter()
-        .find(|t| t.name == "echidna_not_closed")
-        .unwrap();
+    let found = a_finds_not_closed();
+    let (url, b_dir, a, a_test) = (&found.url, &found.b_dir, &found.a, found.a_test());
     assert!(a.corpus_sequences > 0);
 
     // Every corpus object is named by the SHA-256 of its calls: the same
@@ -158,20 +163,9 @@ fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
 /// reproducer (the test above).
 #[test]
 fn a_node_that_keeps_hunting_notes_another_nodes_finding_and_keeps_the_test_open() {
-    let AFound {
-        store: _store,
-        url,
-        a_dir: _a_dir,
-        a,
-    } = a_finds_not_closed();
-    let b_dir = tempfile::tempdir().unwrap();
-    let a_calls = a
-        .tests
-        .iter()
-        .find(|t| t.name == "echidna_not_closed")
-        .unwrap()
-        .sequence
-        .len() as u64;
+    let found = a_finds_not_closed();
+    let (url, b_dir, a) = (&found.url, &found.b_dir, &found.a);
+    let a_calls = found.a_test().sequence.len() as u64;
 
     let mut hunter = config(&url, "b", 2, 1);
     hunter.keep_hunting = true;

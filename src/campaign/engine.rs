@@ -250,12 +250,10 @@ impl Engine {
 
     /// The campaign's metrics now.
     pub fn sample_now(&self) -> crate::ops::Sample {
-        // The other nodes' calls from their last heartbeats, and the
-        // coverage of every node merged by OR, as of the last sync.
-        let (others, points) = self.shared_status().map_or((0, 0), |s| {
-            let others = s.nodes.iter().filter(|n| !n.this).map(|n| n.calls).sum();
-            (others, s.campaign_points)
-        });
+        let (others, points) = self
+            .sharing
+            .as_ref()
+            .map_or((0, 0), |l| l.campaign_totals());
         let open = self
             .tests
             .cases()

@@ -212,7 +212,19 @@ impl Layout {
 
     /// The SQLite journal of every run on this corpus directory.
     pub fn journal_db(&self) -> PathBuf {
-        self.corpus_dir.join("journal.sqlite")
+        Layout::journal_db_in(&self.corpus_dir)
+    }
+
+    /// The SQLite journal of corpus directory `corpus_dir` (read by
+    /// `rudder report` before any campaign is set up).
+    pub fn journal_db_in(corpus_dir: &Path) -> PathBuf {
+        corpus_dir.join("journal.sqlite")
+    }
+
+    /// The corpus directory of output directory `out_dir` when none is
+    /// given (`corpusDir`).
+    pub fn default_corpus_dir(out_dir: &Path) -> PathBuf {
+        out_dir.join("corpus")
     }
 
     /// The command log (`mcp-commands.jsonl`).

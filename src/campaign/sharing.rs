@@ -146,6 +146,15 @@ impl Link {
     pub fn status(&self) -> SharedStatus {
         (**self.status.load()).clone()
     }
+
+    /// The other nodes' calls (from their last heartbeats) and the coverage
+    /// points of every node merged by OR, as of the last sync (no copy of
+    /// the status).
+    pub fn campaign_totals(&self) -> (u64, u64) {
+        let s = self.status.load();
+        let others = s.nodes.iter().filter(|n| !n.this).map(|n| n.calls).sum();
+        (others, s.campaign_points)
+    }
 }
 
 enum Msg {

@@ -60,7 +60,8 @@ pub struct WorkerRow {
     pub done: u32,
     pub planned: u32,
     pub last_function: Option<String>,
-    /// What the worker's own pane shows.
+    /// What the worker's own pane shows (filled only for the selected
+    /// worker while its pane is open; empty otherwise).
     pub detail: WorkerDetail,
 }
 
@@ -189,11 +190,10 @@ impl Ui {
         let callable = read.callable();
         let render = read.renderer();
         let ring = read.events().view();
-        let workers = rows
+        let workers: Vec<WorkerRow> = rows
             .iter()
             .zip(self.last.iter_mut())
-            .enumerate()
-            .map(|(i, (w, last))| {
+            .map(|(w, last)| {
                 let calls = w.calls.load(Ordering::Relaxed);
                 let secs = now.duration_since(last.1).as_secs_f64().max(1e-3);
                 let cps = calls.saturating_sub(last.0) as f64 / secs;
@@ -216,7 +216,7 @@ impl Ui {
                         .last_function
                         .and_then(|k| callable.get(k))
                         .map(|c| c.function.name.clone()),
-                    detail: worker_detail(w, i as u32, callable, &ring, render),
+                    detail: WorkerDetail::default(),
                 }
             })
             .collect();
@@ -256,7 +256,7 @@ impl Ui {
             .filter(|c| c.spec.is_some())
             .map(|c| c.name.clone())
             .collect();
-        Model {
+        let mut model = Model {
             suite: report
                 .suite
                 .clone()
@@ -272,6 +272,29 @@ impl Ui {
             priorities,
             specs,
             end: read.end_reason(),
+        };
+        self.refresh_worker_pane(read, &mut model);
+        model
+    }
+
+    /// Fills the selected worker's pane in `model` when it is open (only
+    /// that worker's: the pane is the one place it shows).
+    pub fn refresh_worker_pane(&self, read: &CampaignRead, model: &mut Model) {
+        let rows = &read.stats().workers;
+        if let (true, Some(row), Some(w)) = (
+            self.worker_pane,
+            model.workers.get_mut(self.worker),
+            rows.get(self.worker),
+        ) {
+            row.detail = worker_detail(
+                w,
+                self.worker as u32,
+                read.callable(),
+                &read.events().view(),
+                read.renderer(),
+            );
+            // Its calls read after its counts: the pane's figures add up.
+            row.calls = w.calls.load(Ordering::Relaxed);
         }
     }
 
@@ -939,6 +962,9 @@ pub fn run(read: &CampaignRead, linger: bool, quit: impl Fn()) -> std::io::Resul
                         }
                         return Ok(());
                     }
+                    // A worker's pane opened or another worker chosen:
+                    // its counts now, paused view or not.
+                    ui.refresh_worker_pane(read, &mut model);
                     let seq = ui.sequence(read, &model).cloned();
                     terminal.draw(|f| draw(f, &model, &ui, seq.as_ref()))?;
                 }
