@@ -106,7 +106,7 @@ fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
 
     // Every corpus object is named by the SHA-256 of its calls: the same
     // sequence is never stored under two names.
-    let bucket = Bucket::open(&SharedUrl::parse("t", &url).unwrap()).unwrap();
+    let bucket = Bucket::open(&SharedUrl::parse("t", url).unwrap()).unwrap();
     let entries = bucket.list_after("corpus", None).unwrap();
     assert!(!entries.is_empty());
     let mut seen = std::collections::HashSet::new();
@@ -126,7 +126,7 @@ fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
 
     // B joins afterwards with a budget too small to find anything itself:
     // it replays A's corpus and takes A's finding (replayed, still failing).
-    let b = start("Sequence", config(&url, "b", 2, 1), b_dir.path())
+    let b = start("Sequence", config(url, "b", 2, 1), b_dir.path())
         .unwrap()
         .wait();
     assert_eq!(found_by(&b, "echidna_not_closed"), Some("shared"));
@@ -142,7 +142,7 @@ fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
     assert_eq!(b.resumed.corpus_sequences, entries.len(), "{:?}", b.resumed);
 
     // Restarted, B reads its cursors: nothing is downloaded again.
-    let c = start("Sequence", config(&url, "b", 3, 1), b_dir.path()).unwrap();
+    let c = start("Sequence", config(url, "b", 3, 1), b_dir.path()).unwrap();
     let status = c.engine().shared_status().unwrap();
     assert_eq!(status.node, "b");
     let read = c.control().read();
@@ -167,7 +167,7 @@ fn a_node_that_keeps_hunting_notes_another_nodes_finding_and_keeps_the_test_open
     let (url, b_dir, a) = (&found.url, &found.b_dir, &found.a);
     let a_calls = found.a_test().sequence.len() as u64;
 
-    let mut hunter = config(&url, "b", 2, 1);
+    let mut hunter = config(url, "b", 2, 1);
     hunter.keep_hunting = true;
     let b = start("Sequence", hunter, b_dir.path()).unwrap();
     let read = b.control().read();
