@@ -39,7 +39,8 @@ struct ReportArgs {
     /// The contract the run fuzzed (default: the one defined last).
     #[arg(long)]
     contract: Option<String>,
-    /// The run's YAML config (its test mode and senders shape the replay).
+    /// The run's YAML config (its senders, filters and deployment shape the
+    /// replay; its test mode and sequence length are read from the journal).
     #[arg(long)]
     config: Option<PathBuf>,
     /// The run's output directory (its corpus is OUT_DIR/corpus).
@@ -521,6 +522,15 @@ fn past_report(a: ReportArgs) -> Result<i32> {
         Ok(c) => c,
         Err(e) => return usage(&e),
     };
+    // The run's own mode and sequence length, as its journal kept them: a
+    // replay in another mode would not see what the run found.
+    if let Some(s) = &history.settings {
+        if let Some(mode) = rudder::config::TestMode::parse(&s.test_mode) {
+            config.test_mode = mode;
+        }
+        config.seq_len = s.seq_len;
+        config.seq_len_given = true;
+    }
     // A replay: what the run found, re-run once; nothing new is looked for,
     // journaled or shared, and the run's folder is only read (the replay's
     // own event log goes to a scratch folder).
