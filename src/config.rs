@@ -268,6 +268,10 @@ pub struct Config {
     pub node_id: Option<String>,
     /// How often the node syncs with the shared store (`sharedSyncMs`).
     pub shared_sync_ms: u64,
+    /// Batches written by the nodes since the last compacted generation
+    /// before the compactor writes the next (`sharedCompactAfter`; 0: never;
+    /// see [`crate::shared`]).
+    pub shared_compact_after: u64,
     /// Whether this node keeps hunting a test another node of the shared
     /// campaign falsified (`keepHunting`; default false: it takes the other
     /// node's reproducer, replayed here, and stops checking the test). When
@@ -298,6 +302,7 @@ pub fn flag_of(key: &str) -> String {
         "shared" => "--shared".into(),
         "nodeId" => "--node-id".into(),
         "sharedSyncMs" => "--shared-sync-ms".into(),
+        "sharedCompactAfter" => "--shared-compact-after".into(),
         "keepHunting" => "--keep-hunting".into(),
         other => format!("config key `{other}`"),
     }
@@ -355,6 +360,7 @@ impl Default for Config {
             shared: None,
             node_id: None,
             shared_sync_ms: crate::shared::DEFAULT_SYNC_MS,
+            shared_compact_after: crate::shared::DEFAULT_COMPACT_AFTER,
             keep_hunting: false,
         }
     }
@@ -424,6 +430,7 @@ const KNOWN: &[&str] = &[
     "shared",
     "nodeId",
     "sharedSyncMs",
+    "sharedCompactAfter",
     "keepHunting",
 ];
 
@@ -789,6 +796,7 @@ impl Config {
                 "shared" => c.shared = Some(as_string(key, v)?),
                 "nodeId" => c.node_id = Some(as_string(key, v)?),
                 "sharedSyncMs" => c.shared_sync_ms = as_u64(key, v)?,
+                "sharedCompactAfter" => c.shared_compact_after = as_u64(key, v)?,
                 "keepHunting" => c.keep_hunting = as_bool(key, v)?,
                 "checkCache" => {
                     // YAML reads a bare `on`/`off` as a string here (1.2).

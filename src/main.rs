@@ -184,6 +184,10 @@ struct FuzzArgs {
     /// How often the node syncs with the shared store, in milliseconds.
     #[arg(long, value_name = "MS")]
     shared_sync_ms: Option<u64>,
+    /// Batches written by the nodes since the last compacted generation
+    /// before the next is written (0: never compact; default 1000).
+    #[arg(long, value_name = "BATCHES")]
+    shared_compact_after: Option<u64>,
     /// Keep hunting a test another node of the shared campaign falsified
     /// (default: take its reproducer and stop checking the test).
     #[arg(long)]
@@ -280,6 +284,9 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     }
     if let Some(ms) = a.shared_sync_ms {
         config.shared_sync_ms = ms;
+    }
+    if let Some(n) = a.shared_compact_after {
+        config.shared_compact_after = n;
     }
     if a.keep_hunting {
         config.keep_hunting = true;

@@ -189,14 +189,26 @@ fn a_node_that_keeps_hunting_notes_another_nodes_finding_and_keeps_the_test_open
     );
     assert!(now.campaign_points >= now.points, "{now:?}");
     // A's original and shrunk reproducers are both in the store: both are
-    // replayed here, and the shortest is the one noted.
-    assert!(s.learned_findings >= 1, "{s:?}");
+    // replayed here, the shortest is the one noted, and one test is learned.
+    assert_eq!(s.learned_findings, 1, "{s:?}");
     assert_eq!(s.hunting.len(), 1, "{s:?}");
     let h = &s.hunting[0];
     assert_eq!(
         (h.test.as_str(), h.node.as_str(), h.calls),
         ("echidna_not_closed", "a", a_calls)
     );
+
+    // Restarted, B does not read A's findings again, and still shows them
+    // hunted (the test is open again here, as it was).
+    let mut hunter = config(url, "b", 3, 1);
+    hunter.keep_hunting = true;
+    let b = start("Sequence", hunter, b_dir.path()).unwrap();
+    let read = b.control().read();
+    b.wait();
+    let again = read.shared().unwrap();
+    assert_eq!(again.hunting.len(), 1, "{again:?}");
+    assert_eq!(again.hunting[0].calls, a_calls);
+    assert_eq!(again.learned_findings, 1, "{again:?}");
 
     // Without a shared campaign the key does nothing, and says so.
     let mut alone = Config {
@@ -307,4 +319,127 @@ fn a_store_holding_another_campaign_is_refused_before_any_work() {
     // Nothing of the refused node reached the store.
     let bucket = Bucket::open(&SharedUrl::parse("t", &url).unwrap()).unwrap();
     assert_eq!(bucket.children("nodes").unwrap(), vec!["a"]);
+}
+
+/// Pruning: once the nodes wrote `sharedCompactAfter` batches the compactor
+/// (the live node with the smallest name) writes a generation, and deletes
+/// the batches it holds once every live node has read past them. Nothing is
+/// lost: every corpus object is still named by the generation or a batch
+/// after it, and a node joining afterwards reads the generation: the whole
+/// corpus, and each injection given to A run once.
+#[test]
+fn a_compacted_store_is_pruned_past_every_live_node_and_read_by_a_late_node() {
+    let store = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", store.path().display());
+    let dirs = [(); 3].map(|()| tempfile::tempdir().unwrap());
+    let cfg = |node: &str, seed| Config {
+        keep_alive: true,
+        shared_compact_after: 2,
+        ..config(&url, node, seed, rudder::config::UNLIMITED)
+    };
+    let a = start("Token", cfg("a", 1), dirs[0].path()).unwrap();
+    let b = start("Token", cfg("b", 2), dirs[1].path()).unwrap();
+    let read = a.control().read();
+    // Each injection is one more batch of A's.
+    for i in 0..3 {
+        a.control()
+            .inject_calls(
+                &[format!(
+                    "transfer(0x0000000000000000000000000000000000010000, {i})"
+                )],
+                None,
+                Default::default(),
+            )
+            .unwrap();
+        let given = i + 1;
+        assert!(until(Duration::from_secs(20), || {
+            read.shared().is_some_and(|s| s.pending == 0)
+                && std::fs::read_to_string(b.engine().layout().command_log())
+                    .is_ok_and(|t| t.matches("\"sharedFrom\":\"a\"").count() == given)
+        }));
+    }
+    let pruned = until(Duration::from_secs(30), || {
+        read.shared()
+            .is_some_and(|s| s.generations_written >= 1 && s.batches_deleted >= 1)
+    });
+    assert!(pruned, "{:?}", read.shared());
+    let s = b.control().read().shared().unwrap();
+    assert_eq!(s.generations_written, 0, "b is not the compactor: {s:?}");
+    a.stop();
+    b.stop();
+    a.wait();
+    b.wait();
+
+    let bucket = Bucket::open(&SharedUrl::parse("t", &url).unwrap()).unwrap();
+    let gens = bucket.list_after("generations", None).unwrap();
+    let newest: rudder::shared::Generation = serde_json::from_slice(
+        &bucket
+            .get(&format!("generations/{}", gens.last().unwrap()))
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    let mut named: std::collections::BTreeSet<String> = newest
+        .nodes
+        .values()
+        .flat_map(|b| b.entries.iter().cloned())
+        .collect();
+    let mut deleted = 0;
+    for node in ["a", "b"] {
+        let names = bucket
+            .list_after(&format!("nodes/{node}/batches"), None)
+            .unwrap();
+        let seqs: Vec<u64> = names
+            .iter()
+            .map(|n| n.trim_end_matches(".json").parse().unwrap())
+            .collect();
+        let first = seqs.first().copied().unwrap_or(u64::MAX);
+        deleted += first.min(newest.last(node).map_or(0, |l| l + 1));
+        // What is left of a log follows on from what a generation holds.
+        assert!(
+            newest.last(node).is_some_and(|l| first <= l + 1) || first == 0 || seqs.is_empty(),
+            "{node}: batches from {first}, the generation holds to {:?}",
+            newest.last(node)
+        );
+        for n in &names {
+            let batch: rudder::shared::Batch = serde_json::from_slice(
+                &bucket
+                    .get(&format!("nodes/{node}/batches/{n}"))
+                    .unwrap()
+                    .unwrap(),
+            )
+            .unwrap();
+            named.extend(batch.entries);
+        }
+    }
+    assert!(deleted >= 1, "no batch was deleted");
+    let objects: std::collections::BTreeSet<String> = bucket
+        .list_after("corpus", None)
+        .unwrap()
+        .into_iter()
+        .map(|n| n.trim_end_matches(".json").to_string())
+        .collect();
+    assert_eq!(
+        named, objects,
+        "every corpus object is named, and only those"
+    );
+
+    // C joins now: the generation gives it the whole corpus, and A's three
+    // injections, each run once.
+    let c = start("Token", cfg("c", 3), dirs[2].path()).unwrap();
+    let c_read = c.control().read();
+    let c_log = c.engine().layout().command_log();
+    assert!(until(Duration::from_secs(20), || {
+        c_read.shared().is_some_and(|s| s.syncs > 1)
+            && std::fs::read_to_string(&c_log)
+                .is_ok_and(|t| t.matches("\"sharedFrom\":\"a\"").count() >= 3)
+    }));
+    std::thread::sleep(Duration::from_millis(300));
+    let log = std::fs::read_to_string(&c_log).unwrap();
+    assert_eq!(log.matches("\"sharedFrom\":\"a\"").count(), 3, "{log}");
+    // (C, alone now, is the compactor: it may have written the next one.)
+    assert!(c_read.shared().unwrap().generation >= newest.number);
+    c.stop();
+    let c = c.wait();
+    assert_eq!(c.resumed.corpus_sequences, objects.len(), "{:?}", c.resumed);
 }

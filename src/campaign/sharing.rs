@@ -18,9 +18,11 @@ use super::{CampaignError, Control, Engine, Goal, Layout, Oracle};
 use crate::config::Config;
 use crate::executor::Target;
 use crate::shared::{
-    Batch, Bucket, CoverageBits, Heartbeat, Manifest, NodeId, SharedError, SharedInjection,
-    SharedUrl, key, merge_coverage, sha256_hex,
+    Batch, Bucket, CoverageBits, Generation, Heartbeat, Manifest, NodeId, SharedError,
+    SharedInjection, SharedUrl, key, merge_coverage, sha256_hex,
 };
+
+mod compact;
 use crate::tx::{StoredTx, Tx};
 use arc_swap::ArcSwap;
 use crossbeam::channel::{Receiver, Sender, bounded, unbounded};
@@ -38,6 +40,21 @@ pub const FINDING_WAIT: Duration = Duration::from_secs(3);
 
 /// New nodes are looked for every this many syncs (a list of `nodes/`).
 const NODE_LIST_EVERY: u64 = 5;
+
+/// How reading a node's log ended, with the corpus entries it downloaded.
+enum LogRead {
+    Whole(usize),
+    /// At a batch that is not there (deleted after a compaction).
+    Gap(usize),
+}
+
+impl LogRead {
+    fn downloaded(self) -> usize {
+        match self {
+            LogRead::Whole(n) | LogRead::Gap(n) => n,
+        }
+    }
+}
 
 /// A node of the campaign as `status` shows it.
 #[derive(Clone, Debug, Default, Serialize, JsonSchema)]
@@ -62,7 +79,7 @@ pub struct NodeStatus {
 
 /// A test another node falsified that this node keeps hunting
 /// (`keepHunting`).
-#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HuntingStatus {
     /// The test's name.
@@ -111,6 +128,14 @@ pub struct SharedStatus {
     pub shared_injections: u64,
     /// Coverage points reached by any node (their bitmaps merged by OR).
     pub campaign_points: u64,
+    /// The newest compacted generation of the store this node has read or
+    /// written (0: none yet).
+    pub generation: u64,
+    /// Generations this node wrote (as the compactor: the live node with
+    /// the smallest name).
+    pub generations_written: u64,
+    /// Batches this node deleted, once every live node had read past them.
+    pub batches_deleted: u64,
     /// Calls over every node (their last heartbeats).
     pub total_calls: u64,
     pub total_calls_per_second: f64,
@@ -293,6 +318,16 @@ struct LocalState {
     specs: BTreeSet<String>,
     /// How far the command log has been shared (bytes).
     command_log_offset: u64,
+    /// The newest compacted generation this node has read or written.
+    generation: u64,
+    /// The newest generation whose batches this node deleted.
+    pruned: u64,
+    /// Tests this node learned falsified from other nodes (one each, however
+    /// many reproducers of it were replayed).
+    learned: BTreeSet<String>,
+    /// With `keepHunting`: the other nodes' findings noted and still hunted
+    /// here (kept across a restart, which does not read them again).
+    hunting: Vec<HuntingStatus>,
 }
 
 impl LocalState {
@@ -351,6 +386,11 @@ struct Node {
     listed_stale: HashSet<(String, u64)>,
     /// The target's ABIs and the campaign's executor row, for pulled entries.
     target: Arc<Target>,
+    /// The newest compacted generation read or written.
+    newest: Option<Generation>,
+    /// Batches since the last generation before this node writes the next
+    /// (when it is the compactor; 0: never).
+    compact_after: u64,
 }
 
 /// Joins the shared store named in `config` (if any) before any work:
@@ -413,6 +453,7 @@ pub(super) fn join(
     let thread_link = link.clone();
     let target = target.clone();
     let interval = Duration::from_millis(config.shared_sync_ms);
+    let compact_after = config.shared_compact_after;
     let handle = std::thread::Builder::new()
         .name("rudder-sync".into())
         .spawn(move || {
@@ -444,7 +485,11 @@ pub(super) fn join(
                 known_nodes: Vec::new(),
                 listed_stale: HashSet::new(),
                 target,
+                newest: None,
+                compact_after,
             };
+            node.counters.hunting = node.state.hunting.clone();
+            node.counters.learned_findings = node.state.learned.len() as u64;
             match node.join() {
                 Ok(()) => {
                     let _ = ready_tx.send(Ok(()));
@@ -688,6 +733,17 @@ impl Node {
         if let Some(last) = own.iter().filter_map(|n| key::batch_seq(n)).max() {
             self.state.next_batch = self.state.next_batch.max(last + 1);
         }
+        // What the newest generation holds of the others is read from it
+        // (their batches it holds may be gone); it also holds this node's
+        // own log up to a point, whose numbers are never written again.
+        self.catch_up(None)?;
+        if let Some(last) = self
+            .newest
+            .as_ref()
+            .and_then(|g| g.last(self.node.as_str()))
+        {
+            self.state.next_batch = self.state.next_batch.max(last + 1);
+        }
         // What is in the corpus directory and not (known to be) in the
         // store is owed: entries found before a crash, or before sharing.
         for path in super::corpus_dir::entry_files(&self.layout.coverage_dir()) {
@@ -785,7 +841,8 @@ impl Node {
         let r = self
             .push()
             .and_then(|()| self.pull(Some(control)))
-            .and_then(|()| self.beat(&engine, last));
+            .and_then(|()| self.beat(&engine, last))
+            .and_then(|()| if last { Ok(()) } else { self.compact() });
         self.counters.syncs += 1;
         match r {
             Ok(()) => {
@@ -808,6 +865,15 @@ impl Node {
                 self.counters.last_error = Some(e.to_string());
             }
         }
+        // A test this node has since falsified itself is hunted no more.
+        self.counters.hunting.retain(|h| {
+            engine
+                .tests
+                .cases()
+                .find(|c| c.name == h.test)
+                .is_some_and(|c| engine.tests.is_open(c.id))
+        });
+        self.state.hunting = self.counters.hunting.clone();
         self.save_state();
         self.publish(&engine);
     }
@@ -913,9 +979,11 @@ impl Node {
                 .unwrap_or(1)
                 .min(u64::from(u32::MAX)) as u32;
             if !sequence.is_empty() {
-                self.pending
-                    .injections
-                    .push(SharedInjection { sequence, repeat });
+                self.pending.injections.push(SharedInjection {
+                    sequence,
+                    repeat,
+                    batch: None,
+                });
             }
         }
         self.pending.command_log_offset = Some(from + end as u64 + 1);
@@ -1035,29 +1103,17 @@ impl Node {
             if !list {
                 continue;
             }
-            let after = cursor.map(key::batch_name);
-            for name in self
-                .bucket
-                .list_after(&key::batches(&other), after.as_deref())?
-            {
-                let Some(seq) = key::batch_seq(&name) else {
-                    continue;
-                };
-                let path = format!("{}/{name}", key::batches(&other));
-                let batch = match self.bucket.get(&path)? {
-                    Some(b) => serde_json::from_slice::<Batch>(&b).unwrap_or_else(|e| {
-                        tracing::warn!("shared campaign: {path} is not a batch ({e}); skipped");
-                        Batch::default()
-                    }),
-                    None => Batch::default(),
-                };
-                downloaded += self.download_entries(&batch)?;
-                match control {
-                    Some(c) => self.apply(Some(c), &n, batch),
-                    None => self.deferred.push((n.clone(), batch)),
+            downloaded += match self.read_log(&other, control, true)? {
+                LogRead::Whole(n) => n,
+                // Batches this node had not read were deleted (it was away
+                // while the others compacted): the newest generation holds
+                // them; then the log after it, gaps and all (a gap no
+                // generation covers is a batch lost with its writer's disk).
+                LogRead::Gap(n) => {
+                    n + self.catch_up(control)?
+                        + self.read_log(&other, control, false)?.downloaded()
                 }
-                self.state.cursors.insert(n.clone(), seq);
-            }
+            };
         }
         if downloaded > 0
             && let Some(c) = control
@@ -1068,6 +1124,53 @@ impl Node {
             }
         }
         Ok(())
+    }
+
+    /// Reads `other`'s batches after this node's cursor, in order, and
+    /// applies them; when `strict`, stops at a gap (a batch deleted or
+    /// missing) and says so, else reads past it.
+    fn read_log(
+        &mut self,
+        other: &NodeId,
+        control: Option<&Control>,
+        strict: bool,
+    ) -> Result<LogRead, SharedError> {
+        let n = other.to_string();
+        let cursor = self.state.cursors.get(&n).copied();
+        let mut expected = cursor.map_or(0, |c| c + 1);
+        let mut downloaded = 0;
+        let after = cursor.map(key::batch_name);
+        for name in self
+            .bucket
+            .list_after(&key::batches(other), after.as_deref())?
+        {
+            let Some(seq) = key::batch_seq(&name) else {
+                continue;
+            };
+            if seq != expected && strict {
+                return Ok(LogRead::Gap(downloaded));
+            }
+            let path = format!("{}/{name}", key::batches(other));
+            let Some(bytes) = self.bucket.get(&path)? else {
+                if strict {
+                    return Ok(LogRead::Gap(downloaded));
+                }
+                self.state.cursors.insert(n.clone(), seq);
+                continue;
+            };
+            let batch = serde_json::from_slice::<Batch>(&bytes).unwrap_or_else(|e| {
+                tracing::warn!("shared campaign: {path} is not a batch ({e}); skipped");
+                Batch::default()
+            });
+            downloaded += self.download_entries(&batch)?;
+            match control {
+                Some(c) => self.apply(Some(c), &n, batch),
+                None => self.deferred.push((n.clone(), batch)),
+            }
+            self.state.cursors.insert(n.clone(), seq);
+            expected = seq + 1;
+        }
+        Ok(LogRead::Whole(downloaded))
     }
 
     /// Downloads a batch's corpus entries this node does not have into the
@@ -1126,23 +1229,28 @@ impl Node {
             }
         }
         let hunting = &mut self.counters.hunting;
-        let learned = take_each(
+        let learned_tests = &mut self.state.learned;
+        take_each(
             &self.bucket,
             batch.findings,
             &mut self.state.findings,
             ("finding", from),
             |r: &StoredReproducer| {
-                Ok(match engine.adopt_finding(r, from)? {
+                let taken = match engine.adopt_finding(r, from)? {
                     Adoption::No => false,
                     Adoption::Taken => true,
                     Adoption::Hunting(calls) => {
                         note_hunting(hunting, &r.test, from, calls);
                         true
                     }
-                })
+                };
+                if taken {
+                    learned_tests.insert(r.test.clone());
+                }
+                Ok(taken)
             },
         );
-        self.counters.learned_findings += learned;
+        self.counters.learned_findings = self.state.learned.len() as u64;
         self.counters.learned_optima += take_each(
             &self.bucket,
             batch.optima,
@@ -1232,6 +1340,7 @@ impl Node {
             requests: self.bucket.requests() + 1,
             pushed_entries: self.counters.pushed_entries,
             pulled_entries: self.counters.pulled_entries,
+            generation: self.state.generation,
         };
         self.bucket.put(
             &key::heartbeat(&self.node),
@@ -1266,19 +1375,12 @@ impl Node {
                 pending: h.pending,
             })
             .collect();
-        // A test this node has since falsified itself is hunted no more.
-        self.counters.hunting.retain(|h| {
-            engine
-                .tests
-                .cases()
-                .find(|c| c.name == h.test)
-                .is_some_and(|c| engine.tests.is_open(c.id))
-        });
         let mut s = self.counters.clone();
         s.url = self.link.url.clone();
         s.node = self.node.to_string();
         s.sync_interval_ms = engine.config.shared_sync_ms;
         s.requests = self.bucket.requests();
+        s.generation = self.state.generation;
         s.pending = self.pending.len() as u64;
         s.total_calls = nodes.iter().map(|n| n.calls).sum();
         s.total_calls_per_second = nodes

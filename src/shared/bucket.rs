@@ -293,6 +293,16 @@ impl Bucket {
         })
     }
 
+    /// Deletes the object at `key` (nothing when there is none).
+    pub fn delete(&self, key: &str) -> Result<(), SharedError> {
+        self.count();
+        let k = Key::from(key);
+        match self.rt.block_on(self.store.delete(&k)) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(self.err(e)),
+        }
+    }
+
     /// Writes (or overwrites) the object at `key`.
     pub fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), SharedError> {
         self.count();

@@ -105,6 +105,14 @@ pub mod key {
 
     pub const MANIFEST: &str = "campaign.json";
     pub const NODES: &str = "nodes";
+    /// The folder of compacted generations (`generations/{gen:012}.json`).
+    pub const GENERATIONS: &str = "generations";
+
+    /// Generation `gen`, relative to [`GENERATIONS`] (zero-padded, so the
+    /// newest sorts last).
+    pub fn generation_name(number: u64) -> String {
+        format!("{number:012}.json")
+    }
 
     /// A corpus entry by the SHA-256 of its calls.
     pub fn entry(sha: &str) -> String {
@@ -132,7 +140,7 @@ pub mod key {
         format!("{seq:012}.json")
     }
 
-    /// The sequence number of a batch name (`None`: not a batch).
+    /// The number of a batch or generation name (`None`: not one).
     pub fn batch_seq(name: &str) -> Option<u64> {
         name.strip_suffix(".json")?.parse().ok()
     }
@@ -210,6 +218,10 @@ pub struct SharedInjection {
     /// The calls as printed (`?` wildcards kept).
     pub sequence: Vec<String>,
     pub repeat: u32,
+    /// In a generation: the batch that named it (a reader whose cursor is
+    /// past that batch ran it already). Absent in a batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<u64>,
 }
 
 /// One entry of a node's append-only log. Immutable once written.
@@ -243,6 +255,122 @@ impl Batch {
             && self.injections.is_empty()
             && self.specs.is_empty()
     }
+}
+
+/// A compacted generation: every node's batches up to a point, merged into
+/// one object per node, so that a node joining late (or coming back after
+/// the batches it had not read were deleted) reads one object instead of the
+/// whole log. Written once under `generations/{gen}.json` by one node
+/// ([`compactor`]); generation `n + 1` holds everything generation `n` held.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Generation {
+    pub number: u64,
+    /// The node that wrote it, and when.
+    pub writer: String,
+    pub ts_ms: u64,
+    /// Per node: the items of its batches `0..=last`, merged (the batch's
+    /// `seq` is that last batch).
+    pub nodes: BTreeMap<String, Batch>,
+}
+
+impl Generation {
+    /// The generation after `self`: the same items, numbered one more.
+    pub fn next(&self, writer: &str, ts_ms: u64) -> Generation {
+        Generation {
+            number: self.number + 1,
+            writer: writer.to_string(),
+            ts_ms,
+            nodes: self.nodes.clone(),
+        }
+    }
+
+    /// The last batch of `node` this generation holds (`None`: none of it).
+    pub fn last(&self, node: &str) -> Option<u64> {
+        self.nodes.get(node).map(|b| b.seq)
+    }
+
+    /// Merges `node`'s `batch` in. Batches are taken in order: one at or
+    /// below what the generation holds of the node is already in (false).
+    pub fn absorb(&mut self, node: &str, batch: &Batch) -> bool {
+        if self.last(node).is_some_and(|last| batch.seq <= last) {
+            return false;
+        }
+        let into = self.nodes.entry(node.to_string()).or_insert_with(|| Batch {
+            node: node.to_string(),
+            ..Batch::default()
+        });
+        into.seq = batch.seq;
+        into.ts_ms = into.ts_ms.max(batch.ts_ms);
+        into.entries.extend(batch.entries.iter().cloned());
+        into.findings.extend(batch.findings.iter().cloned());
+        into.optima.extend(batch.optima.iter().cloned());
+        into.specs.extend(batch.specs.iter().cloned());
+        into.injections
+            .extend(batch.injections.iter().map(|i| SharedInjection {
+                batch: Some(batch.seq),
+                ..i.clone()
+            }));
+        true
+    }
+
+    /// Sorts and de-duplicates the named items (a name in two batches is
+    /// one item; injections stay as many as were given).
+    pub fn settle(&mut self) {
+        for b in self.nodes.values_mut() {
+            for v in [&mut b.entries, &mut b.findings, &mut b.optima] {
+                v.sort();
+                v.dedup();
+            }
+        }
+    }
+
+    /// What a node whose cursor on `node` is `cursor` has not read of it:
+    /// the merged items, injections past the cursor only (`None`: it has
+    /// read all of it).
+    pub fn unread(&self, node: &str, cursor: Option<u64>) -> Option<Batch> {
+        let b = self.nodes.get(node)?;
+        if cursor.is_some_and(|c| c >= b.seq) {
+            return None;
+        }
+        let mut b = b.clone();
+        b.injections
+            .retain(|i| cursor.is_none_or(|c| i.batch.is_none_or(|s| s > c)));
+        Some(b)
+    }
+
+    /// Batches written since this generation, by the nodes' next batch
+    /// numbers (`node -> batches written`).
+    pub fn batches_since<'a>(&self, written: impl IntoIterator<Item = (&'a str, u64)>) -> u64 {
+        written
+            .into_iter()
+            .map(|(n, w)| w.saturating_sub(self.last(n).map_or(0, |l| l + 1)))
+            .sum()
+    }
+
+    /// Whether every live node has read past this generation: each one's
+    /// cursor on every other node is at or beyond what the generation holds
+    /// of it. Only then may the batches it holds be deleted (a node that is
+    /// not live and comes back reads the generation instead).
+    pub fn read_by_all(&self, live: &[&Heartbeat]) -> bool {
+        live.iter().all(|h| {
+            self.nodes
+                .iter()
+                .all(|(n, b)| n == &h.node || h.cursors.get(n).is_some_and(|c| *c >= b.seq))
+        })
+    }
+}
+
+/// The node that compacts: the live node with the smallest name. Two nodes
+/// that disagree (their views of the heartbeats differ) both try; the store
+/// keeps the first generation written under a number.
+pub fn compactor<'a>(live: impl IntoIterator<Item = &'a Heartbeat>) -> Option<&'a str> {
+    live.into_iter().map(|h| h.node.as_str()).min()
+}
+
+/// Whether `h` is live at `now_ms`: not ended, and heard from within `live_ms`.
+pub fn is_live(h: &Heartbeat, now_ms: u64, live_ms: u64) -> bool {
+    !h.ended && now_ms.saturating_sub(h.ts_ms) <= live_ms
 }
 
 /// A node's state as it last wrote it (what `status` shows of the others).
@@ -279,6 +407,9 @@ pub struct Heartbeat {
     pub pushed_entries: u64,
     #[serde(default)]
     pub pulled_entries: u64,
+    /// The newest compacted generation this node has read or written.
+    #[serde(default)]
+    pub generation: u64,
 }
 
 /// A node's coverage: per code object (in the manifest's order), a bitmap
@@ -469,5 +600,121 @@ mod tests {
         .unwrap();
         assert_eq!(b.children(key::NODES).unwrap(), vec!["n1", "n2"]);
         assert_eq!(b.get("missing.json").unwrap(), None);
+    }
+
+    fn batch(node: &str, seq: u64, entries: &[&str], injections: usize) -> Batch {
+        Batch {
+            node: node.into(),
+            seq,
+            ts_ms: 1000 + seq,
+            entries: entries.iter().map(|e| e.to_string()).collect(),
+            injections: (0..injections)
+                .map(|i| SharedInjection {
+                    sequence: vec![format!("f({seq}, {i})")],
+                    repeat: 1,
+                    batch: None,
+                })
+                .collect(),
+            ..Batch::default()
+        }
+    }
+
+    #[test]
+    fn a_generation_merges_each_nodes_batches_once_and_in_order() {
+        let mut g = Generation::default().next("a", 1);
+        assert_eq!(g.number, 1);
+        assert!(g.absorb("a", &batch("a", 0, &["e1", "e2"], 1)));
+        assert!(g.absorb("a", &batch("a", 1, &["e2", "e3"], 0)));
+        assert!(g.absorb("b", &batch("b", 0, &["e1"], 2)));
+        // At least once: a batch held already changes nothing.
+        assert!(!g.absorb("a", &batch("a", 1, &["zz"], 5)));
+        assert!(!g.absorb("a", &batch("a", 0, &["zz"], 5)));
+        g.settle();
+        assert_eq!(g.last("a"), Some(1));
+        assert_eq!(g.last("b"), Some(0));
+        assert_eq!(g.last("c"), None);
+        assert_eq!(g.nodes["a"].entries, vec!["e1", "e2", "e3"]);
+        // Injections are not merged: each one given is run once.
+        assert_eq!(g.nodes["b"].injections.len(), 2);
+        assert_eq!(g.nodes["a"].injections[0].batch, Some(0));
+
+        // The next generation holds everything this one does.
+        let mut h = g.next("b", 2);
+        assert!(h.absorb("a", &batch("a", 2, &["e4"], 1)));
+        for (n, b) in &g.nodes {
+            assert!(b.entries.iter().all(|e| h.nodes[n].entries.contains(e)));
+            assert!(h.last(n) >= Some(b.seq));
+        }
+        assert_eq!(h.number, 2);
+
+        // What a reader has not read: nothing at or past the generation's
+        // last batch; injections only past its cursor.
+        assert!(h.unread("a", Some(2)).is_none());
+        assert!(h.unread("a", Some(7)).is_none());
+        let u = h.unread("a", Some(0)).unwrap();
+        assert_eq!(u.seq, 2);
+        assert_eq!(
+            u.injections.iter().map(|i| i.batch).collect::<Vec<_>>(),
+            vec![Some(2)],
+            "the injection of batch 0 ran already"
+        );
+        assert_eq!(h.unread("a", None).unwrap().injections.len(), 2);
+        assert!(h.unread("c", None).is_none());
+
+        // Batches since: per node, those past the generation's last.
+        assert_eq!(h.batches_since([("a", 3), ("b", 1), ("c", 4)]), 4);
+        assert_eq!(h.batches_since([("a", 1)]), 0);
+
+        // It round-trips as stored.
+        let back: Generation = serde_json::from_slice(&serde_json::to_vec(&h).unwrap()).unwrap();
+        assert_eq!(back, h);
+    }
+
+    #[test]
+    fn batches_are_deletable_only_when_every_live_node_read_past_them() {
+        let mut g = Generation::default().next("a", 1);
+        g.absorb("a", &batch("a", 4, &[], 0));
+        g.absorb("b", &batch("b", 2, &[], 0));
+        let beat = |node: &str, cursors: &[(&str, u64)], ts_ms: u64, ended: bool| Heartbeat {
+            node: node.into(),
+            ts_ms,
+            ended,
+            cursors: cursors.iter().map(|(n, c)| (n.to_string(), *c)).collect(),
+            ..Heartbeat::default()
+        };
+        let a = beat("a", &[("b", 2)], 100, false);
+        let b_behind = beat("b", &[("a", 3)], 100, false);
+        let b_past = beat("b", &[("a", 9)], 100, false);
+        let c_new = beat("c", &[], 100, false);
+        assert!(g.read_by_all(&[&a, &b_past]));
+        assert!(
+            !g.read_by_all(&[&a, &b_behind]),
+            "b has not read a's batch 4"
+        );
+        assert!(!g.read_by_all(&[&a, &b_past, &c_new]), "c has read nothing");
+        assert!(g.read_by_all(&[]));
+
+        // Live: not ended and heard from lately; the compactor is the live
+        // node with the smallest name.
+        let old = beat("0", &[], 10, false);
+        let gone = beat("1", &[], 100, true);
+        assert!(!is_live(&old, 200, 100));
+        assert!(!is_live(&gone, 100, 100));
+        assert!(is_live(&a, 200, 100));
+        let all = [old, gone, b_past, a];
+        let live: Vec<&Heartbeat> = all.iter().filter(|h| is_live(h, 200, 100)).collect();
+        assert_eq!(compactor(live.iter().copied()), Some("a"));
+        assert_eq!(compactor(std::iter::empty()), None);
+    }
+
+    #[test]
+    fn deleted_objects_are_gone_and_deleting_twice_is_harmless() {
+        let b = memory("items-delete");
+        b.put("generations/000000000001.json", b"{}".to_vec())
+            .unwrap();
+        b.delete("generations/000000000001.json").unwrap();
+        assert_eq!(b.get("generations/000000000001.json").unwrap(), None);
+        b.delete("generations/000000000001.json").unwrap();
+        assert_eq!(key::batch_seq(&key::generation_name(12)), Some(12));
     }
 }
