@@ -21,6 +21,18 @@
 # runs one invariant campaign per property). Needs ../shared/peers/install.sh
 # forge; rudder is built in release mode first.
 # Prints one line per maze and seed, then the medians.
+#
+# DAEDALUZZ=DIR: Consensys' public Daedaluzz mazes from a checkout at DIR (its
+# generated-mazes/maze-K.sol and maze-K.foundry.sol, K = 0..4; -m picks some;
+# nothing is written into DIR), each tool run as the benchmark's own scripts run
+# it: rudder in exploration mode on maze-K.sol, sequences of 100 calls, a site
+# counted when LCOV shows its `emit AssertionFailed("K")` line executed (how
+# Daedaluzz counts Echidna); forge 1.7.1 on maze-K.foundry.sol (48 invariant_K
+# tests, runs 500, depth 100, dictionary weight 80, looped with fresh seeds until
+# the time is up; `fail("K")` becomes `revert("K")`, forge-std 1.9 having no
+# fail(string)), a site counted when invariant_K fails. Feasible sites (walked
+# to around the walls, path condition solvable in uint64 arithmetic) are decided
+# by z3 (scripts/daedaluzz.py; z3-solver goes into .venv), with a witness each.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PEERS="$ROOT/../shared/peers"
@@ -41,6 +53,7 @@ done
 for x in $SEEDLIST; do
   [[ "$x" =~ ^[0-9]+$ ]] || { echo "-S: '$x' is not a seed" >&2; exit 2; }
 done
+if [ -n "${DAEDALUZZ:-}" ]; then [ -n "$MAZES" ] || MAZES="0 1 2 3 4"; fi
 [ -n "$MAZES" ] || MAZES=$(seq 1 "$N")
 [ -n "$SEEDLIST" ] || SEEDLIST=$(seq 1 "$SEEDS")
 has() { [[ ",$TOOLS," == *",$1,"* ]]; }
@@ -53,14 +66,110 @@ if has forge && [ ! -x "$PEERS/.tools/node_modules/.bin/forge" ]; then
   exit 2
 fi
 cd "$ROOT"
+if [ -n "${DAEDALUZZ:-}" ]; then
+  [ -f "$DAEDALUZZ/generated-mazes/maze-0.sol" ] || {
+    echo "DAEDALUZZ: $DAEDALUZZ has no generated-mazes/maze-0.sol (a Daedaluzz checkout?)" >&2; exit 2; }
+  [ -z "$ASSERT" ] || { echo "-A: not with DAEDALUZZ (its mazes are counted in exploration mode)" >&2; exit 2; }
+fi
 # RUDDER_PREBUILT=1: target/release/rudder is current (scripts/test.sh runs
 # this right after `cargo test --release`, which built it; a plain `cargo
 # build` would rebuild the crate for the dev-dependencies' feature set).
-[ -n "${RUDDER_PREBUILT:-}" ] || cargo build --release --quiet
+# RUDDER=PATH: that binary instead (a long run that must not see a rebuild).
+if [ -n "${RUDDER:-}" ]; then RUDDER=$(realpath "$RUDDER"); else
+  RUDDER=target/release/rudder
+  [ -n "${RUDDER_PREBUILT:-}" ] || cargo build --release --quiet
+fi
 SOLC="$ROOT/contracts/.tools/node_modules/solc"
 [ -f "$SOLC/package.json" ] || bash contracts/build.sh >/dev/null
 WORK=$(mktemp -d -t maze_bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+[ -z "${KEEP:-}" ] || { trap - EXIT; echo "kept: $WORK" >&2; }
+
+# One Daedaluzz maze with forge, the way the benchmark's run-foundry.sh does it.
+forge_daedaluzz() { # maze seed seconds out
+  local m=$1 seed=$2 secs=$3 out=$4 proj="$WORK/forge-$1-$2"
+  mkdir -p "$proj/src" "$proj/test" "$proj/lib"
+  # forge-std 1.9 has no fail(string): the same failure as a revert with the site's id.
+  sed -E 's/\bfail\(("[0-9]+")\);/revert(\1);/' \
+    "$DAEDALUZZ/generated-mazes/maze-$m.foundry.sol" > "$proj/test/maze-$m.t.sol"
+  ln -s "$ROOT/contracts/matrix/forge-std-project/lib/forge-std" "$proj/lib/forge-std"
+  (
+    HERE="$PEERS"; . "$PEERS/lib/env.sh"; cd "$proj"
+    base="[profile.default]
+src = \"src\"
+test = \"test\"
+out = \"out\"
+libs = [\"lib\"]
+solc = \"$PEERS/lib/solc\"
+offline = true
+auto_detect_solc = false
+optimizer = false"
+    printf '%s\n' "$base" > foundry.toml
+    forge build --quiet > "$out.build" 2>&1 || { cat "$out.build" >&2; exit 3; }
+    RANDOM=$seed; end=$(( $(date +%s) + secs ))
+    while [ "$(date +%s)" -lt "$end" ]; do
+      s=$RANDOM
+      printf '%s\n\n[invariant]\nruns = 500\ndepth = 100\nfail_on_revert = false\ndictionary_weight = 80\ninclude_storage = true\ninclude_push_bytes = true\n' \
+        "$base" > foundry.toml
+      timeout $(( end - $(date +%s) + 1 )) forge test -j 1 --offline --match-path "test/maze-$m.t.sol" \
+        --fuzz-seed "$(printf '0x%x' "$s")" >> "$out" 2>&1 || true
+    done
+  )
+}
+
+if [ -n "${DAEDALUZZ:-}" ]; then
+  if ! .venv/bin/python -c "import z3" 2>/dev/null; then
+    bash scripts/setup-python.sh >/dev/null
+    .venv/bin/pip install --quiet --disable-pip-version-check "z3-solver==4.15.4.0" >&2
+  fi
+  has forge && bash contracts/matrix/forge-std-project/fetch-forge-std.sh
+  printf '%-6s %-4s %-9s %-14s %-14s %-12s %s\n' maze seed feasible rudder_sites forge_sites rudder_cps missed_by_rudder
+  for m in $MAZES; do
+    src="$DAEDALUZZ/generated-mazes/maze-$m.sol"
+    [ -f "$src" ] || { echo "DAEDALUZZ: no $src" >&2; exit 2; }
+    cp "$src" "$WORK/maze-$m.sol"
+    node contracts/compile.js "$SOLC" "$WORK/maze-$m.sol" > "$WORK/maze-$m.json"
+    .venv/bin/python scripts/daedaluzz.py feasible "$WORK/maze-$m.sol" > "$WORK/feasible-$m.json"
+    for s in $SEEDLIST; do
+      out="$WORK/d$m-$s"; r_sites=-; f_sites=-; r_cps=-; missed=-; pid=""
+      if has rudder; then
+        "$RUDDER" fuzz "$WORK/maze-$m.json" --contract Maze --workers 1 --seed "$s" \
+          --timeout "$T" --test-mode exploration --seq-len 100 --test-limit 1000000000000 \
+          --no-journal --out-dir "$out" --lcov "$out.lcov" > "$out.log" 2>&1 &
+        pid=$!
+        [ -n "$PAR" ] || { wait "$pid" || true; pid=""; }
+      fi
+      has forge && forge_daedaluzz "$m" "$s" "$T" "$out.forge"
+      if has rudder; then
+        [ -z "$pid" ] || wait "$pid" || true
+        .venv/bin/python scripts/daedaluzz.py lcov-sites "$out.lcov" "$WORK/maze-$m.sol" > "$out.sites"
+        r_cps=$(grep -oE '\(([0-9]+) calls/s\)' "$out.log" | tail -1 | tr -dc 0-9)
+      fi
+      [ ! -f "$out.forge" ] || .venv/bin/python scripts/daedaluzz.py forge-sites "$out.forge" > "$out.fsites"
+      read -r feasible r_sites f_sites missed < <(python3 - "$WORK/feasible-$m.json" "$out.sites" "$out.fsites" <<'PY'
+import json, os, sys
+feas = set(json.load(open(sys.argv[1]))["feasible"])
+def got(p):
+    return set(json.load(open(p))) & feas if os.path.exists(p) else None
+r, f = got(sys.argv[2]), got(sys.argv[3])
+n = lambda x: "-" if x is None else str(len(x))
+miss = "-" if r is None else (",".join(map(str, sorted(feas - r))) or "none")
+print(len(feas), n(r), n(f), miss)
+PY
+)
+      printf '%-6s %-4s %-9s %-14s %-14s %-12s %s\n' "$m" "$s" "$feasible" "$r_sites" "$f_sites" "${r_cps:--}" "$missed"
+    done
+  done | tee "$WORK/table"
+  python3 - "$WORK/table" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l[0].isdigit()]
+for col, tool in ((3, "rudder"), (4, "forge")):
+    got = [int(r[col]) for r in rows if r[col] != "-"]
+    if got:
+        print(f"{tool}: {sum(got)} sites of {sum(int(r[2]) for r in rows if r[col] != '-')} feasible")
+PY
+  exit 0
+fi
 printf '%-6s %-4s %-9s %-14s %-14s %-12s %-12s\n' maze seed feasible rudder_sites forge_sites rudder_cps forge_cps
 for m in $MAZES; do
   python3 scripts/maze.py "$m" --size "$SIZE" --bugs "$BUGS" ${ASSERT:+--assert} --out "$WORK"
@@ -72,7 +181,7 @@ for m in $MAZES; do
     r_sites=-; r_cps=-; f_sites=-; f_cps=-
     pid=""
     if has rudder; then
-      target/release/rudder fuzz "$WORK/Maze$m.json" --workers 1 --seed "$s" --timeout "$T" \
+      "$RUDDER" fuzz "$WORK/Maze$m.json" --workers 1 --seed "$s" --timeout "$T" \
         --test-mode "$MODE" \
         --test-limit 1000000000000 --no-journal --out-dir "$out" > "$out.log" 2>&1 &
       pid=$!

@@ -12,7 +12,10 @@ $RUDDER is the binary.) Prints markdown tables:
      maze): calls/s summed, the time to falsify each maze site by the first
      node that does, and per site each run's time (the hard sites' table);
   3. requests per node per sync as the corpus grows, and with 1 to 4 nodes,
-     from the nodes' heartbeats (`syncs`, `requests`).
+     from the nodes' heartbeats (`syncs`, `requests`);
+  4. joining late, with and without pruning: two nodes sync every 100 ms for
+     the run's seconds (a file:// store), then a third joins with one call;
+     the batches left in the store and the joiner's requests (its heartbeat).
 """
 import argparse
 import glob
@@ -50,13 +53,15 @@ def env(port):
     return e
 
 
-def launch(work, name, seconds, workers, shared=None, port=None, seed=1, sync_ms=2000, mode="property"):
+def launch(work, name, seconds, workers, shared=None, port=None, seed=1, sync_ms=2000, mode="property",
+           extra=()):
     out = os.path.join(work, name)
     args = [RUDDER, "fuzz", MAZE, "--no-ui", "--format", "json", "--workers", str(workers),
             "--seed", str(seed), "--timeout", str(seconds), "--test-limit", "18446744073709551615",
             "--test-mode", mode, "--out-dir", out]
     if shared:
         args += ["--shared", shared, "--node-id", name, "--shared-sync-ms", str(sync_ms)]
+    args += list(extra)
     p = subprocess.Popen(args, env=env(port), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     return p, out
 
@@ -229,6 +234,35 @@ def requests(work, seconds, port):
                 print(f"| {c1} | {(r1 - r0) / (s1 - s0):.1f} |")
 
 
+def joining(work, seconds):
+    print(f"\n### Joining late, with and without pruning (2 nodes, sync every 100 ms, {seconds} s; "
+          "then a third node with one call; a file:// store)\n")
+    print("| sharedCompactAfter | batches written | batches left | generations left | "
+          "joiner's requests | joiner's wall time (s) |")
+    print("|---|---|---|---|---|---|")
+    for compact in (0, 20):
+        store = os.path.join(work, f"join-{compact}")
+        url = f"file://{store}"
+        extra = ["--shared-compact-after", str(compact)]
+        nodes = [launch(work, f"j{compact}-{i}", seconds, 1, url, seed=i + 1, sync_ms=100, extra=extra)
+                 for i in range(2)]
+        for p, _ in nodes:
+            report(p)
+        written = sum(json.load(open(os.path.join(store, "nodes", f"j{compact}-{i}", "heartbeat.json")))["batches"]
+                      for i in range(2))
+        left = len(glob.glob(os.path.join(store, "nodes", "*", "batches", "*.json")))
+        gens = len(glob.glob(os.path.join(store, "generations", "*.json")))
+        t0 = time.monotonic()
+        args = [RUDDER, "fuzz", MAZE, "--no-ui", "--format", "json", "--workers", "1", "--test-limit", "1",
+                "--out-dir", os.path.join(work, f"j{compact}-late"), "--shared", url, "--node-id", "late",
+                "--shared-compact-after", str(compact)]
+        # Exit 1 is fine: the joiner takes the falsified tests of the others.
+        subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.monotonic() - t0
+        h = json.load(open(os.path.join(store, "nodes", "late", "heartbeat.json")))
+        print(f"| {compact or 'never'} | {written} | {left} | {gens} | {h['requests']} | {wall:.2f} |")
+
+
 def _get(s3, key):
     try:
         return json.loads(s3.get_object(Bucket=BUCKET, Key=key)["Body"].read())
@@ -243,7 +277,7 @@ def main():
     ap.add_argument("--short", action="store_true", help="CI: 3 s runs, one rep, overhead only")
     ap.add_argument("--scale-store", choices=["file", "s3"], default="file",
                     help="the store of the one-vs-two table (moto's server takes CPU from the nodes)")
-    ap.add_argument("--only", choices=["overhead", "scaling", "requests"], help="one table")
+    ap.add_argument("--only", choices=["overhead", "scaling", "requests", "joining"], help="one table")
     ap.add_argument("--maze", help="the maze artifact to fuzz (default contracts/out/Maze1.json)")
     a = ap.parse_args()
     if a.maze:
@@ -262,6 +296,8 @@ def main():
                 scaling(work, a.seconds, a.reps, port, a.scale_store)
             if a.only in (None, "requests"):
                 requests(work, a.seconds, port)
+            if a.only in (None, "joining"):
+                joining(work, a.seconds)
     finally:
         moto.kill()
         shutil.rmtree(work, ignore_errors=True)
