@@ -70,7 +70,12 @@ pub fn flips(arg: &DynSolValue, c: &Comparison) -> Vec<(DynSolValue, bool)> {
     };
     let signed = matches!(arg, DynSolValue::Int(..));
     let mut out = Vec::new();
-    for t in targets.into_iter().flatten() {
+    // An operand a constant multiple of the argument in its own width (`13 *
+    // x == k`, wrapping or not): the argument that makes the multiple `k`.
+    let multiple = (c.kind == CmpKind::Eq && !exact)
+        .then(|| multiple_solution(arg, w, c))
+        .flatten();
+    for t in targets.into_iter().flatten().chain(multiple) {
         let mut push = |x: U256| {
             if let Some(v) = fit(x, arg)
                 && !out.iter().any(|(o, _)| *o == v)
@@ -94,6 +99,150 @@ pub fn flips(arg: &DynSolValue, c: &Comparison) -> Vec<(DynSolValue, bool)> {
         }
     }
     out
+}
+
+/// The width of an integer argument, in bits.
+pub(super) fn width(arg: &DynSolValue) -> Option<usize> {
+    match arg {
+        DynSolValue::Uint(_, bits) | DynSolValue::Int(_, bits) => Some(*bits),
+        _ => None,
+    }
+}
+
+/// `y`, an `n`-bit two's complement value, as the word of `arg`'s type
+/// (sign-extended for a signed one).
+fn widen(y: U256, n: usize, arg: &DynSolValue) -> U256 {
+    if matches!(arg, DynSolValue::Int(..)) && n < 256 {
+        let shift = 256 - n;
+        (I256::from_raw(y) << shift).asr(shift).into_raw()
+    } else {
+        y
+    }
+}
+
+/// The inverse of odd `x` modulo 2^256 (Newton's iteration: `x` is its own
+/// inverse modulo 8, and each step doubles the bits that are right).
+fn inverse_odd(x: U256) -> U256 {
+    let two = U256::from(2);
+    let mut y = x;
+    for _ in 0..7 {
+        y = y.wrapping_mul(two.wrapping_sub(x.wrapping_mul(y)));
+    }
+    y
+}
+
+/// The smallest `y` with `m * y ≡ k (mod 2^n)`, if there is one: the
+/// argument that makes a product with `m` equal `k` in `n`-bit arithmetic
+/// (Solidity's `uint64(a * b)`, unchecked, wraps there). With `m = 2^t * o`
+/// (`o` odd) there is one exactly when `k` is a multiple of `2^t`.
+pub(super) fn solve_mul(m: U256, k: U256, n: usize) -> Option<U256> {
+    if n <= 64 {
+        // The common widths, in machine words (this runs for every
+        // comparison a call meets).
+        let low = |x: U256| x.as_limbs()[0];
+        return solve_mul_u64(low(m), low(k), n as u32).map(U256::from);
+    }
+    let (m, k) = (mask(m, n), mask(k, n));
+    if m.is_zero() {
+        return None;
+    }
+    let t = m.trailing_zeros();
+    if !k.is_zero() && k.trailing_zeros() < t {
+        return None;
+    }
+    Some(mask((k >> t).wrapping_mul(inverse_odd(m >> t)), n - t))
+}
+
+/// [`solve_mul`] for `n <= 64`.
+fn solve_mul_u64(m: u64, k: u64, n: u32) -> Option<u64> {
+    let mask = |x: u64, bits: u32| {
+        if bits >= 64 {
+            x
+        } else {
+            x & ((1u64 << bits) - 1)
+        }
+    };
+    let (m, k) = (mask(m, n), mask(k, n));
+    if m == 0 {
+        return None;
+    }
+    let t = m.trailing_zeros();
+    if k != 0 && k.trailing_zeros() < t {
+        return None;
+    }
+    let o = m >> t;
+    let mut inv = o;
+    for _ in 0..5 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(o.wrapping_mul(inv)));
+    }
+    Some(mask((k >> t).wrapping_mul(inv), n - t))
+}
+
+/// For an equality one of whose operands is `c * w` in the argument's width
+/// for a constant `2 <= c < 2^16` (`uint64(13 * x) == k`), the argument that
+/// makes it the other operand, wrapping if it must. (A larger multiplier is
+/// more likely a coincidence than a constant of the code.)
+pub(super) fn multiple_solution(arg: &DynSolValue, w: U256, c: &Comparison) -> Option<U256> {
+    let n = width(arg)?;
+    let w = mask(w, n);
+    let fits = |x: U256| mask(x, n) == x;
+    if w < U256::from(2) {
+        return None;
+    }
+    // (The multiplier `solve_mul` finds makes `m * w` equal `x` by
+    // construction: nothing to check but its size.)
+    let small = |m: u128| (2..1 << 16).contains(&m);
+    [(c.a, c.b), (c.b, c.a)].into_iter().find_map(|(x, k)| {
+        if x == w || !fits(x) || !fits(k) {
+            return None;
+        }
+        if n <= 64 {
+            // In machine words: this runs for every comparison a call meets.
+            let low = |v: U256| v.as_limbs()[0];
+            let m = solve_mul_u64(low(w), low(x), n as u32)?;
+            if !small(m as u128) {
+                return None;
+            }
+            return solve_mul_u64(m, low(k), n as u32).map(|y| widen(U256::from(y), n, arg));
+        }
+        // Wider arguments: only a product that did not wrap (a wide type
+        // wraps only for values near its top), in machine words while they
+        // fit.
+        if x < w || x.bit_len() > w.bit_len() + 16 {
+            return None;
+        }
+        let (Ok(x), Ok(w)) = (u128::try_from(x), u128::try_from(w)) else {
+            return None;
+        };
+        if x % w != 0 || !small(x / w) {
+            return None;
+        }
+        solve_mul(U256::from(x / w), k, n).map(|y| widen(y, n, arg))
+    })
+}
+
+/// If an operand of `c` is `full` (the 256-bit result of an operation on
+/// two `n`-bit arguments) cut to the width it was computed in: the other
+/// operand (the value it must take) and that width, `n` or a narrower one.
+fn result_width(c: &Comparison, full: U256, n: usize) -> Option<(U256, usize)> {
+    [(c.a, c.b), (c.b, c.a)].into_iter().find_map(|(x, k)| {
+        // A value wider than the arguments was computed wider (`uint32(a)
+        // * uint32(b)` of two uint16s): not this width's result.
+        if mask(k, n) != k {
+            return None;
+        }
+        // In the arguments' own width (Solidity's type of `a * b`), wrapped
+        // or not.
+        if mask(full, n) == x {
+            return Some((k, n));
+        }
+        // Else the widest whole-byte width below which `full` agrees with
+        // it in every bit (`uint64(a) * uint64(b)` of wider arguments: the
+        // bits above the product's width are those of a wider product, the
+        // first of them differs with even odds).
+        let m = (full ^ x).trailing_zeros() / 8 * 8;
+        (m >= 8 && m < n && m >= x.bit_len()).then_some((k, m))
+    })
 }
 
 /// The largest value of `arg`'s type (the positive half of a signed one),
@@ -126,13 +275,10 @@ pub fn pair_flips(args: &[DynSolValue], c: &Comparison) -> Vec<Vec<(usize, DynSo
         .map(|a| type_max(a).and_then(|_| word_of(a)))
         .collect();
     for i in 0..args.len() {
-        for j in 0..args.len() {
+        for j in i + 1..args.len() {
             let (Some(wi), Some(wj)) = (words[i], words[j]) else {
                 continue;
             };
-            if i == j {
-                continue;
-            }
             let other = |x: U256| {
                 if c.a == x {
                     Some(c.b)
@@ -153,24 +299,41 @@ pub fn pair_flips(args: &[DynSolValue], c: &Comparison) -> Vec<Vec<(usize, DynSo
                     out.push(f);
                 }
             };
-            if i < j
-                && let Some(k) = other(wi.wrapping_add(wj))
-            {
-                push(vec![(j, k.wrapping_sub(wi))]);
-                push(vec![(i, k.wrapping_sub(wj))]);
+            // The width the two are added or multiplied in: the narrower
+            // argument's, or where the result wrapped.
+            let n = width(&args[i])
+                .zip(width(&args[j]))
+                .map_or(256, |(a, b)| a.min(b));
+            let (vi, vj) = (mask(wi, n), mask(wj, n));
+            let at = |y: U256, m: usize, k: usize| widen(mask(y, m), m, &args[k]);
+            if let Some((k, m)) = result_width(c, vi.wrapping_add(vj), n) {
+                push(vec![(j, at(k.wrapping_sub(vi), m, j))]);
+                push(vec![(i, at(k.wrapping_sub(vj), m, i))]);
                 let half = k >> 1usize;
                 push(vec![(i, half), (j, k - half)]);
             }
-            let product = wi.checked_mul(wj);
-            if i < j
-                && product.is_some_and(|p| !p.is_zero())
-                && let Some(k) = product.and_then(other)
-            {
-                let (mi, mj) = (type_max(&args[i]), type_max(&args[j]));
-                if let (Some(mi), Some(mj)) = (mi, mj) {
-                    for (d, e) in factor_pairs(k, mi, mj, 2) {
-                        push(vec![(i, d), (j, e)]);
+            // A product, wrapping or not: one of the two solved for with
+            // the other kept (`p7 * p4 == k` in uint64 has a solution for
+            // `p4` whenever `p7` is odd), and when it did not wrap, both set
+            // to a factor pair of `k`. Both at least 2: a product with 0 or
+            // 1 is one argument's own value.
+            let two = U256::from(2);
+            if vi < two || vj < two {
+                continue;
+            }
+            if let Some((k, m)) = result_width(c, vi.wrapping_mul(vj), n) {
+                // i solved for with j kept, and j with i kept.
+                for (kept, solved) in [(vj, i), (vi, j)] {
+                    if let Some(y) = solve_mul(kept, k, m) {
+                        push(vec![(solved, widen(y, m, &args[solved]))]);
                     }
+                }
+            }
+            if let Some(k) = wi.checked_mul(wj).and_then(other)
+                && let (Some(mi), Some(mj)) = (type_max(&args[i]), type_max(&args[j]))
+            {
+                for (d, e) in factor_pairs(k, mi, mj, 2) {
+                    push(vec![(i, d), (j, e)]);
                 }
             }
         }

@@ -296,3 +296,94 @@ fn simplify_goes_toward_zero_and_ends() {
     }
     assert_eq!(v, DynSolValue::Uint(U256::ZERO, 256));
 }
+
+#[test]
+fn products_are_solved_modulo_their_width() {
+    let mut rng = SmallRng::seed_from_u64(11);
+    let u = |x: u64| U256::from(x);
+    for n in [8usize, 16, 64, 160, 256] {
+        for _ in 0..2_000 {
+            let m = mask(U256::from_limbs(rng.random()), rng.random_range(1..=n));
+            let k = mask(U256::from_limbs(rng.random()), n);
+            match solve_mul(m, k, n) {
+                Some(y) => assert_eq!(mask(m.wrapping_mul(y), n), k, "{m} * y = {k} mod 2^{n}"),
+                // No solution: m is zero, or it has more factors of two
+                // than k.
+                None => assert!(
+                    m.is_zero() || (!k.is_zero() && k.trailing_zeros() < m.trailing_zeros())
+                ),
+            }
+        }
+    }
+    assert_eq!(solve_mul(u(2), u(3), 64), None);
+    assert_eq!(solve_mul(u(6), u(10), 64), Some(u(0x5555_5555_5555_5557)));
+    // Without wrapping, the quotient: the smallest solution.
+    assert_eq!(solve_mul(u(43), u(43 * 1000), 64), Some(u(1000)));
+}
+
+#[test]
+fn wrapping_multiples_sums_and_products_in_a_narrow_width_are_solved() {
+    let u = |x: u64| U256::from(x);
+    let m64 = |x: U256| mask(x, 64);
+    // `p7 == uint64(13 * p2)` with p7 held at 33 by an earlier guard: only
+    // a p2 that wraps solves it (13 * p2 ≡ 33 mod 2^64).
+    let p2 = DynSolValue::Uint(u(5), 64);
+    let got = flips(&p2, &cmp(CmpKind::Eq, u(65), u(33)));
+    assert!(
+        got.iter()
+            .any(|(v, _)| matches!(v, DynSolValue::Uint(y, 64) if m64(*y * u(13)) == u(33))),
+        "{got:?}"
+    );
+    // A product of two arguments that wrapped at 64 bits: the odd one's
+    // partner solved for, the even one's not (2^63 * y is never odd).
+    let args = vec![
+        DynSolValue::Uint(u(3), 64),
+        DynSolValue::Uint(u(1 << 63), 64),
+    ];
+    let x = m64(u(3) * u(1 << 63));
+    let k = u(12_345);
+    let got = pair_flips(&args, &cmp(CmpKind::Eq, x, k));
+    assert!(
+        got.iter()
+            .any(|ch| matches!(ch[..], [(1, DynSolValue::Uint(y, 64))] if m64(y * u(3)) == k)),
+        "{got:?}"
+    );
+    assert!(!got.iter().any(|ch| ch.len() == 1 && ch[0].0 == 0));
+    // A sum that wrapped: either moved by the gap, modulo 2^64.
+    let args = vec![
+        DynSolValue::Uint(u(10), 64),
+        DynSolValue::Uint(U256::from(u64::MAX - 4), 64),
+    ];
+    let got = pair_flips(&args, &cmp(CmpKind::Eq, u(5), u(100_000)));
+    assert!(
+        got.contains(&vec![(0, DynSolValue::Uint(u(100_005), 64))]),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&vec![(1, DynSolValue::Uint(u(99_990), 64))]),
+        "{got:?}"
+    );
+    // Two uint256 arguments multiplied as uint64s (`uint64(a) * uint64(b)`):
+    // solved in the width the product wrapped at.
+    let big = u(0x1_0000_0001); // odd
+    let args = vec![DynSolValue::Uint(big, 256), DynSolValue::Uint(big, 256)];
+    let x = m64(big * big);
+    let got = pair_flips(&args, &cmp(CmpKind::Eq, x, u(7)));
+    assert!(
+        got.iter()
+            .any(|ch| matches!(ch[..], [(0, DynSolValue::Uint(y, 256))] if m64(y * big) == u(7))),
+        "{got:?}"
+    );
+    // An operand that is no small multiple of the argument offers no
+    // multiple: with x = 1 every operand would be one.
+    let one = DynSolValue::Uint(u(1), 64);
+    assert_eq!(
+        multiple_solution(&one, u(1), &cmp(CmpKind::Eq, u(65), u(33))),
+        None
+    );
+    let p2 = DynSolValue::Uint(u(5), 64);
+    assert_eq!(
+        multiple_solution(&p2, u(5), &cmp(CmpKind::Eq, u(5 << 20), u(33))),
+        None
+    );
+}
