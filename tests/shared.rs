@@ -210,6 +210,17 @@ fn a_node_that_keeps_hunting_notes_another_nodes_finding_and_keeps_the_test_open
     assert_eq!(again.hunting[0].calls, a_calls);
     assert_eq!(again.learned_findings, 1, "{again:?}");
 
+    // Restarted without keepHunting, B reads A's finding again (its
+    // cursors are past the batch that named it) and closes the test with
+    // it, as a node that never hunted would have.
+    let b = start("Sequence", config(url, "b", 4, 1), b_dir.path()).unwrap();
+    let read = b.control().read();
+    let report = b.wait();
+    assert_eq!(found_by(&report, "echidna_not_closed"), Some("shared"));
+    let last = read.shared().unwrap();
+    assert!(last.hunting.is_empty(), "{last:?}");
+    assert_eq!(last.learned_findings, 1, "{last:?}");
+
     // Without a shared campaign the key does nothing, and says so.
     let mut alone = Config {
         workers: Some(1),

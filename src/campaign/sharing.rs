@@ -416,7 +416,7 @@ pub(super) fn join(
         }
         (None, None) => NodeId::default_for_host(),
     };
-    let state = match saved {
+    let mut state = match saved {
         Some(mut s) => {
             if s.node != node.as_str() {
                 // Another name in this directory: its cursors still hold,
@@ -433,6 +433,13 @@ pub(super) fn join(
             command_log_offset: std::fs::metadata(layout.command_log()).map_or(0, |m| m.len()),
             ..LocalState::default()
         },
+    };
+    // Tests hunted under `keepHunting`, now off: their findings are read
+    // again (`Node::stop_hunting`).
+    let hunted = if config.keep_hunting {
+        Vec::new()
+    } else {
+        std::mem::take(&mut state.hunting)
     };
     let (urgent_tx, urgent_rx) = unbounded();
     let (msgs_tx, msgs_rx) = unbounded();
@@ -490,7 +497,7 @@ pub(super) fn join(
             };
             node.counters.hunting = node.state.hunting.clone();
             node.counters.learned_findings = node.state.learned.len() as u64;
-            match node.join() {
+            match node.stop_hunting(hunted).and_then(|()| node.join()) {
                 Ok(()) => {
                     let _ = ready_tx.send(Ok(()));
                 }
@@ -760,6 +767,39 @@ impl Node {
         }
         self.pull(None)?;
         self.save_state();
+        Ok(())
+    }
+
+    /// A node that hunted tests other nodes falsified (`keepHunting`) and
+    /// runs on without it reads their findings again, as any node that
+    /// does not hunt would have: the tests close here as falsified. (Its
+    /// cursors are past the batches that named them; the findings are read
+    /// from the store by test.)
+    fn stop_hunting(&mut self, hunted: Vec<HuntingStatus>) -> Result<(), SharedError> {
+        for h in hunted {
+            let prefix = key::finding(&super::persist::file_stem(&h.test), "");
+            let prefix = prefix.trim_end_matches(".json").trim_end_matches('/');
+            let keys: Vec<String> = self
+                .bucket
+                .list_after(prefix, None)?
+                .into_iter()
+                .map(|k| format!("{prefix}/{k}"))
+                .collect();
+            for k in &keys {
+                self.state.findings.remove(k);
+            }
+            tracing::info!(
+                "test {} was hunted here (keepHunting, now off): node {}'s finding taken",
+                h.test,
+                h.node
+            );
+            let batch = Batch {
+                node: h.node.clone(),
+                findings: keys,
+                ..Batch::default()
+            };
+            self.deferred.push((h.node, batch));
+        }
         Ok(())
     }
 
