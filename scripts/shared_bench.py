@@ -7,6 +7,8 @@ $RUDDER is the binary.) Prints markdown tables:
 
   1. overhead: calls/s of one node with sync on (moto's S3 on loopback, and
      a file:// store) against sync off, the runs alternated, same seconds;
+  1b. paired: sync on (S3) and off in the same run, one single-worker node of each
+     at once, each pinned to its own core (swapped every run), moto at nice 19;
   2. scaling: two single-worker nodes sharing a campaign against one, on
      Maze1 or --maze (a generated maze's artifact; every node fuzzes the same
      maze): calls/s summed, the time to falsify each maze site by the first
@@ -54,9 +56,10 @@ def env(port):
 
 
 def launch(work, name, seconds, workers, shared=None, port=None, seed=1, sync_ms=2000, mode="property",
-           extra=()):
+           extra=(), cpu=None):
     out = os.path.join(work, name)
-    args = [RUDDER, "fuzz", MAZE, "--no-ui", "--format", "json", "--workers", str(workers),
+    pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
+    args = pin + [RUDDER, "fuzz", MAZE, "--no-ui", "--format", "json", "--workers", str(workers),
             "--seed", str(seed), "--timeout", str(seconds), "--test-limit", "18446744073709551615",
             "--test-mode", mode, "--out-dir", out]
     if shared:
@@ -160,6 +163,51 @@ def overhead(work, seconds, reps, port, moto_pid):
               f"{c:.2f} ({c / seconds * 100:.1f}% of a core) |")
     print(f"\nmoto's server (same machine) used {statistics.median(server):.2f} s of CPU per S3 run (median),"
           f" {statistics.median(server) / seconds * 100:.0f}% of a core.")
+
+
+def paired(work, seconds, reps, port, moto_pid):
+    """Sync on (S3) and off in the same run: two single-worker nodes at once,
+    each pinned to its own core (swapped every run), so that what the VM's
+    host takes from one it takes from the other. moto's server runs at nice
+    19: it answers when a core is idle, and takes what it needs from neither
+    node's share (workers never wait for the store; only the sync thread
+    does). The ratio that matters is per run; calls per CPU-second of the
+    worker thread shows whether a worker itself got slower."""
+    import boto3
+    s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+                      aws_access_key_id="x", aws_secret_access_key="x")
+    os.setpriority(os.PRIO_PROCESS, moto_pid, 19)
+    rows, stored = [], []
+    try:
+        for rep in range(reps):
+            on_cpu, off_cpu = (0, 1) if rep % 2 == 0 else (1, 0)
+            on, _ = launch(work, f"p-on-{rep}", seconds, 1, f"s3://{BUCKET}/paired-{rep}", port,
+                           seed=rep + 1, sync_ms=1000, mode="exploration", cpu=on_cpu)
+            off, _ = launch(work, f"p-off-{rep}", seconds, 1, None, None,
+                            seed=rep + 1, mode="exploration", cpu=off_cpu)
+            wcpu = {on.pid: 0.0, off.pid: 0.0}
+            while on.poll() is None or off.poll() is None:
+                for p in (on, off):
+                    if p.poll() is None:
+                        wcpu[p.pid] = max(wcpu[p.pid], thread_cpu(p.pid, True))
+                time.sleep(0.25)
+            r_on, r_off = report(on), report(off)
+            stored.append(s3.list_objects_v2(Bucket=BUCKET, Prefix=f"paired-{rep}/corpus/")["KeyCount"])
+            rows.append((on_cpu, calls_per_second(r_on), calls_per_second(r_off),
+                         r_on["calls"] / max(wcpu[on.pid], 1e-9), r_off["calls"] / max(wcpu[off.pid], 1e-9)))
+    finally:
+        os.setpriority(os.PRIO_PROCESS, moto_pid, 0)
+    print(f"\n### Sync on (S3) and off in the same run (Maze1, exploration, one worker each, each node "
+          f"pinned to one core, swapped every run; {seconds} s, {reps} runs; sync every 1 s; moto at nice 19)\n")
+    print("| run | core of the S3 node | calls/s sync on | calls/s sync off | on / off | calls per worker "
+          "CPU-second on | off | on / off |")
+    print("|---|---|---|---|---|---|---|---|")
+    for i, (c, a, b, wa, wb) in enumerate(rows):
+        print(f"| {i + 1} | {c} | {a:,.0f} | {b:,.0f} | {a / b:.3f} | {wa:,.0f} | {wb:,.0f} | {wa / wb:.3f} |")
+    ratio = statistics.median(a / b for _, a, b, _, _ in rows)
+    wratio = statistics.median(wa / wb for _, _, _, wa, wb in rows)
+    print(f"\nMedian of the per-run ratios: calls/s {ratio:.3f}, calls per worker CPU-second {wratio:.3f}. "
+          f"Corpus entries the S3 node put in the store per run: {', '.join(map(str, stored))}.")
 
 
 def scaling(work, seconds, reps, port, store):
@@ -277,7 +325,8 @@ def main():
     ap.add_argument("--short", action="store_true", help="CI: 3 s runs, one rep, overhead only")
     ap.add_argument("--scale-store", choices=["file", "s3"], default="file",
                     help="the store of the one-vs-two table (moto's server takes CPU from the nodes)")
-    ap.add_argument("--only", choices=["overhead", "scaling", "requests", "joining"], help="one table")
+    ap.add_argument("--only", choices=["overhead", "paired", "scaling", "requests", "joining"],
+                    help="one table")
     ap.add_argument("--maze", help="the maze artifact to fuzz (default contracts/out/Maze1.json)")
     a = ap.parse_args()
     if a.maze:
@@ -292,6 +341,8 @@ def main():
             print(f"machine: {os.cpu_count()} cores; rudder {RUDDER}")
             if a.only in (None, "overhead"):
                 overhead(work, a.seconds, a.reps, port, moto.pid)
+            if a.only in (None, "paired"):
+                paired(work, a.seconds, a.reps, port, moto.pid)
             if a.only in (None, "scaling"):
                 scaling(work, a.seconds, a.reps, port, a.scale_store)
             if a.only in (None, "requests"):
