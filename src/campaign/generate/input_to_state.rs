@@ -261,10 +261,12 @@ pub(super) const FACTOR_TRIES: u64 = 1 << 17;
 /// Candidates for an equality one of whose operands is the sum or the
 /// product of two arguments (`a + b == k`, `a * b == k`, the maze's and
 /// real code's "two parameters together" guards), each a set of argument
-/// changes: for a sum, one argument moved by the gap, or both set to halves
-/// of `k`; for a product, both set to a factor pair of `k`, each factor at
-/// least 2 and within its argument's type (found by trial division, at most
-/// [`FACTOR_TRIES`] of them).
+/// changes: for a sum, one argument moved by the gap (modulo the width it
+/// was computed in), or both set to halves of `k`; for a
+/// product of two arguments of at least 2, one solved for with the other
+/// kept, modulo that width (the only way when it wraps), and
+/// both set to a factor pair of `k` within their types (found by trial
+/// division, at most [`FACTOR_TRIES`] of them).
 pub fn pair_flips(args: &[DynSolValue], c: &Comparison) -> Vec<Vec<(usize, DynSolValue)>> {
     let mut out = Vec::new();
     if c.kind != CmpKind::Eq {
