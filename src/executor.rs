@@ -30,6 +30,7 @@ pub mod foundry;
 pub mod inspector;
 mod outcome;
 pub mod reads;
+pub mod symbolic;
 
 pub use outcome::*;
 
@@ -972,6 +973,17 @@ impl Executor {
     /// [`call`](Self::call) (empty with feedback off).
     pub fn comparisons(&self) -> &[Comparison] {
         &self.evm.inspector.cmps
+    }
+
+    /// Runs `tx` as [`call`](Self::call) does while tracing the path
+    /// conditions its arguments decide (see [`symbolic`]).
+    pub fn call_traced(&mut self, tx: &Tx) -> (CallResult, symbolic::SymTrace) {
+        self.evm.inspector.sym.begin();
+        self.evm.inspector.rewatch();
+        let r = self.call(tx);
+        let trace = self.evm.inspector.sym.end();
+        self.evm.inspector.rewatch();
+        (r, trace)
     }
 
     /// Takes the words seen in logs since the last call.

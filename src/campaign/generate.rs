@@ -21,7 +21,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 mod input_to_state;
+mod solve;
 pub use input_to_state::*;
+pub use solve::{SOLVE_TARGETS, solve_branches};
 
 /// A function the workers may call, with its resolved parameter types.
 #[derive(Clone, Debug)]

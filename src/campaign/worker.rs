@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 mod checks;
 mod input_to_state;
+mod solve;
 
 /// Share of sequences that mutate a corpus entry once there is one.
 const MUTATION_SHARE: f64 = 0.7;
@@ -183,7 +184,7 @@ pub(crate) struct Worker {
     comparisons: bool,
     /// Input-to-state candidates to run (prefix and candidate call), the
     /// sequence they came from and their chain; the newest run first.
-    i2s: std::collections::VecDeque<(Source, Rc<Prefix>, Tx, Chain)>,
+    i2s: std::collections::VecDeque<solve::Job>,
     /// Candidates already queued (hashes of prefix length and calldata).
     i2s_tried: std::collections::HashSet<u64>,
     /// Calls the input-to-state stage ran.
@@ -193,6 +194,8 @@ pub(crate) struct Worker {
     i2s_chain: Option<Chain>,
     /// Checks answered from what they read ([`super::check_cache`]).
     pub(crate) checks: super::check_cache::CheckCache,
+    /// The solving stage ([`solve`]).
+    solving: solve::Solving,
 }
 
 /// The calls an input-to-state candidate follows, and the state they left
@@ -287,6 +290,7 @@ impl Worker {
             i2s_chain: None,
             created: Vec::new(),
             checks: super::check_cache::CheckCache::new(engine.config.check_cache),
+            solving: Default::default(),
             engine,
         }
     }
@@ -363,6 +367,9 @@ impl Worker {
             if self.engine.callable.is_empty() {
                 break StopReason::Stopped;
             }
+            if self.solve_next() {
+                continue;
+            }
             if let Some((source, prefix, candidate, chain)) = self.i2s.pop_back() {
                 let before = self.total_calls;
                 self.i2s_chain = Some(chain);
@@ -423,6 +430,8 @@ impl Worker {
             worker = self.id.0,
             calls = self.total_calls,
             input_to_state = self.i2s_calls,
+            solving = self.solving.calls,
+            solved = self.solving.found,
             "worker done"
         );
         reason

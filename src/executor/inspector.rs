@@ -134,12 +134,14 @@ pub struct CoverageInspector {
     /// frame (one that reverted afterwards included).
     pub(crate) asserted: bool,
     /// Whether each opcode is looked at for more than coverage: a check's
-    /// reads, or storage accesses after `vm.record()` (one test per opcode
-    /// for both; see [`rewatch`](Self::rewatch)).
+    /// reads, storage accesses after `vm.record()`, or a traced call's
+    /// terms (one test per opcode for all; see [`rewatch`](Self::rewatch)).
     watching: bool,
     /// Whether the running transaction called a cheatcode (its effects on
     /// the block and the cheatcode state outlive a revert).
     pub(crate) cheated: bool,
+    /// The path-condition tracker (on for a traced call only).
+    pub(crate) sym: super::symbolic::Tracker,
 }
 
 /// Operand pairs remembered per branch.
@@ -258,13 +260,14 @@ impl CoverageInspector {
             asserted: false,
             watching: false,
             cheated: false,
+            sym: Default::default(),
         }
     }
 
     /// Sets [`watching`](Self::watching) from what it stands for: called
     /// whenever a check's read log or the cheatcode state changes.
     pub(crate) fn rewatch(&mut self) {
-        self.watching = self.reads.on || self.cheats.expect.accesses.is_some();
+        self.watching = self.reads.on || self.cheats.expect.accesses.is_some() || self.sym.on;
     }
 
     fn runtime_of(&self, address: Address) -> Option<CodeId> {
@@ -457,6 +460,11 @@ impl Inspector<Ctx> for CoverageInspector {
             }
             if self.cheats.expect.accesses.is_some() {
                 self.record_access(interp);
+            }
+            if self.sym.on && self.frames.len() == 1 {
+                let recorder = &self.recorder;
+                self.sym
+                    .step(interp, self.frames[0], |c, pc| !recorder.both_ways(c, pc));
             }
         }
         if !self.enabled {

@@ -377,3 +377,118 @@ fn coverage_maps_calls_to_source_lines() {
     // The constructor-less contract still has its creation code covered.
     assert!(t.coverage.points() > 0);
 }
+
+/// Words of `tx`'s calldata after the selector.
+fn head(tx: &Tx) -> Vec<U256> {
+    tx.calldata()[4..]
+        .chunks(32)
+        .map(|c| U256::from_be_slice(c))
+        .collect()
+}
+
+#[test]
+fn a_traced_call_keeps_each_branch_on_its_arguments_with_the_way_it_went() {
+    use alloy_primitives::I256;
+    let s = DEFAULT_SENDERS[0];
+    let cases = [
+        (
+            "Ladder",
+            "climbA(uint8,uint16,int32,bool,uint64)",
+            vec![
+                DynSolValue::Uint(U256::from(110), 8),
+                DynSolValue::Uint(U256::from(31337), 16),
+                DynSolValue::Int(I256::try_from(-50000).unwrap(), 32),
+                DynSolValue::Bool(true),
+                DynSolValue::Uint(U256::from(5), 64),
+            ],
+            5,
+        ),
+        (
+            "Knot",
+            "knotB(int32,int64,bool)",
+            vec![
+                DynSolValue::Int(I256::try_from(-9).unwrap(), 32),
+                DynSolValue::Int(I256::try_from(-8900).unwrap(), 64),
+                DynSolValue::Bool(false),
+            ],
+            4,
+        ),
+    ];
+    for (name, sig, args, guards) in cases {
+        let t = target(name);
+        let mut ex = t.executor(0);
+        let call = tx(&t, sig, args, s, Delay::default());
+        let (_, trace) = ex.call_traced(&call);
+        let deps = trace.dependencies();
+        // The argument guards (and the ABI decoder's range checks) are
+        // kept, each term computing what the EVM computed.
+        let on_args: Vec<_> = trace
+            .branches
+            .iter()
+            .filter(|b| deps[b.cond as usize] != 0)
+            .collect();
+        assert!(on_args.len() >= guards, "{name}: {:?}", trace.branches);
+        let mut vals = Vec::new();
+        let last = trace.terms.len() as u32 - 1;
+        trace.eval(&head(&call), last, &mut vals);
+        for b in &trace.branches {
+            assert_eq!(!vals[b.cond as usize].is_zero(), b.taken, "{name}: {b:?}");
+        }
+        // An untraced call keeps nothing.
+        ex.reset();
+        ex.call(&call);
+        assert!(ex.call_traced(&call).1.branches.len() == on_args.len());
+    }
+}
+
+/// Solves, runs the deepest answer, and goes on from it, as a worker's
+/// chain does: true once `flag` is set.
+fn untie(name: &str, sig: &str, args: Vec<DynSolValue>, flag: &str, seed: u64) -> bool {
+    use rand::SeedableRng;
+    let t = target(name);
+    let mut ex = t.executor(0);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut call = tx(&t, sig, args, DEFAULT_SENDERS[0], Delay::default());
+    for _ in 0..12 {
+        let (_, trace) = ex.call_traced(&call);
+        if prop(&mut ex, flag) {
+            return true;
+        }
+        ex.reset();
+        let (found, _) =
+            crate::campaign::generate::solve_branches(&mut rng, &call, &trace, 4, |_, _, _| true);
+        // A search that found nothing is tried again (it is random).
+        if let Some(next) = found.into_iter().next() {
+            call = next;
+        }
+    }
+    false
+}
+
+#[test]
+fn the_solver_unties_knots_that_hold_only_together() {
+    let u = |v: u64| DynSolValue::Uint(U256::from(v), 64);
+    for seed in 0..20 {
+        assert!(
+            untie(
+                "Knot",
+                "knotA(uint64,uint64,uint64,uint64)",
+                vec![u(1), u(2), u(3), u(4)],
+                "tiedA",
+                seed
+            ),
+            "knotA, seed {seed}"
+        );
+        let i = |v: i64, bits| DynSolValue::Int(alloy_primitives::I256::try_from(v).unwrap(), bits);
+        assert!(
+            untie(
+                "Knot",
+                "knotB(int32,int64,bool)",
+                vec![i(3, 32), i(0, 64), DynSolValue::Bool(false)],
+                "tiedB",
+                seed
+            ),
+            "knotB, seed {seed}"
+        );
+    }
+}

@@ -17,6 +17,7 @@ impl Worker {
         new: bool,
     ) -> bool {
         let cmps = self.ex.comparisons();
+        let met = !cmps.is_empty();
         // A chain goes on from a candidate that got further (new coverage,
         // or a longer path than any before it), or, once in a row, from one
         // that did not.
@@ -66,13 +67,26 @@ impl Worker {
         }
         let n = prefix.len();
         let mut prefix = same;
+        // The prefix is built once, for the first candidate queued, without
+        // the calls that changed nothing (fewer to replay).
+        let mut prefix_of = |w: &Worker| {
+            prefix
+                .get_or_insert_with(|| {
+                    let (mut txs, mut gas) = (executed[..n].to_vec(), gas[..n].to_vec());
+                    let at = crate::corpus::compact(&mut txs, &mut gas, &inert[..n]);
+                    Rc::new(Prefix {
+                        obs: w.obs_at(&at),
+                        txs,
+                        gas,
+                        state: Default::default(),
+                        key,
+                    })
+                })
+                .clone()
+        };
         let mut queued = false;
         // Queued in reverse so that the first candidate runs first.
         for c in candidates.into_iter().rev() {
-            if self.i2s.len() >= I2S_QUEUE {
-                // The oldest wait longest and are the shallowest: dropped.
-                self.i2s.pop_front();
-            }
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
             // The calls before it and their number: the same candidate
@@ -84,24 +98,28 @@ impl Worker {
             c.to.hash(&mut h);
             c.calldata().hash(&mut h);
             if self.i2s_tried.insert(h.finish()) {
-                // The prefix is built once, for the first candidate queued,
-                // without the calls that changed nothing (fewer to replay).
-                let p = prefix.get_or_insert_with(|| {
-                    let (mut txs, mut gas) = (executed[..n].to_vec(), gas[..n].to_vec());
-                    let at = crate::corpus::compact(&mut txs, &mut gas, &inert[..n]);
-                    Rc::new(Prefix {
-                        obs: self.obs_at(&at),
-                        txs,
-                        gas,
-                        state: Default::default(),
-                        key,
-                    })
-                });
-                self.i2s.push_back((source, p.clone(), c, chain));
+                let p = prefix_of(self);
+                self.queue_candidate((source, p, c, chain));
                 queued = true;
             }
         }
+        // A call that met a guard it has not passed goes to the solver too,
+        // within its share.
+        if met && self.may_solve() {
+            let p = prefix_of(self);
+            self.queue_solve((source, p, tx.clone(), chain));
+            queued = true;
+        }
         queued
+    }
+
+    /// Queues an input-to-state candidate (the oldest, shallowest, dropped
+    /// when the queue is full).
+    pub(super) fn queue_candidate(&mut self, job: super::solve::Job) {
+        if self.i2s.len() >= I2S_QUEUE {
+            self.i2s.pop_front();
+        }
+        self.i2s.push_back(job);
     }
 
     /// Puts the executor in the state `prefix` left: from its snapshot, or,

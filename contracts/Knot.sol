@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+
+/// Knots: guards that hold only together. Each knot ties its parameters
+/// through wrapped sums and products (unchecked arithmetic) and signed
+/// orderings, so that meeting one comparison at a time breaks another one
+/// already met: an input-to-state stage that turns one comparison cannot
+/// untie them, a path-condition solver that keeps the path can.
+contract Knot {
+    event AssertionFailed(string message);
+
+    bool public tiedA;
+    bool public tiedB;
+
+    /// Feasible: c = 2^40 + 1, a = 13c + 7, d = 2^40 + 5 (d * c wraps to
+    /// 6 * 2^40 + 5), b = a + c + 1.
+    function knotA(uint64 a, uint64 b, uint64 c, uint64 d) external {
+        unchecked {
+            if (b > a + c) {
+                if (b < d + a) {
+                    if (d < d * c) {
+                        if (a == 13 * c + 7) {
+                            if (c > 1 << 40) {
+                                tiedA = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Feasible: x < -5 and 1000x < y < 999x, e.g. x = -6, y = -5995.
+    function knotB(int32 x, int64 y, bool up) external {
+        unchecked {
+            if (x < -5) {
+                if (y > int64(x) * 1000) {
+                    if (y < int64(x) * 999) {
+                        if (up) {
+                            tiedB = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    function echidna_a_holds() external view returns (bool) {
+        return !tiedA;
+    }
+
+    function echidna_b_holds() external view returns (bool) {
+        return !tiedB;
+    }
+}

@@ -1,0 +1,644 @@
+//! The path-condition solver: arguments for a traced call (see
+//! [`crate::executor::symbolic`]) that keep the branches before a target as
+//! they went and turn the target the other way.
+//!
+//! A local search over the call's static arguments, as bit-vector solvers
+//! that propagate wanted values do: while some condition fails, one of its
+//! arguments takes the value that makes it hold, found by walking down the
+//! condition's term and inverting each operation on the way (`a + b == r`
+//! gives `a = r - b`; `13 * a == r` gives `a = r * 13⁻¹ mod 2^256`; `a < b`
+//! gives `b - 1` or a value below), or a neighbour of its value; a move is
+//! kept when fewer conditions fail, or as many by a smaller distance. It
+//! needs no solver library, handles wrapped sums and products exactly, and
+//! a solution is run for real before it counts.
+
+use super::input_to_state::solve_mul;
+use super::*;
+use crate::coverage::CodeId;
+use crate::executor::symbolic::{
+    self, ADD, AND, DIV, EQ, GT, ISZERO, LT, MOD, MUL, OR, SGT, SHL, SHR, SIGNEXTEND, SLT, SUB,
+    SymTrace, Term, TermId, XOR,
+};
+
+/// Branches turned per traced call at most (the last ones on the path
+/// first: the frontier).
+pub const SOLVE_TARGETS: usize = 4;
+
+/// Moves tried per target at most.
+const SOLVE_STEPS: usize = 300;
+
+/// Conditions one move mends at most after the value it tried broke them.
+const REPAIRS: usize = 4;
+
+/// Moves without a better score before the search starts again from the
+/// traced call's arguments.
+const RESTART_AFTER: usize = 60;
+
+/// The values one argument word can hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Domain {
+    Uint(usize),
+    Int(usize),
+    Bool,
+    Address,
+    Fixed(usize),
+}
+
+impl Domain {
+    fn of(v: &DynSolValue) -> Option<Domain> {
+        Some(match v {
+            DynSolValue::Uint(_, bits) => Domain::Uint(*bits),
+            DynSolValue::Int(_, bits) => Domain::Int(*bits),
+            DynSolValue::Bool(_) => Domain::Bool,
+            DynSolValue::Address(_) => Domain::Address,
+            DynSolValue::FixedBytes(_, n) => Domain::Fixed(*n),
+            _ => return None,
+        })
+    }
+
+    /// The nearest word of the domain to `w` (its low bits, sign-extended
+    /// for a signed type; its high bytes for `bytesN`).
+    fn fit(self, w: U256) -> U256 {
+        let low = |bits: usize| {
+            if bits >= 256 {
+                U256::MAX
+            } else {
+                (U256::ONE << bits) - U256::ONE
+            }
+        };
+        match self {
+            Domain::Uint(bits) => w & low(bits),
+            Domain::Int(bits) if bits >= 256 => w,
+            Domain::Int(bits) => symbolic::sign_extend(U256::from(bits / 8 - 1), w),
+            Domain::Bool => w & U256::ONE,
+            Domain::Address => w & low(160),
+            Domain::Fixed(n) => w & !low(256 - 8 * n),
+        }
+    }
+
+    fn value(self, w: U256) -> DynSolValue {
+        match self {
+            Domain::Uint(bits) => DynSolValue::Uint(w, bits),
+            Domain::Int(bits) => DynSolValue::Int(I256::from_raw(w), bits),
+            Domain::Bool => DynSolValue::Bool(!w.is_zero()),
+            Domain::Address => DynSolValue::Address(Address::from_word(B256::from(w))),
+            Domain::Fixed(n) => DynSolValue::FixedBytes(B256::from(w), n),
+        }
+    }
+}
+
+/// Head words an argument takes (a static tuple or array is inline).
+fn head_words(v: &DynSolValue) -> usize {
+    match v {
+        DynSolValue::Tuple(vs) | DynSolValue::FixedArray(vs) if !v.is_dynamic() => {
+            vs.iter().map(head_words).sum()
+        }
+        _ => 1,
+    }
+}
+
+/// What a condition's term should be.
+#[derive(Clone, Copy, Debug)]
+enum Want {
+    Value(U256),
+    NonZero,
+}
+
+impl Want {
+    fn truthy(self) -> bool {
+        match self {
+            Want::Value(v) => !v.is_zero(),
+            Want::NonZero => true,
+        }
+    }
+
+    fn value(self, rng: &mut SmallRng) -> U256 {
+        match self {
+            Want::Value(v) => v,
+            Want::NonZero => match rng.random_range(0..3) {
+                0 => U256::ONE,
+                1 => U256::from(rng.random::<u64>() | 1),
+                _ => U256::MAX,
+            },
+        }
+    }
+}
+
+/// A random word of at most `bits` bits (small widths more often).
+fn random_word(rng: &mut SmallRng, bits: usize) -> U256 {
+    let bits = rng.random_range(1..=bits.clamp(1, 256));
+    let w = U256::from_limbs([rng.random(), rng.random(), rng.random(), rng.random()]);
+    if bits >= 256 {
+        w
+    } else {
+        w & ((U256::ONE << bits) - U256::ONE)
+    }
+}
+
+/// A value `x` with `x < o` (`below`) or `x >= o`, the boundary half the
+/// time; none if there is no such value.
+fn on_side(rng: &mut SmallRng, o: U256, below: bool) -> Option<U256> {
+    if below {
+        if o.is_zero() {
+            return None;
+        }
+        Some(if rng.random_bool(0.5) {
+            o - U256::ONE
+        } else {
+            random_word(rng, o.bit_len()) % o
+        })
+    } else {
+        Some(if rng.random_bool(0.5) {
+            o
+        } else {
+            o.saturating_add(random_word(rng, 16))
+        })
+    }
+}
+
+/// The search over one traced call.
+struct Search<'a> {
+    trace: &'a SymTrace,
+    deps: &'a [u64],
+    /// The conditions to meet: term and whether it must be nonzero.
+    conds: Vec<(TermId, bool)>,
+    /// The domain of each head word that is an argument of its own.
+    domains: &'a [Option<Domain>],
+    upto: TermId,
+    vals: Vec<U256>,
+    /// The conditions the last evaluation found failing.
+    failing: Vec<usize>,
+    /// Terms evaluated so far (the work done).
+    work: u64,
+}
+
+impl Search<'_> {
+    /// How far the current values are from meeting a condition (zero: it
+    /// holds): the gap between an ordering's or equality's operands.
+    fn distance(&self, t: TermId, want: bool) -> U256 {
+        let v = |t: TermId| self.vals[t as usize];
+        let signed = |x: U256| x ^ (U256::ONE << 255);
+        match self.trace.terms[t as usize] {
+            Term::Un(ISZERO, a) => self.distance(a, !want),
+            Term::Bin(EQ, a, b) if (v(a) == v(b)) != want => {
+                if want {
+                    let d = v(a).wrapping_sub(v(b));
+                    d.min(v(b).wrapping_sub(v(a)))
+                } else {
+                    U256::ONE
+                }
+            }
+            Term::Bin(op @ (LT | GT | SLT | SGT), a, b) => {
+                let (mut x, mut y) = (v(a), v(b));
+                if op == SLT || op == SGT {
+                    (x, y) = (signed(x), signed(y));
+                }
+                if op == GT || op == SGT {
+                    (x, y) = (y, x);
+                }
+                // Now the condition is x < y.
+                match (x < y, want) {
+                    (true, true) | (false, false) => U256::ZERO,
+                    (false, true) => (x - y).saturating_add(U256::ONE),
+                    (true, false) => y - x,
+                }
+            }
+            _ => {
+                let x = v(t);
+                match (x.is_zero(), want) {
+                    (false, true) | (true, false) => U256::ZERO,
+                    (true, true) => U256::ONE,
+                    (false, false) => x.min(x.wrapping_neg()),
+                }
+            }
+        }
+    }
+
+    /// Evaluates the conditions for `words`: how many fail, then how far
+    /// (the failing ones in `failing`).
+    fn score(&mut self, words: &[U256]) -> f64 {
+        self.trace.eval(words, self.upto, &mut self.vals);
+        self.work += self.upto as u64 + 1;
+        self.failing.clear();
+        let mut s = 0.0;
+        for i in 0..self.conds.len() {
+            let (t, want) = self.conds[i];
+            let d = self.distance(t, want);
+            if !d.is_zero() {
+                // Below 1 for any distance: one condition more that fails
+                // always weighs more.
+                s += 1.0 + d.bit_len() as f64 / 512.0;
+                self.failing.push(i);
+            }
+        }
+        s
+    }
+
+    /// The value of word `var` that would make term `t` what `want` says,
+    /// the other words kept (the current values in `vals`).
+    fn propagate(&self, rng: &mut SmallRng, t: TermId, want: Want, var: usize) -> Option<U256> {
+        let bit = 1u64 << var;
+        let (mut node, mut want) = (t, want);
+        for _ in 0..64 {
+            match self.trace.terms[node as usize] {
+                Term::Word(k) => return (k as usize == var).then(|| want.value(rng)),
+                Term::Const(_) => return None,
+                Term::Un(ISZERO, a) => {
+                    want = if want.truthy() {
+                        Want::Value(U256::ZERO)
+                    } else {
+                        Want::NonZero
+                    };
+                    node = a;
+                }
+                Term::Un(_, a) => {
+                    want = Want::Value(!want.value(rng));
+                    node = a;
+                }
+                Term::Bin(op, a, b) => {
+                    let (in_a, in_b) = (
+                        self.deps[a as usize] & bit != 0,
+                        self.deps[b as usize] & bit != 0,
+                    );
+                    let left = match (in_a, in_b) {
+                        (true, true) => rng.random_bool(0.5),
+                        (true, false) => true,
+                        (false, true) => false,
+                        (false, false) => return None,
+                    };
+                    let (c, o) = if left { (a, b) } else { (b, a) };
+                    let (cur, o) = (self.vals[c as usize], self.vals[o as usize]);
+                    let r = match op {
+                        EQ | LT | GT | SLT | SGT => {
+                            compare_inverse(rng, op, left, want.truthy(), o)?
+                        }
+                        _ => arith_inverse(op, left, want.value(rng), o, cur)?,
+                    };
+                    want = Want::Value(r);
+                    node = c;
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A value for one side of comparison `op` (the left one, `a` of `a < b`,
+/// if `left`) that makes it `truth`, the other side being `o`.
+fn compare_inverse(rng: &mut SmallRng, op: u8, left: bool, truth: bool, o: U256) -> Option<U256> {
+    let sign = U256::ONE << 255;
+    let signed = op == SLT || op == SGT;
+    if op == EQ {
+        return Some(if truth {
+            o
+        } else {
+            o.wrapping_add(U256::from(rng.random_range(1..=3u8)))
+        });
+    }
+    let o = if signed { o ^ sign } else { o };
+    // The side is the left one of a `<` (`a < b`, or `b > a`): true wants
+    // it below the other, false at or above; otherwise true wants it
+    // above, false at or below.
+    let less_side = matches!(op, LT | SLT) == left;
+    let x = match (less_side, truth) {
+        (true, true) => on_side(rng, o, true)?,
+        (true, false) => on_side(rng, o, false)?,
+        (false, true) => on_side(rng, o.checked_add(U256::ONE)?, false)?,
+        (false, false) => on_side(rng, o.saturating_add(U256::ONE), true)?,
+    };
+    Some(if signed { x ^ sign } else { x })
+}
+
+/// A value for one operand of arithmetic `op` (the top one, `a`, if `left`)
+/// that makes it `r`, the other operand being `o` and this one now `cur`.
+fn arith_inverse(op: u8, left: bool, r: U256, o: U256, cur: U256) -> Option<U256> {
+    Some(match (op, left) {
+        (ADD, _) => r.wrapping_sub(o),
+        (SUB, true) => r.wrapping_add(o),
+        (SUB, false) => o.wrapping_sub(r),
+        (MUL, _) => solve_mul(o, r, 256)?,
+        (DIV, true) => {
+            let a = r.checked_mul(o)?;
+            (a.checked_div(o)? == r).then_some(a)?
+        }
+        (DIV, false) if r.is_zero() => o.checked_add(U256::ONE)?,
+        (DIV, false) => {
+            let b = o / r;
+            (!b.is_zero() && o / b == r).then_some(b)?
+        }
+        (MOD, true) => (r < o).then_some(r)?,
+        (AND, _) => (r & !o == U256::ZERO).then_some(r | (cur & !o))?,
+        (OR, _) => (o & !r == U256::ZERO).then_some(r & !o)?,
+        (XOR, _) => r ^ o,
+        (SHL, false) if o < U256::from(256) => {
+            let s = o.to::<usize>();
+            let v = r >> s;
+            (v << s == r).then_some(v)?
+        }
+        (SHR, false) if o < U256::from(256) => {
+            let s = o.to::<usize>();
+            let v = r << s;
+            (v >> s == r).then_some(v)?
+        }
+        (SIGNEXTEND, false) => (symbolic::sign_extend(o, r) == r).then_some(r)?,
+        _ => return None,
+    })
+}
+
+/// Calls that turn branches of `tx`'s traced path the other way: for each
+/// target (a branch on the arguments this worker has seen go one way only,
+/// the last ones first, at most `max`, each at most once per `(code, pc,
+/// way)` in `seen`'s judgement), arguments that keep the branches before it
+/// as they went and turn it. Returns them with the terms evaluated (the
+/// work done).
+pub fn solve_branches(
+    rng: &mut SmallRng,
+    tx: &Tx,
+    trace: &SymTrace,
+    max: usize,
+    mut try_target: impl FnMut(CodeId, u32, bool) -> bool,
+) -> (Vec<Tx>, u64) {
+    let mut out = Vec::new();
+    if trace.branches.is_empty() {
+        return (out, 0);
+    }
+    // Head words that are arguments of their own, and the calldata's words.
+    let mut domains: Vec<Option<Domain>> = Vec::new();
+    let mut arg_of: Vec<usize> = Vec::new();
+    for (i, a) in tx.args.iter().enumerate() {
+        let n = head_words(a);
+        let d = if n == 1 { Domain::of(a) } else { None };
+        for _ in 0..n {
+            domains.push(d);
+            arg_of.push(i);
+        }
+    }
+    let calldata = tx.calldata();
+    let words: Vec<U256> = calldata
+        .get(4..)
+        .unwrap_or_default()
+        .chunks(32)
+        .map(|c| {
+            let mut w = [0u8; 32];
+            w[..c.len()].copy_from_slice(c);
+            U256::from_be_bytes(w)
+        })
+        .collect();
+    let vars: u64 = domains
+        .iter()
+        .enumerate()
+        .filter(|(k, d)| *k < 64 && d.is_some())
+        .fold(0, |m, (k, _)| m | 1 << k);
+    let deps = trace.dependencies();
+    let mut search = Search {
+        trace,
+        deps: &deps,
+        conds: Vec::new(),
+        domains: &domains,
+        upto: 0,
+        vals: Vec::new(),
+        failing: Vec::new(),
+        work: 0,
+    };
+    let mut targets = 0;
+    for t in (0..trace.branches.len()).rev() {
+        let b = trace.branches[t];
+        if targets >= max {
+            break;
+        }
+        if !b.half
+            || deps[b.cond as usize] & vars == 0
+            || trace.branches[t + 1..]
+                .iter()
+                .any(|l| l.code == b.code && l.pc == b.pc)
+            || !try_target(b.code, b.pc, !b.taken)
+        {
+            continue;
+        }
+        targets += 1;
+        search.conds.clear();
+        search.conds.extend(
+            trace.branches[..t]
+                .iter()
+                .filter(|p| deps[p.cond as usize] & vars != 0)
+                .map(|p| (p.cond, p.taken)),
+        );
+        search.conds.push((b.cond, !b.taken));
+        search.upto = search.conds.iter().map(|c| c.0).max().unwrap_or(0);
+        if let Some(found) = search.run(rng, &words, vars) {
+            let mut c = tx.clone();
+            for (k, w) in found.iter().enumerate() {
+                if words.get(k) != Some(w)
+                    && let Some(d) = domains.get(k).copied().flatten()
+                {
+                    c.args[arg_of[k]] = d.value(*w);
+                }
+            }
+            if c.args != tx.args && !out.iter().any(|o: &Tx| o.args == c.args) {
+                out.push(c);
+            }
+        }
+    }
+    (out, search.work)
+}
+
+impl Search<'_> {
+    /// Words meeting every condition, from `start`, changing only `vars`.
+    ///
+    /// Each step takes a failing condition and one of its arguments, and
+    /// tries values for it: those that would make the condition hold (each
+    /// followed by repairs: a condition the new value broke takes, through
+    /// another argument not yet moved, the value that makes it hold again,
+    /// as `a == 13 * c + 7` does after `c` moved), and neighbours. The best
+    /// is kept when no more conditions fail than before (sometimes even
+    /// so); a search stuck for a while starts again from `start`.
+    fn run(&mut self, rng: &mut SmallRng, start: &[U256], vars: u64) -> Option<Vec<U256>> {
+        let mut x = start.to_vec();
+        let (mut best, mut stale) = (f64::MAX, 0);
+        let mut cands: Vec<(U256, bool)> = Vec::with_capacity(12);
+        let mut before: Vec<usize> = Vec::new();
+        for _ in 0..SOLVE_STEPS {
+            let score = self.score(&x);
+            if score == 0.0 {
+                return Some(x);
+            }
+            if score < best {
+                (best, stale) = (score, 0);
+            } else {
+                stale += 1;
+                if stale >= RESTART_AFTER {
+                    x.copy_from_slice(start);
+                    stale = 0;
+                    continue;
+                }
+            }
+            before.clone_from(&self.failing);
+            // A failing condition and an argument it depends on.
+            let &i = before.choose(rng)?;
+            let (t, want) = self.conds[i];
+            let mine = self.deps[t as usize] & vars;
+            if mine == 0 {
+                // A condition no argument changes fails: no solution here.
+                return None;
+            }
+            let var = nth_bit(mine, rng.random_range(0..mine.count_ones()));
+            let dom = self.domains[var].expect("a variable has a domain");
+            cands.clear();
+            for _ in 0..3 {
+                if let Some(v) = self.propagate(rng, t, want_of(want), var) {
+                    cands.push((v, true));
+                }
+            }
+            let cur = x[var];
+            let k = rng.random_range(0..64);
+            cands.extend(
+                [
+                    cur.wrapping_add(U256::ONE),
+                    cur.wrapping_sub(U256::ONE),
+                    cur.wrapping_add(U256::ONE << k),
+                    cur.wrapping_sub(U256::ONE << k),
+                    cur ^ (U256::ONE << rng.random_range(0..256)),
+                    random_word(rng, 64),
+                ]
+                .map(|v| (v, false)),
+            );
+            let mut pick: Option<(f64, Vec<U256>)> = None;
+            for &(c, propagated) in &cands {
+                let c = dom.fit(c);
+                if c == cur {
+                    continue;
+                }
+                let mut y = x.clone();
+                y[var] = c;
+                let mut s = self.score(&y);
+                if propagated {
+                    s = self.repair(rng, &mut y, s, &before, vars, 1 << var);
+                }
+                if pick.as_ref().is_none_or(|p| s < p.0) {
+                    pick = Some((s, y));
+                }
+            }
+            if let Some((s, y)) = pick
+                && (s <= score || rng.random_ratio(1, 20))
+            {
+                x = y;
+            }
+        }
+        (self.score(&x) == 0.0).then_some(x)
+    }
+
+    /// Mends, through arguments not in `moved`, up to [`REPAIRS`]
+    /// conditions that fail now and did not in `before` (`score` is `y`'s,
+    /// the values of its last evaluation); returns the new score.
+    fn repair(
+        &mut self,
+        rng: &mut SmallRng,
+        y: &mut [U256],
+        mut score: f64,
+        before: &[usize],
+        vars: u64,
+        mut moved: u64,
+    ) -> f64 {
+        for _ in 0..REPAIRS {
+            let Some(&j) = self.failing.iter().find(|j| !before.contains(j)) else {
+                break;
+            };
+            let (t, want) = self.conds[j];
+            let free = self.deps[t as usize] & vars & !moved;
+            if free == 0 {
+                break;
+            }
+            let var = nth_bit(free, rng.random_range(0..free.count_ones()));
+            let Some(v) = self.propagate(rng, t, want_of(want), var) else {
+                break;
+            };
+            y[var] = self.domains[var].expect("a variable has a domain").fit(v);
+            moved |= 1 << var;
+            score = self.score(y);
+        }
+        score
+    }
+}
+
+/// What a condition's term must be for the branch to go way `taken`.
+fn want_of(taken: bool) -> Want {
+    if taken {
+        Want::NonZero
+    } else {
+        Want::Value(U256::ZERO)
+    }
+}
+
+/// The index of the `n`-th set bit of `m`.
+fn nth_bit(mut m: u64, n: u32) -> usize {
+    for _ in 0..n {
+        m &= m - 1;
+    }
+    m.trailing_zeros() as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// A random word, often small or near a power of two.
+    fn word(rng: &mut SmallRng) -> U256 {
+        match rng.random_range(0..3) {
+            0 => U256::from(rng.random_range(0..100u64)),
+            1 => (U256::ONE << rng.random_range(0..256usize))
+                .wrapping_sub(U256::from(rng.random_range(0..3u8))),
+            _ => random_word(rng, 256),
+        }
+    }
+
+    #[test]
+    fn each_inverse_gives_what_was_wanted_or_nothing() {
+        let mut rng = SmallRng::seed_from_u64(3);
+        let (mut answered, mut asked) = (0, 0);
+        for _ in 0..20_000 {
+            let (o, r, cur) = (word(&mut rng), word(&mut rng), word(&mut rng));
+            let left = rng.random_bool(0.5);
+            let run = |op: u8, x: U256| {
+                if left {
+                    symbolic::apply(op, x, o)
+                } else {
+                    symbolic::apply(op, o, x)
+                }
+            };
+            for op in [EQ, LT, GT, SLT, SGT] {
+                let truth = rng.random_bool(0.5);
+                asked += 1;
+                if let Some(x) = compare_inverse(&mut rng, op, left, truth, o) {
+                    answered += 1;
+                    assert_eq!(!run(op, x).is_zero(), truth, "op {op:#x} left {left} o {o}");
+                }
+            }
+            for op in [ADD, SUB, MUL, DIV, MOD, AND, OR, XOR, SHL, SHR, SIGNEXTEND] {
+                if let Some(x) = arith_inverse(op, left, r, o, cur) {
+                    assert_eq!(run(op, x), r, "op {op:#x} left {left} o {o} r {r}");
+                }
+            }
+        }
+        // An ordering has no answer only at the ends of the range.
+        assert!(answered * 100 > asked * 99, "{answered} of {asked}");
+    }
+
+    #[test]
+    fn a_value_fits_its_argument_type() {
+        let minus_one = U256::MAX;
+        assert_eq!(Domain::Uint(64).fit(minus_one), U256::from(u64::MAX));
+        assert_eq!(
+            Domain::Int(32).fit(U256::from(0x1_8000_0000u64)),
+            symbolic::sign_extend(U256::from(3), U256::from(0x8000_0000u64))
+        );
+        assert_eq!(Domain::Int(256).fit(minus_one), minus_one);
+        assert_eq!(Domain::Bool.fit(U256::from(6)), U256::ZERO);
+        assert_eq!(Domain::Address.fit(minus_one).bit_len(), 160);
+        assert_eq!(Domain::Fixed(1).fit(minus_one), U256::from(0xff) << 248);
+        assert_eq!(
+            Domain::Int(8).value(U256::MAX),
+            DynSolValue::Int(I256::MINUS_ONE, 8)
+        );
+    }
+}

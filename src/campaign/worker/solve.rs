@@ -1,0 +1,106 @@
+//! The worker's solving stage: a call that met a guard it did not pass is
+//! run again from the same state with its path conditions traced, and the
+//! solver's answers (arguments that keep the path and turn one of its
+//! half-covered branches) join the input-to-state candidates, whose own
+//! paths go on the chain.
+
+use super::*;
+use crate::coverage::CodeId;
+
+/// Share of a worker's calls the solving stage may take, one in ten: each
+/// traced call counts as one, and the search as one per
+/// [`SOLVE_WORK_PER_CALL`] terms it evaluated.
+const SOLVE_SHARE: u64 = 10;
+
+/// Calls the stage may take at the start of a campaign, before its share
+/// applies.
+const SOLVE_GRACE: u64 = 1024;
+
+/// Terms the search evaluates in the time of one call (measured on the
+/// Daedaluzz mazes: a call there runs in ~20 µs).
+const SOLVE_WORK_PER_CALL: u64 = 2000;
+
+/// Calls waiting to be solved at most (the newest solved first).
+const SOLVE_QUEUE: usize = 8;
+
+/// Searches for one branch way run in full; after them, only every
+/// power-of-two-th attempt (a way the search cannot find is not searched
+/// for on every call that meets it).
+const SOLVE_ATTEMPTS: u32 = 4;
+
+/// Target branch ways remembered before the memory is cleared.
+const SOLVE_TRIED: usize = 1 << 14;
+
+/// A call to solve or a candidate to run: the sequence it came from, the
+/// calls before it, the call, and its chain.
+pub(super) type Job = (Source, Rc<Prefix>, Tx, Chain);
+
+/// The solving stage's state in a worker.
+#[derive(Default)]
+pub(super) struct Solving {
+    queue: Vec<Job>,
+    /// Calls the stage took (traced calls and search work).
+    pub(super) calls: u64,
+    /// Attempts per target branch way.
+    tried: std::collections::HashMap<(CodeId, u32, bool), u32>,
+    /// Candidates the search found.
+    pub(super) found: u64,
+}
+
+impl Worker {
+    /// Whether the solving stage is within its share of calls.
+    pub(super) fn may_solve(&self) -> bool {
+        self.solving.calls * SOLVE_SHARE <= self.total_calls + SOLVE_GRACE
+            && self.solving.queue.len() < SOLVE_QUEUE
+    }
+
+    pub(super) fn queue_solve(&mut self, job: Job) {
+        self.solving.queue.push(job);
+    }
+
+    /// Solves the newest queued call, if any; true if one was.
+    pub(super) fn solve_next(&mut self) -> bool {
+        let Some((source, prefix, tx, chain)) = self.solving.queue.pop() else {
+            return false;
+        };
+        let origin = source.origin().index();
+        if !self.reach(&prefix, origin) || !self.budget.take(&self.engine) {
+            self.ex.reset();
+            return true;
+        }
+        // The call ran before: its coverage is known, not counted again.
+        self.ex.set_recording(false);
+        let (r, trace) = self.ex.call_traced(&tx);
+        self.ex.set_recording(true);
+        self.ex.reset();
+        self.total_calls += 1;
+        self.batch.calls += 1;
+        self.batch.gas += r.gas_used;
+        let stats = &self.engine.stats.workers[self.row()];
+        stats.calls.fetch_add(1, Ordering::Relaxed);
+        bump(&stats.origin_calls[origin]);
+        let solving = &mut self.solving;
+        if solving.tried.len() > SOLVE_TRIED {
+            solving.tried.clear();
+        }
+        let tried = &mut solving.tried;
+        let (found, work) = generate::solve_branches(
+            &mut self.rng,
+            &tx,
+            &trace,
+            generate::SOLVE_TARGETS,
+            |code, pc, way| {
+                let n = tried.entry((code, pc, way)).or_default();
+                *n += 1;
+                *n <= SOLVE_ATTEMPTS || n.is_power_of_two()
+            },
+        );
+        solving.calls += 1 + work / SOLVE_WORK_PER_CALL;
+        solving.found += found.len() as u64;
+        // Queued in reverse so that the deepest target's runs first.
+        for c in found.into_iter().rev() {
+            self.queue_candidate((source, prefix.clone(), c, chain));
+        }
+        true
+    }
+}
