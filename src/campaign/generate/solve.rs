@@ -580,6 +580,8 @@ fn nth_bit(mut m: u64, n: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifacts::Project;
+    use crate::executor::{DEFAULT_SENDERS, EvmSettings, Executor, Outcome, Target};
     use rand::SeedableRng;
 
     /// A random word, often small or near a power of two.
@@ -640,5 +642,90 @@ mod tests {
             Domain::Int(8).value(U256::MAX),
             DynSolValue::Int(I256::MINUS_ONE, 8)
         );
+    }
+
+    fn target(name: &str) -> Arc<Target> {
+        let path = format!("contracts/out/{name}.json");
+        let project = Arc::new(Project::load(std::path::Path::new(&path)).unwrap());
+        let contract = project.contract(None).unwrap().clone();
+        Arc::new(Target::deploy(project, &contract, EvmSettings::default(), 1).unwrap())
+    }
+
+    fn tx(t: &Target, sig: &str, args: Vec<DynSolValue>) -> Tx {
+        let function = t.functions.iter().find(|f| f.signature() == sig).unwrap();
+        Tx {
+            function: function.clone(),
+            args,
+            sender: DEFAULT_SENDERS[0],
+            value: U256::ZERO,
+            delay: Delay::default(),
+            gas_price: 0,
+            to: None,
+        }
+    }
+
+    /// Whether view `name` answers true.
+    fn prop(ex: &mut Executor, name: &str) -> bool {
+        let f = ex
+            .target()
+            .functions
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap()
+            .clone();
+        match ex.call_view(&f, DEFAULT_SENDERS[0]).outcome {
+            Outcome::Success { output } => output.last() == Some(&1),
+            _ => false,
+        }
+    }
+
+    /// Solves, runs the deepest answer, and goes on from it, as a worker's
+    /// chain does: true once `flag` is set.
+    fn untie(name: &str, sig: &str, args: Vec<DynSolValue>, flag: &str, seed: u64) -> bool {
+        let t = target(name);
+        let mut ex = t.executor(0);
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut call = tx(&t, sig, args);
+        for _ in 0..12 {
+            let (_, trace) = ex.call_traced(&call);
+            if prop(&mut ex, flag) {
+                return true;
+            }
+            ex.reset();
+            let (found, _) = solve_branches(&mut rng, &call, &trace, 4, |_, _, _| true);
+            // A search that found nothing is tried again (it is random).
+            if let Some(next) = found.into_iter().next() {
+                call = next;
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn the_solver_unties_knots_that_hold_only_together() {
+        let u = |v: u64| DynSolValue::Uint(U256::from(v), 64);
+        for seed in 0..20 {
+            assert!(
+                untie(
+                    "Knot",
+                    "knotA(uint64,uint64,uint64,uint64)",
+                    vec![u(1), u(2), u(3), u(4)],
+                    "tiedA",
+                    seed
+                ),
+                "knotA, seed {seed}"
+            );
+            let i = |v: i64, bits| DynSolValue::Int(I256::try_from(v).unwrap(), bits);
+            assert!(
+                untie(
+                    "Knot",
+                    "knotB(int32,int64,bool)",
+                    vec![i(3, 32), i(0, 64), DynSolValue::Bool(false)],
+                    "tiedB",
+                    seed
+                ),
+                "knotB, seed {seed}"
+            );
+        }
     }
 }
