@@ -367,7 +367,10 @@ impl Worker {
             if self.engine.callable.is_empty() {
                 break StopReason::Stopped;
             }
-            if self.solve_next() {
+            // The solver waits for the input-to-state candidates queued
+            // before it (cheaper, and they come first where they can turn
+            // a guard: a factor pair, a flag).
+            if self.i2s.is_empty() && self.solve_next() {
                 continue;
             }
             if let Some((source, prefix, candidate, chain)) = self.i2s.pop_back() {

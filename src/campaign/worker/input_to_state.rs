@@ -105,10 +105,11 @@ impl Worker {
         }
         // A call that met a guard it has not passed goes to the solver too,
         // within its share.
+        // It does not count as a chain started: another call of the
+        // sequence may still start one.
         if met && self.may_solve() {
             let p = prefix_of(self);
             self.queue_solve((source, p, tx.clone(), chain));
-            queued = true;
         }
         queued
     }
@@ -140,17 +141,7 @@ impl Worker {
                 break;
             }
             let r = self.ex.call(tx);
-            self.total_calls += 1;
-            self.batch.calls += 1;
-            self.batch.gas += r.gas_used;
-            let stats = &self.engine.stats.workers[self.row()];
-            stats.calls.fetch_add(1, Ordering::Relaxed);
-            bump(&stats.origin_calls[origin]);
-            if let Some(k) = self.engine.callable_index(tx.to, &tx.selector()) {
-                let fs = &stats.functions[k];
-                bump(&fs.calls);
-                bump(&fs.gas[super::super::gas_bucket(r.gas_used)]);
-            }
+            self.count_replay(tx, r.gas_used, origin);
         }
         self.ex.set_recording(true);
         if done {
@@ -159,6 +150,22 @@ impl Worker {
             self.ex.reset();
         }
         done
+    }
+
+    /// Counts a call run again without coverage (a prefix's replay, a
+    /// traced re-run) as a call of its function and of `origin`.
+    pub(super) fn count_replay(&mut self, tx: &Tx, gas: u64, origin: usize) {
+        self.total_calls += 1;
+        self.batch.calls += 1;
+        self.batch.gas += gas;
+        let stats = &self.engine.stats.workers[self.row()];
+        stats.calls.fetch_add(1, Ordering::Relaxed);
+        bump(&stats.origin_calls[origin]);
+        if let Some(k) = self.engine.callable_index(tx.to, &tx.selector()) {
+            let fs = &stats.functions[k];
+            bump(&fs.calls);
+            bump(&fs.gas[super::super::gas_bucket(gas)]);
+        }
     }
 
     /// The observations of the running sequence's calls at `at` (the

@@ -73,12 +73,7 @@ impl Worker {
         let (r, trace) = self.ex.call_traced(&tx);
         self.ex.set_recording(true);
         self.ex.reset();
-        self.total_calls += 1;
-        self.batch.calls += 1;
-        self.batch.gas += r.gas_used;
-        let stats = &self.engine.stats.workers[self.row()];
-        stats.calls.fetch_add(1, Ordering::Relaxed);
-        bump(&stats.origin_calls[origin]);
+        self.count_replay(&tx, r.gas_used, origin);
         let solving = &mut self.solving;
         if solving.tried.len() > SOLVE_TRIED {
             solving.tried.clear();
