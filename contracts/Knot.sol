@@ -11,6 +11,7 @@ contract Knot {
 
     bool public tiedA;
     bool public tiedB;
+    bool public tiedC;
 
     /// Feasible: c = 2^40 + 1, a = 13c + 7, d = 2^40 + 5 (d * c wraps to
     /// 6 * 2^40 + 5), b = a + c + 1.
@@ -45,11 +46,33 @@ contract Knot {
         }
     }
 
+    /// Feasible, and only as a whole: the three equalities close a cycle
+    /// (a = 3d + a * d, so a * (1 - d) = 3d: a root modulo 2^64 for every
+    /// even d), e.g. d = 1002 and a = 3006 * (-1001)^-1 mod 2^64. Each
+    /// equality met on its own breaks the one before it.
+    function knotC(uint64 a, uint64 b, uint64 c, uint64 d) external {
+        unchecked {
+            if (a == b + c) {
+                if (b == 3 * d) {
+                    if (c == a * d) {
+                        if (d > 1000) {
+                            tiedC = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     function echidna_a_holds() external view returns (bool) {
         return !tiedA;
     }
 
     function echidna_b_holds() external view returns (bool) {
         return !tiedB;
+    }
+
+    function echidna_c_holds() external view returns (bool) {
+        return !tiedC;
     }
 }

@@ -34,6 +34,9 @@ const REPAIRS: usize = 4;
 /// traced call's arguments.
 const RESTART_AFTER: usize = 60;
 
+/// Evaluations one bit-by-bit search for an equality's root may spend.
+const LIFT_EVALS: usize = 256;
+
 /// The values one argument word can hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Domain {
@@ -164,8 +167,22 @@ struct Search<'a> {
     conds: Vec<(TermId, bool)>,
     /// The domain of each head word that is an argument of its own.
     domains: &'a [Option<Domain>],
+    /// Those head words (the arguments the search may change).
+    vars: u64,
+    /// Arguments an equality on the path defines: `var` takes the value of
+    /// the term on the equality's other side, computed before the
+    /// conditions are evaluated, each definition after those it reads. The
+    /// equality then holds by construction and the search moves the other
+    /// arguments (this is how a cycle of equalities, `a == b + c`,
+    /// `b == 3 * d`, `c == a * d`, closes: one root of one equation in `d`).
+    defs: Vec<(usize, TermId)>,
+    /// The arguments `defs` defines.
+    defined: u64,
     upto: TermId,
     vals: Vec<U256>,
+    /// The values of a bit-by-bit search's evaluations (`vals` stays the
+    /// current words').
+    scratch: Vec<U256>,
     /// The conditions the last evaluation found failing.
     failing: Vec<usize>,
     /// Terms evaluated so far (the work done).
@@ -214,9 +231,108 @@ impl Search<'_> {
         }
     }
 
-    /// Evaluates the conditions for `words`: how many fail, then how far
-    /// (the failing ones in `failing`).
-    fn score(&mut self, words: &[U256]) -> f64 {
+    /// Gives the defined arguments of `words` their definitions' values.
+    fn settle(&mut self, words: &mut [U256]) {
+        self.work += settle(self.trace, &self.defs, self.domains, words, &mut self.vals);
+    }
+
+    /// The arguments term `t` depends on, directly or through a definition.
+    fn reach(&self, t: TermId) -> u64 {
+        let mut d = self.deps[t as usize] & self.vars;
+        loop {
+            let mut n = d;
+            for &(v, dt) in &self.defs {
+                if d & 1 << v != 0 {
+                    n |= self.deps[dt as usize] & self.vars;
+                }
+            }
+            if n == d {
+                return d;
+            }
+            d = n;
+        }
+    }
+
+    /// The sides of condition `t` if it holds when they are equal (`a ==
+    /// b`, or `x == 0`: no second side).
+    fn equation(&self, mut t: TermId, mut want: bool) -> Option<(TermId, Option<TermId>)> {
+        loop {
+            match self.trace.terms[t as usize] {
+                Term::Un(ISZERO, a) => (t, want) = (a, !want),
+                Term::Bin(EQ, a, b) if want => return Some((a, Some(b))),
+                Term::Bin(SUB | XOR, a, b) if !want => return Some((a, Some(b))),
+                _ if !want => return Some((t, None)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The argument a side of an equality is (`word k`, or `word k` under a
+    /// mask).
+    fn word_of(&self, t: TermId) -> Option<usize> {
+        let k = match self.trace.terms[t as usize] {
+            Term::Word(k) => k,
+            Term::Bin(AND, a, b) => {
+                match (self.trace.terms[a as usize], self.trace.terms[b as usize]) {
+                    (Term::Word(k), Term::Const(_)) | (Term::Const(_), Term::Word(k)) => k,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        } as usize;
+        (k < 64 && self.vars & 1 << k != 0).then_some(k)
+    }
+
+    /// Chooses `defs` from the equalities the conditions want (the first on
+    /// the path first): an argument one side is, defined by the other side
+    /// when that does not depend on it (through the definitions so far).
+    fn define(&mut self) {
+        self.defs.clear();
+        self.defined = 0;
+        for i in 0..self.conds.len() {
+            let (t, want) = self.conds[i];
+            let Some((a, Some(b))) = self.equation(t, want) else {
+                continue;
+            };
+            for (side, other) in [(a, b), (b, a)] {
+                let Some(k) = self.word_of(side) else {
+                    continue;
+                };
+                if self.defined & 1 << k == 0 && self.reach(other) & 1 << k == 0 {
+                    self.defs.push((k, other));
+                    self.defined |= 1 << k;
+                    break;
+                }
+            }
+        }
+        // Each definition after those it reads (there is no cycle: a new
+        // one never reads, even through others, what it defines).
+        let mut order = Vec::with_capacity(self.defs.len());
+        let mut placed = 0u64;
+        while order.len() < self.defs.len() {
+            let before = order.len();
+            for &(v, t) in &self.defs {
+                let reads = self.deps[t as usize] & self.defined & !placed;
+                if placed & 1 << v == 0 && reads == 0 {
+                    order.push((v, t));
+                    placed |= 1 << v;
+                }
+            }
+            if order.len() == before {
+                // Unreachable (no cycle); defining nothing is always sound.
+                order.clear();
+                self.defined = 0;
+                break;
+            }
+        }
+        self.defs = order;
+    }
+
+    /// Evaluates the conditions for `words` (their defined arguments
+    /// settled first): how many fail, then how far (the failing ones in
+    /// `failing`).
+    fn score(&mut self, words: &mut [U256]) -> f64 {
+        self.settle(words);
         self.trace.eval(words, self.upto, &mut self.vals);
         self.work += self.upto as u64 + 1;
         self.failing.clear();
@@ -236,12 +352,24 @@ impl Search<'_> {
 
     /// The value of word `var` that would make term `t` what `want` says,
     /// the other words kept (the current values in `vals`).
-    fn propagate(&self, rng: &mut SmallRng, t: TermId, want: Want, var: usize) -> Option<U256> {
+    fn propagate(
+        &mut self,
+        rng: &mut SmallRng,
+        words: &[U256],
+        t: TermId,
+        want: Want,
+        var: usize,
+        lift: bool,
+    ) -> Option<U256> {
         let bit = 1u64 << var;
         let (mut node, mut want) = (t, want);
         for _ in 0..64 {
             match self.trace.terms[node as usize] {
-                Term::Word(k) => return (k as usize == var).then(|| want.value(rng)),
+                Term::Word(k) if k as usize == var => return Some(want.value(rng)),
+                // A defined argument is its definition's value.
+                Term::Word(k) => {
+                    node = self.defs.iter().find(|d| d.0 == k as usize)?.1;
+                }
                 Term::Const(_) => return None,
                 Term::Un(ISZERO, a) => {
                     want = if want.truthy() {
@@ -256,11 +384,21 @@ impl Search<'_> {
                     node = a;
                 }
                 Term::Bin(op, a, b) => {
-                    let (in_a, in_b) = (
-                        self.deps[a as usize] & bit != 0,
-                        self.deps[b as usize] & bit != 0,
-                    );
+                    let (in_a, in_b) = (self.reach(a) & bit != 0, self.reach(b) & bit != 0);
                     let left = match (in_a, in_b) {
+                        // The argument on both sides of a sum or product
+                        // (`p5 + 34 * p5`): a root of term == want.
+                        (true, true)
+                            if lift
+                                && !matches!(op, EQ | LT | GT | SLT | SGT)
+                                && let Some(Domain::Uint(bits)) = self.domains[var]
+                                && let Some(v) = {
+                                    let want = want.value(rng);
+                                    self.lift(rng, words, (node, None), want, var, bits)
+                                } =>
+                        {
+                            return Some(v);
+                        }
                         (true, true) => rng.random_bool(0.5),
                         (true, false) => true,
                         (false, true) => false,
@@ -395,8 +533,12 @@ pub fn solve_branches(
         deps: &deps,
         conds: Vec::new(),
         domains: &domains,
+        vars,
+        defs: Vec::new(),
+        defined: 0,
         upto: 0,
         vals: Vec::new(),
+        scratch: Vec::new(),
         failing: Vec::new(),
         work: 0,
     };
@@ -408,6 +550,7 @@ pub fn solve_branches(
         }
         if !b.half
             || deps[b.cond as usize] & vars == 0
+            || encoding_check(trace, &domains, b.cond)
             || trace.branches[t + 1..]
                 .iter()
                 .any(|l| l.code == b.code && l.pc == b.pc)
@@ -425,7 +568,8 @@ pub fn solve_branches(
         );
         search.conds.push((b.cond, !b.taken));
         search.upto = search.conds.iter().map(|c| c.0).max().unwrap_or(0);
-        if let Some(found) = search.run(rng, &words, vars) {
+        search.define();
+        if let Some(found) = search.run(rng, &words) {
             let mut c = tx.clone();
             for (k, w) in found.iter().enumerate() {
                 if words.get(k) != Some(w)
@@ -443,7 +587,8 @@ pub fn solve_branches(
 }
 
 impl Search<'_> {
-    /// Words meeting every condition, from `start`, changing only `vars`.
+    /// Words meeting every condition, from `start`, changing only the
+    /// arguments (the defined ones through their definitions).
     ///
     /// Each step takes a failing condition and one of its arguments, and
     /// tries values for it: those that would make the condition hold (each
@@ -452,13 +597,15 @@ impl Search<'_> {
     /// as `a == 13 * c + 7` does after `c` moved), and neighbours. The best
     /// is kept when no more conditions fail than before (sometimes even
     /// so); a search stuck for a while starts again from `start`.
-    fn run(&mut self, rng: &mut SmallRng, start: &[U256], vars: u64) -> Option<Vec<U256>> {
+    fn run(&mut self, rng: &mut SmallRng, start: &[U256]) -> Option<Vec<U256>> {
+        let vars = self.vars & !self.defined;
         let mut x = start.to_vec();
         let (mut best, mut stale) = (f64::MAX, 0);
         let mut cands: Vec<(U256, bool)> = Vec::with_capacity(12);
+        let mut moves: Vec<(usize, U256, bool)> = Vec::with_capacity(12);
         let mut before: Vec<usize> = Vec::new();
         for _ in 0..SOLVE_STEPS {
-            let score = self.score(&x);
+            let score = self.score(&mut x);
             if score == 0.0 {
                 return Some(x);
             }
@@ -476,18 +623,32 @@ impl Search<'_> {
             // A failing condition and an argument it depends on.
             let &i = before.choose(rng)?;
             let (t, want) = self.conds[i];
-            let mine = self.deps[t as usize] & vars;
-            if mine == 0 {
+            if self.reach(t) & vars == 0 {
                 // A condition no argument changes fails: no solution here.
                 return None;
             }
+            // A defined argument too: its value moves through a free one
+            // its definition reads (below).
+            let mine = self.reach(t);
             let var = nth_bit(mine, rng.random_range(0..mine.count_ones()));
+            let free = vars & 1 << var != 0;
             let dom = self.domains[var].expect("a variable has a domain");
             cands.clear();
-            for _ in 0..3 {
-                if let Some(v) = self.propagate(rng, t, want_of(want), var) {
+            for n in 0..3 {
+                if let Some(v) = self.propagate(rng, &x, t, want_of(want), var, n == 0) {
                     cands.push((v, true));
                 }
+            }
+            // An equality the argument is on both sides of (or that no
+            // inversion solved): its root, bit by bit.
+            if free
+                && let Some((a, b)) = self.equation(t, want)
+                && let Domain::Uint(bits) = dom
+                && (cands.is_empty()
+                    || self.reach(a) & b.map_or(0, |b| self.reach(b)) & 1 << var != 0)
+                && let Some(v) = self.lift(rng, &x, (a, b), U256::ZERO, var, bits)
+            {
+                cands.push((v, true));
             }
             let cur = x[var];
             let k = rng.random_range(0..64);
@@ -502,15 +663,33 @@ impl Search<'_> {
                 ]
                 .map(|v| (v, false)),
             );
-            let mut pick: Option<(f64, Vec<U256>)> = None;
+            moves.clear();
             for &(c, propagated) in &cands {
                 let c = dom.fit(c);
                 if c == cur {
                     continue;
                 }
+                if free {
+                    moves.push((var, c, propagated));
+                    continue;
+                }
+                // The free argument that gives the defined one this value.
+                let def = self.defs.iter().find(|d| d.0 == var).expect("defined").1;
+                let reads = self.reach(def) & vars;
+                if reads == 0 {
+                    continue;
+                }
+                let f = nth_bit(reads, rng.random_range(0..reads.count_ones()));
+                if let Some(v) = self.propagate(rng, &x, def, Want::Value(c), f, true) {
+                    let v = self.domains[f].expect("a variable has a domain").fit(v);
+                    moves.push((f, v, propagated));
+                }
+            }
+            let mut pick: Option<(f64, Vec<U256>)> = None;
+            for &(var, c, propagated) in &moves {
                 let mut y = x.clone();
                 y[var] = c;
-                let mut s = self.score(&y);
+                let mut s = self.score(&mut y);
                 if propagated {
                     s = self.repair(rng, &mut y, s, &before, vars, 1 << var);
                 }
@@ -524,7 +703,58 @@ impl Search<'_> {
                 x = y;
             }
         }
-        (self.score(&x) == 0.0).then_some(x)
+        (self.score(&mut x) == 0.0).then_some(x)
+    }
+
+    /// A value of argument `var` (of `bits` bits) under which the sides of
+    /// an equality agree (`a == b`, or `a == k` without `b`), the other
+    /// arguments as in `x`, found from the
+    /// lowest bit up: sums, differences, products, masks and left shifts
+    /// give their result's low `i` bits from their operands' low `i` bits
+    /// only, so a choice of the low bits under which the sides already
+    /// differ there is abandoned with everything above it (as roots of a
+    /// polynomial modulo 2^k are lifted). Terms without that property only
+    /// make it miss; what it answers is checked.
+    fn lift(
+        &mut self,
+        rng: &mut SmallRng,
+        x: &[U256],
+        (a, b): (TermId, Option<TermId>),
+        k: U256,
+        var: usize,
+        bits: usize,
+    ) -> Option<U256> {
+        let mut y = x.to_vec();
+        let upto = a.max(b.unwrap_or(0));
+        let mut todo = vec![(0usize, U256::ZERO)];
+        let mut evals = 0;
+        while let Some((i, v)) = todo.pop() {
+            if i == bits {
+                return Some(v);
+            }
+            let mask = if i + 1 >= bits.min(256) {
+                U256::MAX
+            } else {
+                (U256::ONE << (i + 1)) - U256::ONE
+            };
+            let first = rng.random_bool(0.5);
+            for bit in [first, !first] {
+                if evals == LIFT_EVALS {
+                    return None;
+                }
+                evals += 1;
+                y[var] = if bit { v | U256::ONE << i } else { v };
+                let buf = &mut self.scratch;
+                self.work += settle(self.trace, &self.defs, self.domains, &mut y, buf);
+                self.trace.eval(&y, upto, buf);
+                self.work += upto as u64 + 1;
+                let other = b.map_or(k, |b| buf[b as usize]);
+                if ((buf[a as usize] ^ other) & mask).is_zero() {
+                    todo.push((i + 1, y[var]));
+                }
+            }
+        }
+        None
     }
 
     /// Mends, through arguments not in `moved`, up to [`REPAIRS`]
@@ -544,12 +774,12 @@ impl Search<'_> {
                 break;
             };
             let (t, want) = self.conds[j];
-            let free = self.deps[t as usize] & vars & !moved;
+            let free = self.reach(t) & vars & !moved;
             if free == 0 {
                 break;
             }
             let var = nth_bit(free, rng.random_range(0..free.count_ones()));
-            let Some(v) = self.propagate(rng, t, want_of(want), var) else {
+            let Some(v) = self.propagate(rng, y, t, want_of(want), var, true) else {
                 break;
             };
             y[var] = self.domains[var].expect("a variable has a domain").fit(v);
@@ -558,6 +788,65 @@ impl Search<'_> {
         }
         score
     }
+}
+
+/// Whether `t` is the ABI decoder's check that an argument is clean (`x ==
+/// x & mask`, `x == signextend(n, x)`, with every value of the argument's
+/// type passing): nothing the search may choose turns it, so it is never a
+/// target.
+fn encoding_check(trace: &SymTrace, domains: &[Option<Domain>], mut t: TermId) -> bool {
+    while let Term::Un(ISZERO, a) = trace.terms[t as usize] {
+        t = a;
+    }
+    let Term::Bin(EQ, a, b) = trace.terms[t as usize] else {
+        return false;
+    };
+    let term = |t: TermId| trace.terms[t as usize];
+    let cleaned = |w: TermId, c: TermId| {
+        let Term::Word(k) = term(w) else {
+            return false;
+        };
+        let Some(d) = domains.get(k as usize).copied().flatten() else {
+            return false;
+        };
+        match term(c) {
+            Term::Bin(AND, x, y) => {
+                let mask = match (term(x), term(y)) {
+                    (Term::Const(m), o) | (o, Term::Const(m)) if o == term(w) => m,
+                    _ => return false,
+                };
+                d.fit(U256::MAX) & !mask == U256::ZERO
+            }
+            Term::Bin(SIGNEXTEND, n, x) => match (term(n), d) {
+                (Term::Const(n), Domain::Int(bits)) if term(x) == term(w) => {
+                    n < U256::from(32) && 8 * (n.to::<usize>() + 1) >= bits
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    };
+    cleaned(a, b) || cleaned(b, a)
+}
+
+/// Gives each defined argument of `words` its definition's value (`defs` in
+/// order), evaluating into `buf`; returns the terms evaluated.
+fn settle(
+    trace: &SymTrace,
+    defs: &[(usize, TermId)],
+    domains: &[Option<Domain>],
+    words: &mut [U256],
+    buf: &mut Vec<U256>,
+) -> u64 {
+    let mut work = 0;
+    for &(var, t) in defs {
+        trace.eval(words, t, buf);
+        work += t as u64 + 1;
+        words[var] = domains[var]
+            .expect("a variable has a domain")
+            .fit(buf[t as usize]);
+    }
+    work
 }
 
 /// What a condition's term must be for the branch to go way `taken`.
@@ -644,6 +933,28 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_decoders_own_checks_are_never_targets() {
+        let t = target("Knot");
+        let mut ex = t.executor(0);
+        let u = |v: u64| DynSolValue::Uint(U256::from(v), 64);
+        let sig = "knotA(uint64,uint64,uint64,uint64)";
+        let (_, trace) = ex.call_traced(&tx(&t, sig, vec![u(1), u(9), u(2), u(3)]));
+        let count = |domains: &[Option<Domain>]| {
+            trace
+                .branches
+                .iter()
+                .filter(|b| encoding_check(&trace, domains, b.cond))
+                .count()
+        };
+        // One check per argument; knotA's own guards (`b > a + c`, then
+        // `b < d + a`, which fails here) are not among them.
+        assert!(trace.branches.len() >= 6, "{:?}", trace.branches);
+        assert_eq!(count(&[Some(Domain::Uint(64)); 4]), 4);
+        // The same mask on a uint256 would be a guard a value can fail.
+        assert_eq!(count(&[Some(Domain::Uint(256)); 4]), 0);
+    }
+
     fn target(name: &str) -> Arc<Target> {
         let path = format!("contracts/out/{name}.json");
         let project = Arc::new(Project::load(std::path::Path::new(&path)).unwrap());
@@ -725,6 +1036,16 @@ mod tests {
                     seed
                 ),
                 "knotB, seed {seed}"
+            );
+            assert!(
+                untie(
+                    "Knot",
+                    "knotC(uint64,uint64,uint64,uint64)",
+                    vec![u(1), u(2), u(3), u(4)],
+                    "tiedC",
+                    seed
+                ),
+                "knotC, seed {seed}"
             );
         }
     }
