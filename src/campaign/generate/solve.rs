@@ -627,9 +627,12 @@ impl Search<'_> {
                 // A condition no argument changes fails: no solution here.
                 return None;
             }
-            // A defined argument too: its value moves through a free one
-            // its definition reads (below).
-            let mine = self.reach(t);
+            // A defined argument now and then: its value moves through a
+            // free one its definition reads (below).
+            let mine = match self.reach(t) {
+                all if all & vars == 0 || rng.random_ratio(1, 4) => all,
+                all => all & vars,
+            };
             let var = nth_bit(mine, rng.random_range(0..mine.count_ones()));
             let free = vars & 1 << var != 0;
             let dom = self.domains[var].expect("a variable has a domain");
