@@ -993,4 +993,4 @@ impl Executor {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

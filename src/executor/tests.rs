@@ -10,7 +10,13 @@ pub(crate) fn target(name: &str) -> Arc<Target> {
     Arc::new(Target::deploy(project, &contract, EvmSettings::default(), 1).unwrap())
 }
 
-fn tx(t: &Target, sig: &str, args: Vec<DynSolValue>, sender: Address, delay: Delay) -> Tx {
+pub(crate) fn tx(
+    t: &Target,
+    sig: &str,
+    args: Vec<DynSolValue>,
+    sender: Address,
+    delay: Delay,
+) -> Tx {
     Tx {
         function: t
             .functions
@@ -27,7 +33,7 @@ fn tx(t: &Target, sig: &str, args: Vec<DynSolValue>, sender: Address, delay: Del
     }
 }
 
-fn prop(ex: &mut Executor, name: &str) -> bool {
+pub(crate) fn prop(ex: &mut Executor, name: &str) -> bool {
     let f = ex
         .target()
         .functions

@@ -623,15 +623,17 @@ impl Search<'_> {
             // A failing condition and an argument it depends on.
             let &i = before.choose(rng)?;
             let (t, want) = self.conds[i];
-            if self.reach(t) & vars == 0 {
+            let all = self.reach(t);
+            if all & vars == 0 {
                 // A condition no argument changes fails: no solution here.
                 return None;
             }
             // A defined argument now and then: its value moves through a
             // free one its definition reads (below).
-            let mine = match self.reach(t) {
-                all if all & vars == 0 || rng.random_ratio(1, 4) => all,
-                all => all & vars,
+            let mine = if rng.random_ratio(1, 4) {
+                all
+            } else {
+                all & vars
             };
             let var = nth_bit(mine, rng.random_range(0..mine.count_ones()));
             let free = vars & 1 << var != 0;
@@ -872,8 +874,8 @@ fn nth_bit(mut m: u64, n: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::artifacts::Project;
-    use crate::executor::{DEFAULT_SENDERS, EvmSettings, Executor, Outcome, Target};
+    use crate::executor::tests::{self, prop, target};
+    use crate::executor::{DEFAULT_SENDERS, Target};
     use rand::SeedableRng;
 
     /// A random word, often small or near a power of two.
@@ -958,39 +960,9 @@ mod tests {
         assert_eq!(count(&[Some(Domain::Uint(256)); 4]), 0);
     }
 
-    fn target(name: &str) -> Arc<Target> {
-        let path = format!("contracts/out/{name}.json");
-        let project = Arc::new(Project::load(std::path::Path::new(&path)).unwrap());
-        let contract = project.contract(None).unwrap().clone();
-        Arc::new(Target::deploy(project, &contract, EvmSettings::default(), 1).unwrap())
-    }
-
+    /// A call of `sig` from the first default sender.
     fn tx(t: &Target, sig: &str, args: Vec<DynSolValue>) -> Tx {
-        let function = t.functions.iter().find(|f| f.signature() == sig).unwrap();
-        Tx {
-            function: function.clone(),
-            args,
-            sender: DEFAULT_SENDERS[0],
-            value: U256::ZERO,
-            delay: Delay::default(),
-            gas_price: 0,
-            to: None,
-        }
-    }
-
-    /// Whether view `name` answers true.
-    fn prop(ex: &mut Executor, name: &str) -> bool {
-        let f = ex
-            .target()
-            .functions
-            .iter()
-            .find(|f| f.name == name)
-            .unwrap()
-            .clone();
-        match ex.call_view(&f, DEFAULT_SENDERS[0]).outcome {
-            Outcome::Success { output } => output.last() == Some(&1),
-            _ => false,
-        }
+        tests::tx(t, sig, args, DEFAULT_SENDERS[0], Delay::default())
     }
 
     /// Solves, runs the deepest answer, and goes on from it, as a worker's
