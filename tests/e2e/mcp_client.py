@@ -53,6 +53,23 @@ async def call(session, name, args):
     return r, answer(r)
 
 
+TIMEOUTS = []
+
+
+async def poll(session, name, args):
+    """One call of a polling loop, as an agent makes it: EXECUTION_TIMEOUT
+    (over the 100 ms budget, which a 2-core machine running the whole suite
+    can cause) is retried, at most three times in a row; any other error is
+    the answer. The retries are counted and printed."""
+    for _ in range(3):
+        r, v = await call(session, name, args)
+        if not (r.isError and v.get("error", {}).get("code") == "EXECUTION_TIMEOUT"):
+            break
+        TIMEOUTS.append(name)
+        await asyncio.sleep(0.05)
+    return r, v
+
+
 async def exercise(session, label, inject=True):
     await session.initialize()
     tools = {t.name for t in (await session.list_tools()).tools}
@@ -90,7 +107,7 @@ async def exercise(session, label, inject=True):
     check(any(r["runId"] == run for r in st["runs"]), f"{label}: status.runs -> {st['runs']}")
     journaled = False
     while time.monotonic() - t0 < 10 and not journaled:
-        r, v = await call(session, "get_events_by_type", {"runId": run, "eventType": "RiskEvent"})
+        r, v = await poll(session, "get_events_by_type", {"runId": run, "eventType": "RiskEvent"})
         check(not r.isError, f"{label}: get_events_by_type -> {v}")
         journaled = any(e["properties"].get("property") == "echidna_locked" for e in v["events"])
         await asyncio.sleep(0.05)
@@ -98,7 +115,7 @@ async def exercise(session, label, inject=True):
     # The injected call as a span, found by its argument; its trace whole.
     spans = []
     while time.monotonic() - t0 < 10 and not spans:
-        r, v = await call(session, "search_spans", {"filters": [
+        r, v = await poll(session, "search_spans", {"filters": [
             {"field": "name", "operator": "eq", "value": "unlock(uint256)"},
             {"field": "data.args.0", "operator": "eq", "value": KEY},
             {"field": "data.falsified", "operator": "eq", "value": True}]})
@@ -168,4 +185,5 @@ async def over_http():
 
 asyncio.run(over_stdio())
 asyncio.run(over_http())
+print(f"e2e: {len(TIMEOUTS)} polling calls over budget, retried: {TIMEOUTS}")
 print("e2e: all checks passed")
