@@ -323,7 +323,18 @@ impl SymTrace {
     /// (a word not given is zero), into `vals`.
     pub fn eval(&self, words: &[U256], upto: TermId, vals: &mut Vec<U256>) {
         vals.clear();
-        for t in &self.terms[..=upto as usize] {
+        self.eval_more(words, upto, vals);
+    }
+
+    /// The values of terms `vals.len()..=upto` for `words`, after those
+    /// already in `vals` (which must be these words' values); returns how
+    /// many terms were evaluated.
+    pub fn eval_more(&self, words: &[U256], upto: TermId, vals: &mut Vec<U256>) -> u64 {
+        let from = vals.len();
+        if from > upto as usize {
+            return 0;
+        }
+        for t in &self.terms[from..=upto as usize] {
             let v = match *t {
                 Term::Word(k) => words.get(k as usize).copied().unwrap_or_default(),
                 Term::Const(v) => v,
@@ -333,6 +344,22 @@ impl SymTrace {
             };
             vals.push(v);
         }
+        (upto as usize + 1 - from) as u64
+    }
+
+    /// For each head word below 64, the first term that reads it (the
+    /// number of terms if none does): a change of the word leaves the
+    /// values of the terms before it as they were.
+    pub fn first_reads(&self) -> [TermId; 64] {
+        let mut first = [self.terms.len() as TermId; 64];
+        for (i, t) in self.terms.iter().enumerate().rev() {
+            if let Term::Word(k) = *t
+                && k < 64
+            {
+                first[k as usize] = i as TermId;
+            }
+        }
+        first
     }
 
     /// For every term, the head words (0..64) it depends on.

@@ -440,6 +440,19 @@ fn a_traced_call_keeps_each_branch_on_its_arguments_with_the_way_it_went() {
         for b in &trace.branches {
             assert_eq!(!vals[b.cond as usize].is_zero(), b.taken, "{name}: {b:?}");
         }
+        // A changed word leaves the terms before its first reader as they
+        // were: evaluating on from there gives what evaluating anew gives.
+        let first = trace.first_reads();
+        let mut words = head(&call);
+        for k in 0..words.len() {
+            words[k] ^= U256::from(0x5a5a_u64) << (8 * k);
+            let mut more = vals.clone();
+            more.truncate(first[k] as usize);
+            let n = trace.eval_more(&words, last, &mut more);
+            trace.eval(&words, last, &mut vals);
+            assert_eq!(more, vals, "{name}: word {k}");
+            assert_eq!(n as usize, vals.len() - (first[k] as usize).min(vals.len()));
+        }
         // An untraced call keeps nothing.
         ex.reset();
         ex.call(&call);

@@ -178,6 +178,8 @@ struct Search<'a> {
     defs: Vec<(usize, TermId)>,
     /// The arguments `defs` defines.
     defined: u64,
+    /// The first term reading each head word.
+    first: [TermId; 64],
     upto: TermId,
     vals: Vec<U256>,
     /// The values of a bit-by-bit search's evaluations (`vals` stays the
@@ -233,7 +235,14 @@ impl Search<'_> {
 
     /// Gives the defined arguments of `words` their definitions' values.
     fn settle(&mut self, words: &mut [U256]) {
-        self.work += settle(self.trace, &self.defs, self.domains, words, &mut self.vals);
+        self.work += settle(
+            self.trace,
+            &self.defs,
+            self.domains,
+            &self.first,
+            words,
+            &mut self.vals,
+        );
     }
 
     /// The arguments term `t` depends on, directly or through a definition.
@@ -332,9 +341,9 @@ impl Search<'_> {
     /// settled first): how many fail, then how far (the failing ones in
     /// `failing`).
     fn score(&mut self, words: &mut [U256]) -> f64 {
+        self.vals.clear();
         self.settle(words);
-        self.trace.eval(words, self.upto, &mut self.vals);
-        self.work += self.upto as u64 + 1;
+        self.work += self.trace.eval_more(words, self.upto, &mut self.vals);
         self.failing.clear();
         let mut s = 0.0;
         for i in 0..self.conds.len() {
@@ -536,6 +545,7 @@ pub fn solve_branches(
         vars,
         defs: Vec::new(),
         defined: 0,
+        first: trace.first_reads(),
         upto: 0,
         vals: Vec::new(),
         scratch: Vec::new(),
@@ -733,6 +743,8 @@ impl Search<'_> {
         let upto = a.max(b.unwrap_or(0));
         let mut todo = vec![(0usize, U256::ZERO)];
         let mut evals = 0;
+        // Only `var` changes between evaluations (and what it defines).
+        self.scratch.clear();
         while let Some((i, v)) = todo.pop() {
             if i == bits {
                 return Some(v);
@@ -750,9 +762,16 @@ impl Search<'_> {
                 evals += 1;
                 y[var] = if bit { v | U256::ONE << i } else { v };
                 let buf = &mut self.scratch;
-                self.work += settle(self.trace, &self.defs, self.domains, &mut y, buf);
-                self.trace.eval(&y, upto, buf);
-                self.work += upto as u64 + 1;
+                buf.truncate(self.first[var] as usize);
+                self.work += settle(
+                    self.trace,
+                    &self.defs,
+                    self.domains,
+                    &self.first,
+                    &mut y,
+                    buf,
+                );
+                self.work += self.trace.eval_more(&y, upto, buf);
                 let other = b.map_or(k, |b| buf[b as usize]);
                 if ((buf[a as usize] ^ other) & mask).is_zero() {
                     todo.push((i + 1, y[var]));
@@ -835,21 +854,27 @@ fn encoding_check(trace: &SymTrace, domains: &[Option<Domain>], mut t: TermId) -
 }
 
 /// Gives each defined argument of `words` its definition's value (`defs` in
-/// order), evaluating into `buf`; returns the terms evaluated.
+/// order), evaluating into `buf`, which holds these words' values of a
+/// prefix of the terms (it is cut back to the first term reading a word
+/// that changes); returns the terms evaluated.
 fn settle(
     trace: &SymTrace,
     defs: &[(usize, TermId)],
     domains: &[Option<Domain>],
+    first: &[TermId; 64],
     words: &mut [U256],
     buf: &mut Vec<U256>,
 ) -> u64 {
     let mut work = 0;
     for &(var, t) in defs {
-        trace.eval(words, t, buf);
-        work += t as u64 + 1;
-        words[var] = domains[var]
+        work += trace.eval_more(words, t, buf);
+        let v = domains[var]
             .expect("a variable has a domain")
             .fit(buf[t as usize]);
+        if words[var] != v {
+            words[var] = v;
+            buf.truncate(first[var] as usize);
+        }
     }
     work
 }
