@@ -1015,38 +1015,31 @@ mod tests {
     #[test]
     fn the_solver_unties_knots_that_hold_only_together() {
         let u = |v: u64| DynSolValue::Uint(U256::from(v), 64);
+        let i = |v: i64, bits| DynSolValue::Int(I256::try_from(v).unwrap(), bits);
+        let knots = [
+            (
+                "knotA(uint64,uint64,uint64,uint64)",
+                vec![u(1), u(2), u(3), u(4)],
+                "tiedA",
+            ),
+            (
+                "knotB(int32,int64,bool)",
+                vec![i(3, 32), i(0, 64), DynSolValue::Bool(false)],
+                "tiedB",
+            ),
+            (
+                "knotC(uint64,uint64,uint64,uint64)",
+                vec![u(1), u(2), u(3), u(4)],
+                "tiedC",
+            ),
+        ];
         for seed in 0..20 {
-            assert!(
-                untie(
-                    "Knot",
-                    "knotA(uint64,uint64,uint64,uint64)",
-                    vec![u(1), u(2), u(3), u(4)],
-                    "tiedA",
-                    seed
-                ),
-                "knotA, seed {seed}"
-            );
-            let i = |v: i64, bits| DynSolValue::Int(I256::try_from(v).unwrap(), bits);
-            assert!(
-                untie(
-                    "Knot",
-                    "knotB(int32,int64,bool)",
-                    vec![i(3, 32), i(0, 64), DynSolValue::Bool(false)],
-                    "tiedB",
-                    seed
-                ),
-                "knotB, seed {seed}"
-            );
-            assert!(
-                untie(
-                    "Knot",
-                    "knotC(uint64,uint64,uint64,uint64)",
-                    vec![u(1), u(2), u(3), u(4)],
-                    "tiedC",
-                    seed
-                ),
-                "knotC, seed {seed}"
-            );
+            for (sig, args, flag) in &knots {
+                assert!(
+                    untie("Knot", sig, args.clone(), flag, seed),
+                    "{sig}, seed {seed}"
+                );
+            }
         }
     }
 }
