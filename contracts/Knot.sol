@@ -12,6 +12,7 @@ contract Knot {
     bool public tiedA;
     bool public tiedB;
     bool public tiedC;
+    bool public tiedD;
 
     /// Feasible: c = 2^40 + 1, a = 13c + 7, d = 2^40 + 5 (d * c wraps to
     /// 6 * 2^40 + 5), b = a + c + 1.
@@ -64,6 +65,37 @@ contract Knot {
         }
     }
 
+    /// Feasible only for a few roots of the first guard: `a >= a + 40`
+    /// wraps for a = -r, 1 <= r <= 40; b < r; w is within 39 below a, and
+    /// a * g = -rg must stay above it (r(g - 1) < 39); m * a = -mr wraps
+    /// to some e with k < e < h < g <= b, so g >= 3 and r is 4 to 19
+    /// (e.g. r = 5: a = -5, b = 4, w = -44, g = 3, h = 2, e = 1 with m =
+    /// -(5^-1) mod 2^64, k = 0). A path that took another root cannot be
+    /// mended one argument at a time: six arguments move together.
+    function knotD(uint64 a, uint64 b, uint64 w, uint64 g, uint64 h, uint64 m, uint64 k)
+        external
+    {
+        unchecked {
+            if (a >= a + 40) {
+                if (a <= b + a) {
+                    if (a < w + 40) {
+                        if (g > h) {
+                            if (w < a * g) {
+                                if (h > m * a) {
+                                    if (k < a * m) {
+                                        if (b >= g) {
+                                            tiedD = true;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     function echidna_a_holds() external view returns (bool) {
         return !tiedA;
     }
@@ -74,5 +106,9 @@ contract Knot {
 
     function echidna_c_holds() external view returns (bool) {
         return !tiedC;
+    }
+
+    function echidna_d_holds() external view returns (bool) {
+        return !tiedD;
     }
 }
