@@ -630,7 +630,7 @@ impl Search<'_> {
                     // took), the search makes it again.
                     x.copy_from_slice(start);
                     if vars != 0 {
-                        let k = nth_bit(vars, rng.random_range(0..vars.count_ones()));
+                        let k = random_bit(rng, vars);
                         let dom = self.domains[k].expect("a variable has a domain");
                         x[k] = dom.fit(random_word(rng, 64));
                     }
@@ -654,7 +654,7 @@ impl Search<'_> {
             } else {
                 all & vars
             };
-            let var = nth_bit(mine, rng.random_range(0..mine.count_ones()));
+            let var = random_bit(rng, mine);
             let free = vars & 1 << var != 0;
             let dom = self.domains[var].expect("a variable has a domain");
             cands.clear();
@@ -706,7 +706,7 @@ impl Search<'_> {
                 if reads == 0 {
                     continue;
                 }
-                let f = nth_bit(reads, rng.random_range(0..reads.count_ones()));
+                let f = random_bit(rng, reads);
                 if let Some(v) = self.propagate(rng, &x, def, Want::Value(c), f, true) {
                     let v = self.domains[f].expect("a variable has a domain").fit(v);
                     moves.push((f, v, propagated));
@@ -814,7 +814,7 @@ impl Search<'_> {
             if free == 0 {
                 break;
             }
-            let var = nth_bit(free, rng.random_range(0..free.count_ones()));
+            let var = random_bit(rng, free);
             let Some(v) = self.propagate(rng, y, t, want_of(want), var, true) else {
                 break;
             };
@@ -900,9 +900,9 @@ fn want_of(taken: bool) -> Want {
     }
 }
 
-/// The index of the `n`-th set bit of `m`.
-fn nth_bit(mut m: u64, n: u32) -> usize {
-    for _ in 0..n {
+/// The index of one of `m`'s set bits (`m` not zero), each as likely.
+fn random_bit(rng: &mut SmallRng, mut m: u64) -> usize {
+    for _ in 0..rng.random_range(0..m.count_ones()) {
         m &= m - 1;
     }
     m.trailing_zeros() as usize
