@@ -37,6 +37,8 @@ python3 scripts/imports.py
 echo "== formatting and lints (cargo fmt --check, clippy -D warnings)"
 cargo fmt --all --check
 cargo clippy --release --workspace --all-targets -- -D warnings
+echo "== API documentation builds without a warning (broken or private intra-doc links)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --quiet
 echo "== unit, integration and end-to-end tests (release; the workspace: rudder, crates/calls, crates/lockfree)"
 cargo test --release --workspace --no-fail-fast
 echo "== README commands (every block marked runnable, against target/release/rudder)"

@@ -6,7 +6,7 @@
 //! stores; [`Campaign::start`] replays the corpus directory (resume) and spawns
 //! the workers; [`Campaign::stop`] asks them to finish; [`Campaign::wait`]
 //! joins them and returns the report. Everything a tool needs is reachable
-//! from [`Campaign::stores`] and [`Campaign::control`].
+//! from [`Campaign::engine`], [`Campaign::families`] and [`Campaign::control`].
 
 pub mod check_cache;
 pub mod control;
@@ -75,7 +75,8 @@ pub enum CampaignError {
     },
 }
 
-/// Calls a worker claims against `testLimit` at a time (see [`CallBudget`]).
+/// Calls a worker claims against `testLimit` at a time (`CallBudget` hands
+/// them out).
 pub const BUDGET_CHUNK: u64 = 64;
 
 /// A worker's share of `testLimit`: it claims [`BUDGET_CHUNK`] calls at a

@@ -5,14 +5,14 @@
 //!
 //! # One vocabulary
 //!
-//! [`vocabulary!`] below is the only place an event kind is declared: its
+//! `vocabulary!` below is the only place an event kind is declared: its
 //! name, its discriminant, its payload fields and the journal's severity,
 //! category and whether rows of it may be dropped under overload. From it come
 //! [`EventKind`] (with `ALL`, `as_str`, `parse`), [`Payload`] and
 //! [`Payload::kind`], the payload's packing into the ring's words (each field
 //! type says how many bits it takes, [`Packed`]; a payload that would not fit
 //! fails to compile), and the journal's kinds
-//! ([`crate::journal::Kind`], through [`with_event_kinds!`]). What an event
+//! ([`crate::journal::Kind`], through `with_event_kinds!`). What an event
 //! looks like as JSON is [`crate::campaign::Renderer::data`]: it looks ids up
 //! in the stores (a test's name, a corpus entry's calls), which a declaration
 //! cannot.

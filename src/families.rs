@@ -3,7 +3,7 @@
 //!
 //! The seam (what every family is written against):
 //! * [`family`]: typed tool declarations, derived schemas, the gate, the
-//!   [`Family`](family::Family) trait a family implements.
+//!   [`Family`] trait a family implements.
 //! * [`errors`]: the seeds' `ErrorResponse` and codes.
 //! * [`conventions`]: seed 001's envelope, TTL cache, `_metadata`.
 //! * [`journal_read`]: the journal port (pooled reads within the budget,

@@ -6,7 +6,7 @@
 //!   changes the campaign.
 //! * [`Steer`]: steering — parse and inject calls, prioritize, add specs,
 //!   reload the corpus directory (each command journaled by
-//!   [`Control`](super::Control), which it wraps).
+//!   [`Control`], which it wraps).
 //! * [`FamilyState`]: the state families keep beside the campaign
 //!   ([`FamilyData`]: the code graph's index, the ETG, the metrics history
 //!   and the agent's decisions), written through the journal so that it

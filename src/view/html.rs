@@ -283,7 +283,7 @@ pub fn write(
     write_of(read, dir, deadline, History::Live)
 }
 
-/// [`write`] with the run figures and charts of `history`.
+/// [`write()`] with the run figures and charts of `history`.
 pub fn write_of(
     read: &CampaignRead,
     dir: &Path,

@@ -2,7 +2,7 @@
 //! `transfer(0xAbC…, 100)`, `deposit{value: 1 ether}()`,
 //! `set((-5, 3, 0x…, true)); go()`.
 //!
-//! [`syntax`] lexes and parses text into calls with byte spans; [`resolve`]
+//! [`syntax`] lexes and parses text into calls with byte spans; [`resolve()`]
 //! fits them to the target's ABI (overloads, ranges, checksums);
 //! [`format_call`] prints a [`Tx`] back so that parsing the text gives the
 //! same call (round trip), adding casts only where overloads would otherwise

@@ -266,7 +266,7 @@ pub(super) const FACTOR_TRIES: u64 = 1 << 17;
 /// product of two arguments of at least 2, one solved for with the other
 /// kept, modulo that width (the only way when it wraps), and
 /// both set to a factor pair of `k` within their types (found by trial
-/// division, at most [`FACTOR_TRIES`] of them).
+/// division, at most `FACTOR_TRIES` of them).
 pub fn pair_flips(args: &[DynSolValue], c: &Comparison) -> Vec<Vec<(usize, DynSolValue)>> {
     let mut out = Vec::new();
     if c.kind != CmpKind::Eq {
