@@ -3,11 +3,17 @@
 //! unknown key is reported back as a warning, never silently ignored.
 
 pub mod foundry;
+mod yaml;
 
 use alloy_primitives::{Address, U256, address};
 use serde_yaml_ng::Value;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+pub use yaml::parse_address;
+use yaml::{
+    as_bool, as_string, as_u64, as_u256, constructor_args, describe, key_err, pairs,
+    quote_big_integers, string_list,
+};
 
 /// Echidna's default deployer.
 pub const DEFAULT_DEPLOYER: Address = address!("0000000000000000000000000000000000030000");
@@ -84,72 +90,6 @@ pub enum ConstructorArgs {
     /// `Vault: {_limit: 1000, _owner: "0x…"}` (Medusa's shape): by
     /// parameter name.
     Named(Vec<(String, String)>),
-}
-
-/// A YAML value as the literal the call parser reads (lists as `[a, b]`).
-fn literal_text(key: &str, v: &Value) -> Result<String, ConfigError> {
-    Ok(match v {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Sequence(items) => {
-            let parts = items
-                .iter()
-                .map(|i| literal_text(key, i))
-                .collect::<Result<Vec<_>, _>>()?;
-            format!("[{}]", parts.join(", "))
-        }
-        other => {
-            return Err(key_err(
-                key,
-                format!(
-                    "expected a number, string, boolean or list, found {}",
-                    describe(other)
-                ),
-            ));
-        }
-    })
-}
-
-fn constructor_args(key: &str, v: &Value) -> Result<Vec<(String, ConstructorArgs)>, ConfigError> {
-    let map = v.as_mapping().ok_or_else(|| {
-        key_err(
-            key,
-            format!(
-                "expected a mapping of contract name to arguments, found {}",
-                describe(v)
-            ),
-        )
-    })?;
-    map.iter()
-        .map(|(name, args)| {
-            let name = as_string(key, name)?;
-            let args = match args {
-                Value::String(t) => ConstructorArgs::Text(t.clone()),
-                Value::Sequence(items) => ConstructorArgs::List(
-                    items
-                        .iter()
-                        .map(|i| literal_text(key, i))
-                        .collect::<Result<_, _>>()?,
-                ),
-                Value::Mapping(m) => ConstructorArgs::Named(
-                    m.iter()
-                        .map(|(k, v)| Ok((as_string(key, k)?, literal_text(key, v)?)))
-                        .collect::<Result<_, ConfigError>>()?,
-                ),
-                other => {
-                    return Err(key_err(
-                        key,
-                        format!(
-                            "{name}: expected a string of Solidity literals, a list or a mapping of parameter names, found {}",
-                            describe(other)
-                        ),
-                    ));
-                }
-            };
-            Ok((name, args))
-        })
-        .collect()
 }
 
 /// Everything a campaign needs besides the target.
@@ -482,170 +422,6 @@ impl WorkerPriority {
             _ => None,
         }
     }
-}
-
-fn key_err(key: &str, message: impl Into<String>) -> ConfigError {
-    ConfigError::Key {
-        key: key.into(),
-        message: message.into(),
-    }
-}
-
-fn describe(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Sequence(_) => "a list",
-        Value::Mapping(_) => "a mapping",
-        Value::Tagged(_) => "a tagged value",
-    }
-}
-
-fn as_u64(key: &str, v: &Value) -> Result<u64, ConfigError> {
-    match v {
-        Value::Number(n) => n
-            .as_u64()
-            .ok_or_else(|| key_err(key, format!("expected a non-negative integer, found {n}"))),
-        other => Err(key_err(
-            key,
-            format!("expected a non-negative integer, found {}", describe(other)),
-        )),
-    }
-}
-
-fn as_bool(key: &str, v: &Value) -> Result<bool, ConfigError> {
-    v.as_bool().ok_or_else(|| {
-        key_err(
-            key,
-            format!("expected true or false, found {}", describe(v)),
-        )
-    })
-}
-
-fn as_string(key: &str, v: &Value) -> Result<String, ConfigError> {
-    v.as_str()
-        .map(str::to_string)
-        .ok_or_else(|| key_err(key, format!("expected a string, found {}", describe(v))))
-}
-
-/// An address written as hex of any length up to 40 digits (`0x10000`), or
-/// as a YAML integer.
-pub fn parse_address(key: &str, v: &Value) -> Result<Address, ConfigError> {
-    let hex = match v {
-        Value::String(s) => s
-            .strip_prefix("0x")
-            .or_else(|| s.strip_prefix("0X"))
-            .ok_or_else(|| key_err(key, format!("expected a 0x-prefixed address, found {s:?}")))?
-            .to_string(),
-        Value::Number(n) => {
-            let n = n
-                .as_u64()
-                .ok_or_else(|| key_err(key, format!("expected an address, found {n}")))?;
-            format!("{n:x}")
-        }
-        other => {
-            return Err(key_err(
-                key,
-                format!("expected an address, found {}", describe(other)),
-            ));
-        }
-    };
-    if hex.is_empty() || hex.len() > 40 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(key_err(
-            key,
-            format!("expected up to 40 hex digits after 0x, found {hex:?}"),
-        ));
-    }
-    let padded = format!("{hex:0>40}");
-    padded
-        .parse::<Address>()
-        .map_err(|e| key_err(key, format!("bad address: {e}")))
-}
-
-/// YAML readers refuse integers past 128 bits (and round past 64), but
-/// Echidna configs write `maxValue` and balances as plain 10^30-style
-/// integers: such scalars are quoted before parsing and read as U256.
-fn quote_big_integers(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    for line in text.split_inclusive('\n') {
-        let body = line.trim_end_matches(['\n', '\r']);
-        let ending = &line[body.len()..];
-        if let Some((key, rest)) = body.split_once(':') {
-            let (value, comment) = match rest.find('#') {
-                Some(i) => (&rest[..i], &rest[i..]),
-                None => (rest, ""),
-            };
-            let v = value.trim();
-            if v.len() > 18
-                && v.bytes().all(|b| b.is_ascii_digit())
-                && !key.contains(['"', '\'', '['])
-            {
-                out.push_str(&format!("{key}: \"{v}\" {comment}"));
-                out.push_str(ending);
-                continue;
-            }
-        }
-        out.push_str(line);
-    }
-    out
-}
-
-fn as_u256(key: &str, v: &Value) -> Result<U256, ConfigError> {
-    match v {
-        Value::Number(n) => n.as_u64().map(U256::from).ok_or_else(|| {
-            key_err(
-                key,
-                format!("expected a non-negative integer of at most 256 bits, found {n}"),
-            )
-        }),
-        Value::String(s) => s
-            .parse::<U256>()
-            .map_err(|e| key_err(key, format!("expected an integer, found {s:?} ({e})"))),
-        other => Err(key_err(
-            key,
-            format!("expected an integer, found {}", describe(other)),
-        )),
-    }
-}
-
-fn string_list(key: &str, v: &Value) -> Result<Vec<String>, ConfigError> {
-    v.as_sequence()
-        .ok_or_else(|| {
-            key_err(
-                key,
-                format!("expected a list of strings, found {}", describe(v)),
-            )
-        })?
-        .iter()
-        .map(|s| as_string(key, s))
-        .collect()
-}
-
-/// `[[address, x], …]` (Echidna's `deployContracts` / `deployBytecodes`).
-fn pairs(key: &str, v: &Value) -> Result<Vec<(Address, Value)>, ConfigError> {
-    let list = v.as_sequence().ok_or_else(|| {
-        key_err(
-            key,
-            format!(
-                "expected a list of [address, value] pairs, found {}",
-                describe(v)
-            ),
-        )
-    })?;
-    list.iter()
-        .map(|p| match p.as_sequence().map(Vec::as_slice) {
-            Some([a, x]) => Ok((parse_address(key, a)?, x.clone())),
-            _ => Err(key_err(
-                key,
-                format!(
-                    "each item must be an [address, value] pair, found {}",
-                    describe(p)
-                ),
-            )),
-        })
-        .collect()
 }
 
 impl Config {
