@@ -3,6 +3,8 @@
 //! npm's solcjs. Everything downstream (executor, coverage, LCOV) reads a
 //! [`Project`].
 
+mod compile;
+mod foundry;
 pub mod functions;
 pub mod imports;
 pub mod sourcemap;
@@ -12,7 +14,6 @@ use alloy_primitives::Bytes;
 use serde_json::Value;
 use sourcemap::LineIndex;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -332,235 +333,6 @@ impl Project {
         Ok(out)
     }
 
-    fn from_foundry_out(dir: &Path) -> Result<Project, ArtifactError> {
-        // A project folder (with foundry.toml) stands for its out/ folder.
-        if dir.join("foundry.toml").is_file() && dir.join("out").is_dir() {
-            return Self::from_foundry_out(&dir.join("out"));
-        }
-        let info_dir = dir.join("build-info");
-        // forge writes full build-info (input + output) only with
-        // `build_info = true`; by default it holds just the id → path map,
-        // and the per-contract artifacts carry the rest.
-        let full_info = std::fs::read_dir(&info_dir)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .any(|p| std::fs::read_to_string(&p).is_ok_and(|t| t.contains("\"output\"")));
-        if !full_info {
-            return Self::from_forge_artifacts(dir);
-        }
-        let mut infos: Vec<PathBuf> = std::fs::read_dir(&info_dir)
-            .map_err(|e| ArtifactError::Format {
-                path: dir.to_path_buf(),
-                what: format!(
-                    "no build-info directory ({e}); rebuild with `forge build --build-info`"
-                ),
-            })?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        infos.sort();
-        let newest = infos
-            .iter()
-            .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-            .ok_or_else(|| ArtifactError::Format {
-                path: info_dir.clone(),
-                what: "no build-info JSON files".into(),
-            })?;
-        let json = read_json(newest)?;
-        Self::from_build_info(&json, newest)
-    }
-
-    /// Loads forge's per-contract artifacts (`out/File.sol/Name.json`: abi,
-    /// bytecode with source maps and link references, metadata, source id).
-    /// Without an AST, a contract's position and kind come from its source
-    /// text, and functions are not listed in LCOV (lines and branches are).
-    fn from_forge_artifacts(dir: &Path) -> Result<Project, ArtifactError> {
-        let fmt = |what: String| ArtifactError::Format {
-            path: dir.to_path_buf(),
-            what,
-        };
-        let mut paths: std::collections::BTreeMap<u32, String> = Default::default();
-        let mut artifacts = Vec::new();
-        let entries = std::fs::read_dir(dir).map_err(|source| ArtifactError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        for folder in entries.filter_map(|e| e.ok().map(|e| e.path())) {
-            if folder.file_name().is_some_and(|n| n == "build-info") {
-                for f in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-                    if let Ok(info) = read_json(&f.path()) {
-                        for (id, p) in info["source_id_to_path"].as_object().into_iter().flatten() {
-                            if let (Ok(id), Some(p)) = (id.parse::<u32>(), p.as_str()) {
-                                paths.insert(id, p.to_string());
-                            }
-                        }
-                    }
-                }
-                continue;
-            }
-            if !folder.is_dir() {
-                continue;
-            }
-            for f in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-                let p = f.path();
-                if p.extension().is_some_and(|e| e == "json") {
-                    artifacts.push(p);
-                }
-            }
-        }
-        artifacts.sort();
-        if artifacts.is_empty() {
-            return Err(fmt(
-                "no contract artifacts (out/File.sol/Name.json, or a build-info folder); run `forge build` (Foundry) or `npx hardhat compile` (Hardhat) first".into(),
-            ));
-        }
-        let mut out_sources = serde_json::Map::new();
-        let mut out_contracts = serde_json::Map::new();
-        let mut optimized = false;
-        let mut asts: std::collections::HashMap<String, Value> = Default::default();
-        for p in &artifacts {
-            let a = read_json(p)?;
-            let Some(target) = a["metadata"]["settings"]["compilationTarget"].as_object() else {
-                continue; // not a contract artifact
-            };
-            let Some((spath, name)) = target.iter().next() else {
-                continue;
-            };
-            let name = name.as_str().unwrap_or_default().to_string();
-            optimized |= a["metadata"]["settings"]["optimizer"]["enabled"] == true;
-            if let Some(id) = a["id"].as_u64() {
-                paths.entry(id as u32).or_insert_with(|| spath.clone());
-            }
-            // forge keeps the source's AST in each of its artifacts (unless
-            // `ast = false`): the code graph needs it.
-            if a["ast"].is_object() {
-                asts.entry(spath.clone())
-                    .or_insert_with(|| a["ast"].clone());
-            }
-            let strip = |v: &Value| -> Value {
-                let mut v = v.clone();
-                if let Some(o) = v["object"].as_str() {
-                    v["object"] = Value::String(o.trim_start_matches("0x").to_string());
-                }
-                v
-            };
-            let entry = out_contracts
-                .entry(spath.clone())
-                .or_insert_with(|| Value::Object(Default::default()));
-            entry[name.as_str()] = serde_json::json!({
-                "abi": a["abi"],
-                "evm": {
-                    "bytecode": strip(&a["bytecode"]),
-                    "deployedBytecode": strip(&a["deployedBytecode"]),
-                },
-            });
-        }
-        for (id, p) in &paths {
-            let mut s = serde_json::json!({ "id": id });
-            if let Some(ast) = asts.remove(p) {
-                s["ast"] = ast;
-            }
-            out_sources.insert(p.clone(), s);
-        }
-        let out = serde_json::json!({
-            "sources": out_sources,
-            "contracts": out_contracts,
-            "settings": { "optimizer": { "enabled": optimized } },
-        });
-        let mut project = Self::from_standard_json(&out, None, dir)?;
-        // No AST: where each contract is defined, and which are libraries,
-        // from the source text.
-        for c in &mut project.contracts {
-            if let Some(text) = project
-                .sources
-                .iter()
-                .find(|s| s.path == c.source)
-                .and_then(|s| s.text.as_deref())
-            {
-                for (kw, library) in [
-                    ("contract", false),
-                    ("library", true),
-                    ("abstract contract", false),
-                ] {
-                    if let Some(at) = find_definition(text, kw, &c.name) {
-                        c.position = at as u32;
-                        c.is_library = library;
-                        break;
-                    }
-                }
-            }
-        }
-        Ok(project)
-    }
-
-    fn from_build_info(json: &Value, path: &Path) -> Result<Project, ArtifactError> {
-        Self::from_standard_json(&json["output"], Some(&json["input"]), path)
-    }
-
-    /// Compiles a `.sol` file with `solc --standard-json`, or solcjs.
-    fn compile(path: &Path) -> Result<Project, ArtifactError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ArtifactError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let key = path.to_string_lossy().to_string();
-        // Every imported file goes in with the target: solcjs has no import
-        // callback, and solc would need its paths allowed.
-        let sources: serde_json::Map<String, Value> = imports::closure(&key, text)
-            .map_err(|errors| ArtifactError::Compile {
-                path: path.to_path_buf(),
-                errors,
-            })?
-            .into_iter()
-            .map(|(name, content)| (name, serde_json::json!({ "content": content })))
-            .collect();
-        let input = serde_json::json!({
-            "language": "Solidity",
-            "sources": sources,
-            "settings": {
-                "optimizer": { "enabled": false },
-                "outputSelection": { "*": {
-                    "": ["ast"],
-                    "*": ["abi", "evm.bytecode.object", "evm.bytecode.sourceMap",
-                          "evm.deployedBytecode.object", "evm.deployedBytecode.sourceMap"]
-                } }
-            }
-        });
-        let output = run_compiler(path, &input.to_string())?;
-        let json = compiler_json(&output).map_err(|e| match e {
-            Some(source) => ArtifactError::Json {
-                path: path.to_path_buf(),
-                source,
-            },
-            // No JSON at all: what the compiler printed is its error.
-            None => ArtifactError::Compile {
-                path: path.to_path_buf(),
-                errors: output.trim().to_string(),
-            },
-        })?;
-        let errors: Vec<String> = json["errors"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|e| e["severity"] == "error")
-            .map(|e| {
-                e["formattedMessage"]
-                    .as_str()
-                    .unwrap_or("unknown error")
-                    .to_string()
-            })
-            .collect();
-        if !errors.is_empty() {
-            return Err(ArtifactError::Compile {
-                path: path.to_path_buf(),
-                errors: errors.join("\n"),
-            });
-        }
-        Self::from_standard_json(&json, Some(&input), path)
-    }
-
     /// Reads solc standard-JSON output; source texts come from `input` when
     /// given, else from disk (the path as compiled, relative to the current
     /// directory or to an ancestor of the artifact's directory).
@@ -733,17 +505,6 @@ impl Project {
     }
 }
 
-/// Byte offset of `kw Name` (followed by a non-identifier character).
-fn find_definition(text: &str, kw: &str, name: &str) -> Option<usize> {
-    let needle = format!("{kw} {name}");
-    text.match_indices(&needle).map(|(i, _)| i).find(|&i| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + needle.len()..].chars().next();
-        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
-            && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
-    })
-}
-
 fn read_json(path: &Path) -> Result<Value, ArtifactError> {
     let text = std::fs::read_to_string(path).map_err(|source| ArtifactError::Io {
         path: path.to_path_buf(),
@@ -838,78 +599,9 @@ fn collect_contract_positions(
     }
 }
 
-/// The standard-JSON object in a compiler's output, past any banner lines
-/// (solcjs prints `>>> Cannot retry compilation with SMT…` before it).
-/// `Err(None)`: there is no JSON object at all.
-fn compiler_json(output: &str) -> Result<Value, Option<serde_json::Error>> {
-    let start = if output.trim_start().starts_with('{') {
-        output.len() - output.trim_start().len()
-    } else {
-        output.find("\n{").map(|i| i + 1).ok_or(None)?
-    };
-    let mut values = serde_json::Deserializer::from_str(&output[start..]).into_iter::<Value>();
-    match values.next() {
-        Some(Ok(v)) if v.is_object() => Ok(v),
-        Some(Err(e)) => Err(Some(e)),
-        _ => Err(None),
-    }
-}
-
-/// Runs `solc --standard-json`, or solcjs through node, on `input`.
-fn run_compiler(path: &Path, input: &str) -> Result<String, ArtifactError> {
-    let mut candidates: Vec<Command> = Vec::new();
-    candidates.push({
-        let mut c = Command::new("solc");
-        c.arg("--standard-json");
-        c
-    });
-    candidates.push({
-        let mut c = Command::new("solcjs");
-        c.arg("--standard-json");
-        c
-    });
-    for dir in ["node_modules/solc", "contracts/.tools/node_modules/solc"] {
-        if Path::new(dir).join("package.json").is_file() {
-            let script = format!(
-                "const s=require('{}');let d='';process.stdin.on('data',c=>d+=c);\
-                 process.stdin.on('end',()=>process.stdout.write(s.compile(d)));",
-                std::fs::canonicalize(dir)
-                    .unwrap_or_else(|_| PathBuf::from(dir))
-                    .display()
-            );
-            let mut c = Command::new("node");
-            c.arg("-e").arg(script);
-            candidates.push(c);
-        }
-    }
-    for mut cmd in candidates {
-        let child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn();
-        let Ok(mut child) = child else { continue };
-        use std::io::Write;
-        if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(input.as_bytes());
-        }
-        let out = child
-            .wait_with_output()
-            .map_err(|source| ArtifactError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        if out.status.success() && !out.stdout.is_empty() {
-            return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
-        }
-    }
-    Err(ArtifactError::NoCompiler {
-        path: path.to_path_buf(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use super::compile::compiler_json;
     use super::*;
 
     #[test]
