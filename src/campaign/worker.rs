@@ -435,6 +435,8 @@ impl Worker {
             input_to_state = self.i2s_calls,
             solving = self.solving.calls,
             solved = self.solving.found,
+            search_terms = self.solving.work,
+            search_ms = self.solving.searching.as_millis() as u64,
             "worker done"
         );
         reason

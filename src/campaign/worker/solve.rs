@@ -16,8 +16,11 @@ const SOLVE_SHARE: u64 = 10;
 /// applies.
 const SOLVE_GRACE: u64 = 1024;
 
-/// Terms the search evaluates in the time of one call (measured on the
-/// Daedaluzz mazes: a call there runs in ~20 µs).
+/// Terms the search evaluates in the time of one call, on the safe side:
+/// measured on Daedaluzz mazes 3 and 0 (60 s, one worker, the worker's
+/// `search_terms` and `search_ms` at `RUST_LOG=rudder=debug`), a term took
+/// 13.1 and 10.6 ns and a call 36 µs, so a call's time holds ~2,800–3,400
+/// terms; counting 2,000 charges the search a little more than it costs.
 const SOLVE_WORK_PER_CALL: u64 = 2000;
 
 /// Calls waiting to be solved at most (the newest solved first).
@@ -45,6 +48,11 @@ pub(super) struct Solving {
     tried: std::collections::HashMap<(CodeId, u32, bool), u32>,
     /// Candidates the search found.
     pub(super) found: u64,
+    /// Terms the search evaluated, and the time it took (how
+    /// [`SOLVE_WORK_PER_CALL`] is checked: `RUST_LOG=rudder=debug` prints
+    /// both when a worker ends).
+    pub(super) work: u64,
+    pub(super) searching: std::time::Duration,
 }
 
 impl Worker {
@@ -79,6 +87,7 @@ impl Worker {
             solving.tried.clear();
         }
         let tried = &mut solving.tried;
+        let started = std::time::Instant::now();
         let (found, work) = generate::solve_branches(
             &mut self.rng,
             &tx,
@@ -90,6 +99,8 @@ impl Worker {
                 *n <= SOLVE_ATTEMPTS || n.is_power_of_two()
             },
         );
+        solving.searching += started.elapsed();
+        solving.work += work;
         solving.calls += 1 + work / SOLVE_WORK_PER_CALL;
         solving.found += found.len() as u64;
         // Queued in reverse so that the deepest target's runs first.
