@@ -23,7 +23,7 @@ use std::sync::Arc;
 mod input_to_state;
 mod solve;
 pub use input_to_state::*;
-pub use solve::{SOLVE_TARGETS, solve_branches};
+pub use solve::{Effort, SOLVE_TARGETS, Solved, solve_branches};
 
 /// A function the workers may call, with its resolved parameter types.
 #[derive(Clone, Debug)]

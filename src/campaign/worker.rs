@@ -437,6 +437,8 @@ impl Worker {
             solved = self.solving.found,
             search_terms = self.solving.work,
             search_ms = self.solving.searching.as_millis() as u64,
+            blasts = self.solving.blasts,
+            blasts_found = self.solving.blasts_found,
             "worker done"
         );
         reason

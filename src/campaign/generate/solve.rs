@@ -11,6 +11,13 @@
 //! kept when fewer conditions fail, or as many by a smaller distance. It
 //! needs no solver library, handles wrapped sums and products exactly, and
 //! a solution is run for real before it counts.
+//!
+//! Where the local search fails, the conditions are bit-blasted and handed
+//! to a SAT solver within a fixed budget ([`blast`]): guards that hold only
+//! together, whose roots the local search must choose blindly, are solved
+//! there exactly.
+
+mod blast;
 
 use super::input_to_state::solve_mul;
 use super::*;
@@ -492,22 +499,46 @@ fn arith_inverse(op: u8, left: bool, r: U256, o: U256, cur: U256) -> Option<U256
     })
 }
 
+/// How hard to look for arguments that turn one target branch way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effort {
+    /// Not at all this time.
+    Skip,
+    /// The local search.
+    Search,
+    /// The local search, then, if it fails, the SAT solver over the
+    /// conditions bit-blasted (exact, and hundreds of times as costly).
+    Exact,
+}
+
+/// What [`solve_branches`] found and what it took.
+#[derive(Debug, Default)]
+pub struct Solved {
+    /// Calls that turn a target, the deepest first.
+    pub found: Vec<Tx>,
+    /// Terms evaluated, or their equivalent in the SAT solver's work.
+    pub work: u64,
+    /// Targets handed to the SAT solver, and those it turned (answers that
+    /// meet every condition when evaluated).
+    pub blasts: u64,
+    pub blasts_found: u64,
+}
+
 /// Calls that turn branches of `tx`'s traced path the other way: for each
 /// target (a branch on the arguments this worker has seen go one way only,
-/// the last ones first, at most `max`, each at most once per `(code, pc,
-/// way)` in `seen`'s judgement), arguments that keep the branches before it
-/// as they went and turn it. Returns them with the terms evaluated (the
-/// work done).
+/// the last ones first, at most `max`, each searched for as hard as
+/// `effort` says for its `(code, pc, way)`), arguments that keep the
+/// branches before it as they went and turn it.
 pub fn solve_branches(
     rng: &mut SmallRng,
     tx: &Tx,
     trace: &SymTrace,
     max: usize,
-    mut try_target: impl FnMut(CodeId, u32, bool) -> bool,
-) -> (Vec<Tx>, u64) {
-    let mut out = Vec::new();
+    mut effort: impl FnMut(CodeId, u32, bool) -> Effort,
+) -> Solved {
+    let mut out = Solved::default();
     if trace.branches.is_empty() {
-        return (out, 0);
+        return out;
     }
     // Head words that are arguments of their own, and the calldata's words.
     let mut domains: Vec<Option<Domain>> = Vec::new();
@@ -564,8 +595,11 @@ pub fn solve_branches(
             || trace.branches[t + 1..]
                 .iter()
                 .any(|l| l.code == b.code && l.pc == b.pc)
-            || !try_target(b.code, b.pc, !b.taken)
         {
+            continue;
+        }
+        let effort = effort(b.code, b.pc, !b.taken);
+        if effort == Effort::Skip {
             continue;
         }
         targets += 1;
@@ -579,7 +613,13 @@ pub fn solve_branches(
         search.conds.push((b.cond, !b.taken));
         search.upto = search.conds.iter().map(|c| c.0).max().unwrap_or(0);
         search.define();
-        if let Some(found) = search.run(rng, &words) {
+        let mut found = search.run(rng, &words);
+        if found.is_none() && effort == Effort::Exact {
+            out.blasts += 1;
+            found = search.blast(&words);
+            out.blasts_found += found.is_some() as u64;
+        }
+        if let Some(found) = found {
             let mut c = tx.clone();
             for (k, w) in found.iter().enumerate() {
                 if words.get(k) != Some(w)
@@ -588,15 +628,26 @@ pub fn solve_branches(
                     c.args[arg_of[k]] = d.value(*w);
                 }
             }
-            if c.args != tx.args && !out.iter().any(|o: &Tx| o.args == c.args) {
-                out.push(c);
+            if c.args != tx.args && !out.found.iter().any(|o| o.args == c.args) {
+                out.found.push(c);
             }
         }
     }
-    (out, search.work)
+    out.work = search.work;
+    out
 }
 
 impl Search<'_> {
+    /// Words meeting every condition, from the SAT solver over the
+    /// conditions bit-blasted ([`blast`]; the bits they do not read keep
+    /// their values in `start`), checked as the local search's are.
+    fn blast(&mut self, start: &[U256]) -> Option<Vec<U256>> {
+        let found = blast::solve(self.trace, &self.conds, self.domains, self.vars, start);
+        self.work += found.work;
+        let mut x = found.words?;
+        (self.score(&mut x) == 0.0).then_some(x)
+    }
+
     /// Words meeting every condition, from `start`, changing only the
     /// arguments (the defined ones through their definitions).
     ///
@@ -1009,7 +1060,7 @@ mod tests {
         sig: &str,
         args: Vec<DynSolValue>,
         flag: &str,
-        (seed, rounds): (u64, usize),
+        (seed, rounds, effort): (u64, usize, Effort),
     ) -> bool {
         let t = target(name);
         let mut ex = t.executor(0);
@@ -1021,7 +1072,7 @@ mod tests {
                 return true;
             }
             ex.reset();
-            let (found, _) = solve_branches(&mut rng, &call, &trace, 4, |_, _, _| true);
+            let found = solve_branches(&mut rng, &call, &trace, 4, |_, _, _| effort).found;
             // A search that found nothing is tried again (it is random).
             if let Some(next) = found.into_iter().next() {
                 call = next;
@@ -1054,11 +1105,50 @@ mod tests {
         for seed in 0..20 {
             for (sig, args, flag) in &knots {
                 assert!(
-                    untie("Knot", sig, args.clone(), flag, (seed, 12)),
+                    untie("Knot", sig, args.clone(), flag, (seed, 12, Effort::Search)),
                     "{sig}, seed {seed}"
                 );
             }
         }
+    }
+
+    /// knotD one guard short of untied, the path having taken a root of
+    /// `a >= a + 40` that leaves no room for the last guard (`a = -2`
+    /// allows only `b < 2`, and `b >= g > h > a * m >= 1`): turning it needs
+    /// `a` chosen again with four arguments tied to it, which the local
+    /// search does only by chance. The blaster solves it in one formula.
+    #[test]
+    fn the_blaster_chooses_a_root_again_with_the_arguments_tied_to_it() {
+        let t = target("Knot");
+        let mut ex = t.executor(0);
+        let u = |v: u64| DynSolValue::Uint(U256::from(v), 64);
+        let minus = |d: u64| u64::MAX - d + 1;
+        let sig = "knotD(uint64,uint64,uint64,uint64,uint64,uint64,uint64)";
+        let args = [minus(2), 1, minus(41), 4, 3, u64::MAX, 0];
+        let call = tx(&t, sig, args.map(u).to_vec());
+        let (_, trace) = ex.call_traced(&call);
+        assert!(!prop(&mut ex, "tiedD"));
+        ex.reset();
+        let domains = [Some(Domain::Uint(64)); 7];
+        let vars = 0x7f;
+        let deps = trace.dependencies();
+        let guards: Vec<_> = trace
+            .branches
+            .iter()
+            .filter(|b| deps[b.cond as usize] & vars != 0)
+            .filter(|b| !encoding_check(&trace, &domains, b.cond))
+            .collect();
+        // Seven of knotD's eight guards pass; the last fails.
+        assert_eq!(guards.len(), 8, "{guards:?}");
+        let mut conds: Vec<_> = guards.iter().map(|b| (b.cond, b.taken)).collect();
+        let last = conds.last_mut().unwrap();
+        last.1 = !last.1;
+        let words: Vec<U256> = args.iter().map(|&a| U256::from(a)).collect();
+        let found = blast::solve(&trace, &conds, &domains, vars, &words);
+        let found = found.words.expect("knotD has a solution");
+        let untied: Vec<_> = found.iter().map(|w| u(w.to::<u64>())).collect();
+        ex.call(&tx(&t, sig, untied.clone()));
+        assert!(prop(&mut ex, "tiedD"), "{untied:?}");
     }
 
     /// A guard with many roots of which only a few leave room for the
@@ -1073,8 +1163,27 @@ mod tests {
         let u = |v: u64| DynSolValue::Uint(U256::from(v), 64);
         let sig = "knotD(uint64,uint64,uint64,uint64,uint64,uint64,uint64)";
         let untied = (0..100)
-            .filter(|&seed| untie("Knot", sig, (1..=7).map(u).collect(), "tiedD", (seed, 40)))
+            .filter(|&seed| {
+                let args = (1..=7).map(u).collect();
+                untie("Knot", sig, args, "tiedD", (seed, 40, Effort::Search))
+            })
             .count();
         assert!(untied >= 45, "{untied} of 100");
+    }
+
+    /// The same chains with the SAT solver behind the local search: every
+    /// one untied, in at most as many rounds as knotD has guards and one
+    /// more.
+    #[test]
+    fn with_the_blaster_behind_it_the_solver_unties_every_chain() {
+        let u = |v: u64| DynSolValue::Uint(U256::from(v), 64);
+        let sig = "knotD(uint64,uint64,uint64,uint64,uint64,uint64,uint64)";
+        for seed in 0..10 {
+            let args = (1..=7).map(u).collect();
+            assert!(
+                untie("Knot", sig, args, "tiedD", (seed, 9, Effort::Exact)),
+                "seed {seed}"
+            );
+        }
     }
 }

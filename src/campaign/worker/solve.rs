@@ -5,6 +5,7 @@
 //! paths go on the chain.
 
 use super::*;
+use crate::campaign::generate::Effort;
 use crate::coverage::CodeId;
 
 /// Share of a worker's calls the solving stage may take, one in ten: each
@@ -28,7 +29,9 @@ const SOLVE_QUEUE: usize = 8;
 
 /// Searches for one branch way run in full; after them, only every
 /// power-of-two-th attempt (a way the search cannot find is not searched
-/// for on every call that meets it).
+/// for on every call that meets it). The last of them and those after it
+/// hand the conditions to the SAT solver when the local search fails: a
+/// way missed that often is worth its cost.
 const SOLVE_ATTEMPTS: u32 = 4;
 
 /// Target branch ways remembered before the memory is cleared.
@@ -53,6 +56,9 @@ pub(super) struct Solving {
     /// both when a worker ends).
     pub(super) work: u64,
     pub(super) searching: std::time::Duration,
+    /// Targets handed to the SAT solver, and those it turned.
+    pub(super) blasts: u64,
+    pub(super) blasts_found: u64,
 }
 
 impl Worker {
@@ -88,7 +94,7 @@ impl Worker {
         }
         let tried = &mut solving.tried;
         let started = std::time::Instant::now();
-        let (found, work) = generate::solve_branches(
+        let solved = generate::solve_branches(
             &mut self.rng,
             &tx,
             &trace,
@@ -96,12 +102,21 @@ impl Worker {
             |code, pc, way| {
                 let n = tried.entry((code, pc, way)).or_default();
                 *n += 1;
-                *n <= SOLVE_ATTEMPTS || n.is_power_of_two()
+                if *n < SOLVE_ATTEMPTS {
+                    Effort::Search
+                } else if *n == SOLVE_ATTEMPTS || n.is_power_of_two() {
+                    Effort::Exact
+                } else {
+                    Effort::Skip
+                }
             },
         );
         solving.searching += started.elapsed();
-        solving.work += work;
-        solving.calls += 1 + work / SOLVE_WORK_PER_CALL;
+        solving.work += solved.work;
+        solving.calls += 1 + solved.work / SOLVE_WORK_PER_CALL;
+        solving.blasts += solved.blasts;
+        solving.blasts_found += solved.blasts_found;
+        let found = solved.found;
         solving.found += found.len() as u64;
         // Queued in reverse so that the deepest target's runs first.
         for c in found.into_iter().rev() {
