@@ -439,6 +439,8 @@ impl Worker {
             search_ms = self.solving.searching.as_millis() as u64,
             blasts = self.solving.blasts,
             blasts_found = self.solving.blasts_found,
+            blasts_unsat = self.solving.blasts_unsat,
+            blasts_cut = self.solving.blasts_cut,
             "worker done"
         );
         reason

@@ -507,8 +507,9 @@ pub enum Effort {
     /// The local search.
     Search,
     /// The local search, then, if it fails, the SAT solver over the
-    /// conditions bit-blasted (exact, and hundreds of times as costly).
-    Exact,
+    /// conditions bit-blasted (exact, and hundreds of times as costly),
+    /// with this many times its base budget.
+    Exact(u32),
 }
 
 /// What [`solve_branches`] found and what it took.
@@ -519,9 +520,13 @@ pub struct Solved {
     /// Terms evaluated, or their equivalent in the SAT solver's work.
     pub work: u64,
     /// Targets handed to the SAT solver, and those it turned (answers that
-    /// meet every condition when evaluated).
+    /// meet every condition when evaluated); of the others, those it proved
+    /// out of reach as modelled, and those it ran out of budget on (or
+    /// whose formula grew too large).
     pub blasts: u64,
     pub blasts_found: u64,
+    pub blasts_unsat: u64,
+    pub blasts_cut: u64,
 }
 
 /// Calls that turn branches of `tx`'s traced path the other way: for each
@@ -614,10 +619,18 @@ pub fn solve_branches(
         search.upto = search.conds.iter().map(|c| c.0).max().unwrap_or(0);
         search.define();
         let mut found = search.run(rng, &words);
-        if found.is_none() && effort == Effort::Exact {
+        if found.is_none()
+            && let Effort::Exact(scale) = effort
+        {
             out.blasts += 1;
-            found = search.blast(&words);
+            let outcome;
+            (found, outcome) = search.blast(&words, scale);
             out.blasts_found += found.is_some() as u64;
+            out.blasts_unsat += (outcome == blast::Outcome::Unsatisfiable) as u64;
+            out.blasts_cut += matches!(
+                outcome,
+                blast::Outcome::OutOfBudget | blast::Outcome::TooLarge
+            ) as u64;
         }
         if let Some(found) = found {
             let mut c = tx.clone();
@@ -640,12 +653,22 @@ pub fn solve_branches(
 impl Search<'_> {
     /// Words meeting every condition, from the SAT solver over the
     /// conditions bit-blasted ([`blast`]; the bits they do not read keep
-    /// their values in `start`), checked as the local search's are.
-    fn blast(&mut self, start: &[U256]) -> Option<Vec<U256>> {
-        let found = blast::solve(self.trace, &self.conds, self.domains, self.vars, start);
-        self.work += found.work;
-        let mut x = found.words?;
-        (self.score(&mut x) == 0.0).then_some(x)
+    /// their values in `start`; `scale` times its base budget), checked as
+    /// the local search's are; and how the solver ended.
+    fn blast(&mut self, start: &[U256], scale: u32) -> (Option<Vec<U256>>, blast::Outcome) {
+        let b = blast::solve(
+            self.trace,
+            &self.conds,
+            self.domains,
+            self.vars,
+            start,
+            scale,
+        );
+        self.work += b.work;
+        let found = b
+            .words
+            .and_then(|mut x| (self.score(&mut x) == 0.0).then_some(x));
+        (found, b.outcome)
     }
 
     /// Words meeting every condition, from `start`, changing only the
@@ -1144,7 +1167,7 @@ mod tests {
         let last = conds.last_mut().unwrap();
         last.1 = !last.1;
         let words: Vec<U256> = args.iter().map(|&a| U256::from(a)).collect();
-        let found = blast::solve(&trace, &conds, &domains, vars, &words);
+        let found = blast::solve(&trace, &conds, &domains, vars, &words, 1);
         let found = found.words.expect("knotD has a solution");
         let untied: Vec<_> = found.iter().map(|w| u(w.to::<u64>())).collect();
         ex.call(&tx(&t, sig, untied.clone()));
@@ -1181,7 +1204,7 @@ mod tests {
         for seed in 0..10 {
             let args = (1..=7).map(u).collect();
             assert!(
-                untie("Knot", sig, args, "tiedD", (seed, 9, Effort::Exact)),
+                untie("Knot", sig, args, "tiedD", (seed, 9, Effort::Exact(1))),
                 "seed {seed}"
             );
         }

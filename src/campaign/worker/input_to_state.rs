@@ -40,16 +40,24 @@ impl Worker {
             }
         };
         let depth = chain.depth;
-        if depth > I2S_DEPTH
-            || (cmps.is_empty() && !(new || self.i2s_chain.is_some()))
-            || (self.i2s_calls * I2S_SHARE > self.total_calls + I2S_GRACE && !new)
-        {
+        if depth > I2S_DEPTH || (cmps.is_empty() && !(new || self.i2s_chain.is_some())) {
+            return false;
+        }
+        // Past its share the stage offers no candidates, but a candidate's
+        // call that met a guard still goes to the solving stage, which has
+        // a share of its own (the calls that reach a cell's last guards are
+        // mostly candidates'; a plain call past the share is not queued: on
+        // a maze they are many, and they kept the candidates' out of the
+        // queue).
+        let over_share = self.i2s_calls * I2S_SHARE > self.total_calls + I2S_GRACE && !new;
+        if over_share && !(met && self.i2s_chain.is_some() && self.may_solve()) {
             return false;
         }
         let (tx, prefix) = executed.split_last().expect("a call ran");
         // Booleans are flipped where the call got further (a guard on a
         // boolean compares nothing), and along a chain.
         let candidates = match self.i2s_chain {
+            _ if over_share => Vec::new(),
             // A call that reached new coverage is run again with its whole
             // path logged (its half-covered comparisons alone may be few or
             // already seen), unless it met fresh ones already.

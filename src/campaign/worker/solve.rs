@@ -9,8 +9,8 @@ use crate::campaign::generate::Effort;
 use crate::coverage::CodeId;
 
 /// Share of a worker's calls the solving stage may take, one in ten: each
-/// traced call counts as one, and the search as one per
-/// [`SOLVE_WORK_PER_CALL`] terms it evaluated.
+/// traced call counts as one, as do the calls replayed to reach its state,
+/// and the search as one per [`SOLVE_WORK_PER_CALL`] terms it evaluated.
 const SOLVE_SHARE: u64 = 10;
 
 /// Calls the stage may take at the start of a campaign, before its share
@@ -31,8 +31,16 @@ const SOLVE_QUEUE: usize = 8;
 /// power-of-two-th attempt (a way the search cannot find is not searched
 /// for on every call that meets it). The last of them and those after it
 /// hand the conditions to the SAT solver when the local search fails: a
-/// way missed that often is worth its cost.
-const SOLVE_ATTEMPTS: u32 = 4;
+/// way missed once is worth its cost (most formulas are small, or proved
+/// out of reach at once: 152 of 157 on Daedaluzz maze 3 in 20 minutes).
+const SOLVE_ATTEMPTS: u32 = 2;
+
+/// The SAT solver's budget grows with the attempts: the base one on the
+/// [`SOLVE_ATTEMPTS`]-th, twice it on the attempt twice as late, and so on
+/// up to this many times (at most ~2 s of one formula; the cost is charged
+/// to the stage's share as the search's is, so a larger budget only makes
+/// the stage pause longer after it).
+const SOLVE_EXACT_SCALE: u32 = 8;
 
 /// Target branch ways remembered before the memory is cleared.
 const SOLVE_TRIED: usize = 1 << 14;
@@ -45,7 +53,7 @@ pub(super) type Job = (Source, Rc<Prefix>, Tx, Chain);
 #[derive(Default)]
 pub(super) struct Solving {
     queue: Vec<Job>,
-    /// Calls the stage took (traced calls and search work).
+    /// Calls the stage took (traced calls, replays and search work).
     pub(super) calls: u64,
     /// Attempts per target branch way.
     tried: std::collections::HashMap<(CodeId, u32, bool), u32>,
@@ -56,9 +64,12 @@ pub(super) struct Solving {
     /// both when a worker ends).
     pub(super) work: u64,
     pub(super) searching: std::time::Duration,
-    /// Targets handed to the SAT solver, and those it turned.
+    /// Targets handed to the SAT solver, those it turned, those it proved
+    /// out of reach, and those it ran out of budget on.
     pub(super) blasts: u64,
     pub(super) blasts_found: u64,
+    pub(super) blasts_unsat: u64,
+    pub(super) blasts_cut: u64,
 }
 
 impl Worker {
@@ -78,7 +89,11 @@ impl Worker {
             return false;
         };
         let origin = source.origin().index();
+        // The calls replayed to reach the prefix's state count as the
+        // stage's, as the traced call does.
+        let before = self.total_calls;
         if !self.reach(&prefix, origin) || !self.budget.take(&self.engine) {
+            self.solving.calls += self.total_calls - before;
             self.ex.reset();
             return true;
         }
@@ -105,7 +120,7 @@ impl Worker {
                 if *n < SOLVE_ATTEMPTS {
                     Effort::Search
                 } else if *n == SOLVE_ATTEMPTS || n.is_power_of_two() {
-                    Effort::Exact
+                    Effort::Exact((*n / SOLVE_ATTEMPTS).clamp(1, SOLVE_EXACT_SCALE))
                 } else {
                     Effort::Skip
                 }
@@ -113,9 +128,11 @@ impl Worker {
         );
         solving.searching += started.elapsed();
         solving.work += solved.work;
-        solving.calls += 1 + solved.work / SOLVE_WORK_PER_CALL;
+        solving.calls += self.total_calls - before + solved.work / SOLVE_WORK_PER_CALL;
         solving.blasts += solved.blasts;
         solving.blasts_found += solved.blasts_found;
+        solving.blasts_unsat += solved.blasts_unsat;
+        solving.blasts_cut += solved.blasts_cut;
         let found = solved.found;
         solving.found += found.len() as u64;
         // Queued in reverse so that the deepest target's runs first.

@@ -5,15 +5,16 @@
 //! that admits a handful of roots, with products of those roots bounded by
 //! the guards after it: Daedaluzz's maze 3, `knotD`).
 //!
-//! Each term becomes 256 bits of an and-inverter graph that folds
+//! Each term becomes 256 bits of an and-xor-inverter graph that folds
 //! constants and shares equal gates, so an argument of type `uint64`
 //! brings 64 free bits, not 256, and its masks and products shrink to
 //! match. Operations the blaster does not model exactly (division by a
 //! non-constant, `EXP`, `SDIV`, `SMOD`, a byte index or extension width
 //! that is not constant) become free bits: the formula then allows more
 //! than the EVM does, and the search checks every answer before it counts
-//! it. The solver stops after a fixed number of conflicts; the graph is
-//! abandoned past a fixed size (a product of two full `uint256`s).
+//! it. The solver stops after a number of conflicts or decisions (a fixed
+//! budget times the caller's scale); the graph is abandoned past a fixed
+//! size (a product of two full `uint256`s).
 
 use super::Domain;
 use crate::executor::symbolic::{
@@ -29,8 +30,9 @@ use std::collections::HashMap;
 /// ~25,000; of two `uint256`s, ~400,000).
 const MAX_GATES: usize = 200_000;
 
-/// Conflicts, and decisions, the solver may take before it gives up (with
-/// ~100 propagations a decision, ~300 ms on knotD's formula).
+/// Conflicts, and decisions, the solver may take before it gives up, times
+/// the caller's scale (with ~100 propagations a decision, ~300 ms on
+/// knotD's formula at scale 1).
 const MAX_CONFLICTS: u64 = 2_000;
 const MAX_DECISIONS: u64 = 20_000;
 
@@ -48,29 +50,47 @@ type Bit = u32;
 const FALSE: Bit = 0;
 const TRUE: Bit = 1;
 
-/// A node's fan-ins when it is an input.
-const INPUT: (Bit, Bit) = (Bit::MAX, Bit::MAX);
+/// A node of the graph: an input bit, or a gate over two literals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Node {
+    Input,
+    And(Bit, Bit),
+    /// Its own kind rather than three `And`s: four clauses and one variable
+    /// where those take nine and three (a product's adders are mostly XORs).
+    Xor(Bit, Bit),
+}
 
 /// An EVM word: its bits, the lowest first.
 type Word = Vec<Bit>;
 
-/// An and-inverter graph that folds constants and shares equal gates.
+/// An and-xor-inverter graph that folds constants and shares equal gates.
 struct Graph {
-    nodes: Vec<(Bit, Bit)>,
-    shared: HashMap<(Bit, Bit), Bit>,
+    nodes: Vec<Node>,
+    shared: HashMap<Node, Bit>,
 }
 
 impl Graph {
     fn new() -> Graph {
         Graph {
-            nodes: vec![(FALSE, FALSE)],
+            nodes: vec![Node::And(FALSE, FALSE)],
             shared: HashMap::new(),
         }
     }
 
     fn input(&mut self) -> Bit {
-        self.nodes.push(INPUT);
+        self.nodes.push(Node::Input);
         (self.nodes.len() as Bit - 1) * 2
+    }
+
+    /// The gate `node`, shared with an equal one built before.
+    fn gate(&mut self, node: Node) -> Bit {
+        if let Some(&g) = self.shared.get(&node) {
+            return g;
+        }
+        self.nodes.push(node);
+        let g = (self.nodes.len() as Bit - 1) * 2;
+        self.shared.insert(node, g);
+        g
     }
 
     fn and(&mut self, a: Bit, b: Bit) -> Bit {
@@ -81,22 +101,26 @@ impl Graph {
         if a == TRUE || a == b {
             return b;
         }
-        if let Some(&g) = self.shared.get(&(a, b)) {
-            return g;
-        }
-        self.nodes.push((a, b));
-        let g = (self.nodes.len() as Bit - 1) * 2;
-        self.shared.insert((a, b), g);
-        g
+        self.gate(Node::And(a, b))
     }
 
     fn or(&mut self, a: Bit, b: Bit) -> Bit {
         self.and(a ^ 1, b ^ 1) ^ 1
     }
 
+    /// `a ^ b`, its operands stripped of negations (they move to the
+    /// result: the constants are the negations of `FALSE`).
     fn xor(&mut self, a: Bit, b: Bit) -> Bit {
-        let (x, y) = (self.and(a, b ^ 1), self.and(a ^ 1, b));
-        self.or(x, y)
+        let negated = (a ^ b) & 1;
+        let (a, b) = (a & !1, b & !1);
+        let (a, b) = (a.min(b), a.max(b));
+        if a == b {
+            return FALSE ^ negated;
+        }
+        if a == FALSE {
+            return b ^ negated;
+        }
+        self.gate(Node::Xor(a, b)) ^ negated
     }
 
     /// `s ? t : e`.
@@ -217,9 +241,9 @@ fn value(w: &[Bit]) -> Option<U256> {
 }
 
 /// Callbacks that stop the solver past [`MAX_CONFLICTS`] conflicts or
-/// [`MAX_DECISIONS`] decisions (it asks before each one).
-#[derive(Default)]
+/// [`MAX_DECISIONS`] decisions, times `scale` (it asks before each one).
 struct Budget {
+    scale: u64,
     conflicts: u64,
     decisions: std::cell::Cell<u64>,
 }
@@ -234,56 +258,78 @@ impl Callbacks for Budget {
     fn stop(&self) -> bool {
         let d = self.decisions.get() + 1;
         self.decisions.set(d);
-        self.conflicts >= MAX_CONFLICTS || d > MAX_DECISIONS
+        self.conflicts >= MAX_CONFLICTS * self.scale || d > MAX_DECISIONS * self.scale
     }
 }
 
 /// What one blast found: words meeting every condition in the formula
-/// (unchecked: the caller runs them), and the work it took.
+/// (unchecked: the caller runs them), how it ended, and the work it took.
 pub(super) struct Blast {
     pub(super) words: Option<Vec<U256>>,
+    pub(super) outcome: Outcome,
     pub(super) work: u64,
+}
+
+/// How a blast ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// The formula has a model (its words are in [`Blast::words`]).
+    Model,
+    /// The formula has none: no arguments meet the conditions as modelled.
+    Unsatisfiable,
+    /// The solver ran out of its budget.
+    OutOfBudget,
+    /// The graph grew past [`MAX_GATES`].
+    TooLarge,
 }
 
 /// Words that meet `conds` (term, whether it must be nonzero), changing
 /// only the head words in `vars` (each within its domain) of `words`; the
-/// bits the formula leaves free keep their values in `words`.
+/// bits the formula leaves free keep their values in `words`. The solver's
+/// budget is `scale` times the base one.
 pub(super) fn solve(
     trace: &SymTrace,
     conds: &[(TermId, bool)],
     domains: &[Option<Domain>],
     vars: u64,
     words: &[U256],
+    scale: u32,
 ) -> Blast {
     let mut g = Graph::new();
-    let Some((roots, args)) = formula(&mut g, trace, conds, domains, vars, words) else {
-        return Blast {
-            words: None,
-            work: g.nodes.len() as u64 * WORK_PER_GATE,
-        };
+    let (roots, args) = match formula(&mut g, trace, conds, domains, vars, words) {
+        Ok(f) => f,
+        Err(outcome) => {
+            return Blast {
+                words: None,
+                outcome,
+                work: g.nodes.len() as u64 * WORK_PER_GATE,
+            };
+        }
     };
     // Each node's value under `words`: the solver's first guess (a path
     // near the traced one).
     let mut phase = vec![false; g.nodes.len()];
     for (&k, bits) in &args {
         for (i, &b) in bits.iter().enumerate() {
-            if b > TRUE && g.nodes[(b >> 1) as usize] == INPUT {
+            if b > TRUE && g.nodes[(b >> 1) as usize] == Node::Input {
                 phase[(b >> 1) as usize] = words[k as usize].bit(i) ^ (b & 1 == 1);
             }
         }
     }
     for n in 1..g.nodes.len() {
-        if g.nodes[n] != INPUT {
-            let (a, b) = g.nodes[n];
-            let v = |l: Bit| phase[(l >> 1) as usize] ^ (l & 1 == 1);
-            phase[n] = v(a) && v(b);
+        let v = |l: Bit| phase[(l >> 1) as usize] ^ (l & 1 == 1);
+        match g.nodes[n] {
+            Node::Input => {}
+            Node::And(a, b) => phase[n] = v(a) && v(b),
+            Node::Xor(a, b) => phase[n] = v(a) ^ v(b),
         }
     }
-    let (model, cost) = satisfy(&g, &roots, &phase);
+    let (model, cost) = satisfy(&g, &roots, &phase, scale.max(1));
     let work = g.nodes.len() as u64 * WORK_PER_GATE
         + cost.vars * WORK_PER_VAR
         + cost.propagations * WORK_PER_PROPAGATION;
     // A bit the formula does not read keeps its value.
+    let outcome = cost.outcome;
     let words = model.map(|model| {
         let mut out = words.to_vec();
         for (k, bits) in args {
@@ -301,12 +347,16 @@ pub(super) fn solve(
         }
         out
     });
-    Blast { words, work }
+    Blast {
+        words,
+        outcome,
+        work,
+    }
 }
 
 /// The literals that must hold, one per condition, and the bits of each
 /// argument word (none if a condition cannot hold whatever the arguments,
-/// or the graph grew too large).
+/// or the graph grew too large: how, as an [`Outcome`]).
 fn formula(
     g: &mut Graph,
     trace: &SymTrace,
@@ -314,8 +364,10 @@ fn formula(
     domains: &[Option<Domain>],
     vars: u64,
     words: &[U256],
-) -> Option<(Vec<Bit>, HashMap<u16, Word>)> {
-    let upto = conds.iter().map(|c| c.0).max()? as usize;
+) -> Result<(Vec<Bit>, HashMap<u16, Word>), Outcome> {
+    let Some(upto) = conds.iter().map(|c| c.0 as usize).max() else {
+        return Ok((Vec::new(), HashMap::new()));
+    };
     // The terms the conditions read.
     let mut needed = vec![false; upto + 1];
     for &(t, _) in conds {
@@ -362,7 +414,7 @@ fn formula(
         };
         bits[i] = w;
         if g.nodes.len() > MAX_GATES {
-            return None;
+            return Err(Outcome::TooLarge);
         }
     }
     let mut roots = Vec::with_capacity(conds.len());
@@ -370,12 +422,12 @@ fn formula(
         let nz = g.any(&bits[t as usize]);
         let r = if want { nz } else { nz ^ 1 };
         match r {
-            FALSE => return None,
+            FALSE => return Err(Outcome::Unsatisfiable),
             TRUE => {}
             _ => roots.push(r),
         }
     }
-    Some((roots, args))
+    Ok((roots, args))
 }
 
 /// A head word of domain `d`: free bits where the type has them, the rest
@@ -497,25 +549,37 @@ fn binary(g: &mut Graph, op: u8, a: &[Bit], b: &[Bit]) -> Word {
     }
 }
 
-/// What one call of the solver took.
+/// What one call of the solver took, and how it ended.
 struct Cost {
     vars: u64,
     propagations: u64,
+    outcome: Outcome,
 }
 
 /// Solves the graph's `roots` (each must hold), guessing each node's value
 /// first as `phase` says: the value of every node the roots read, if the
 /// solver found them within its budget, and what it took.
-fn satisfy(g: &Graph, roots: &[Bit], phase: &[bool]) -> (Option<Vec<Option<bool>>>, Cost) {
+fn satisfy(
+    g: &Graph,
+    roots: &[Bit],
+    phase: &[bool],
+    scale: u32,
+) -> (Option<Vec<Option<bool>>>, Cost) {
     let mut cost = Cost {
         vars: 0,
         propagations: 0,
+        outcome: Outcome::Unsatisfiable,
     };
     if roots.contains(&FALSE) {
         return (None, cost);
     }
     let roots: Vec<Bit> = roots.iter().copied().filter(|&r| r != TRUE).collect();
-    let mut solver = batsat::Solver::new(SolverOpts::default(), Budget::default());
+    let budget = Budget {
+        scale: scale.into(),
+        conflicts: 0,
+        decisions: Default::default(),
+    };
+    let mut solver = batsat::Solver::new(SolverOpts::default(), budget);
     // A variable for each node the roots read (Tseitin's encoding).
     let mut vars: Vec<Option<Var>> = vec![None; g.nodes.len()];
     let mut todo: Vec<usize> = roots.iter().map(|&r| (r >> 1) as usize).collect();
@@ -526,8 +590,7 @@ fn satisfy(g: &Graph, roots: &[Bit], phase: &[bool]) -> (Option<Vec<Option<bool>
         }
         let guess = if phase[n] { lbool::TRUE } else { lbool::FALSE };
         vars[n] = Some(solver.new_var(guess, true));
-        if g.nodes[n] != INPUT {
-            let (a, b) = g.nodes[n];
+        if let Node::And(a, b) | Node::Xor(a, b) = g.nodes[n] {
             todo.extend([(a >> 1) as usize, (b >> 1) as usize]);
             gates.push(n);
         }
@@ -535,28 +598,59 @@ fn satisfy(g: &Graph, roots: &[Bit], phase: &[bool]) -> (Option<Vec<Option<bool>
     let lit = |b: Bit| Lit::new(vars[(b >> 1) as usize].expect("encoded"), b & 1 == 0);
     let mut clause = Vec::with_capacity(3);
     let mut ok = true;
+    let mut add = |c: &[Lit]| {
+        clause.clear();
+        clause.extend_from_slice(c);
+        ok &= solver.add_clause_reuse(&mut clause);
+    };
     for n in gates {
-        let (a, b) = g.nodes[n];
         let out = lit((n as Bit) << 1);
-        for c in [
-            &[!out, lit(a)][..],
-            &[!out, lit(b)],
-            &[out, !lit(a), !lit(b)],
-        ] {
-            clause.clear();
-            clause.extend_from_slice(c);
-            ok &= solver.add_clause_reuse(&mut clause);
+        match g.nodes[n] {
+            Node::And(a, b) => {
+                let (a, b) = (lit(a), lit(b));
+                add(&[!out, a]);
+                add(&[!out, b]);
+                add(&[out, !a, !b]);
+            }
+            Node::Xor(a, b) => {
+                let (a, b) = (lit(a), lit(b));
+                add(&[!out, a, b]);
+                add(&[!out, !a, !b]);
+                add(&[out, !a, b]);
+                add(&[out, a, !b]);
+            }
+            Node::Input => unreachable!("inputs are not gates"),
         }
     }
     for &r in &roots {
-        clause.clear();
-        clause.push(lit(r));
-        ok &= solver.add_clause_reuse(&mut clause);
+        add(&[lit(r)]);
     }
-    let sat = ok && solver.solve_limited(&[]) == lbool::TRUE;
+    let answer = if ok {
+        solver.solve_limited(&[])
+    } else {
+        lbool::FALSE
+    };
     cost.vars = solver.num_vars() as u64;
     cost.propagations = solver.num_propagations();
-    if !sat {
+    cost.outcome = if answer == lbool::TRUE {
+        Outcome::Model
+    } else if answer == lbool::FALSE {
+        Outcome::Unsatisfiable
+    } else {
+        Outcome::OutOfBudget
+    };
+    tracing::trace!(
+        gates = g.nodes.len(),
+        vars = cost.vars,
+        clauses = solver.num_clauses(),
+        conflicts = solver.num_conflicts(),
+        decisions = solver.num_decisions(),
+        propagations = cost.propagations,
+        scale,
+        outcome = ?cost.outcome,
+        "blast"
+    );
+    if answer != lbool::TRUE {
         return (None, cost);
     }
     let values = vars
@@ -586,7 +680,9 @@ mod tests {
 
     /// Whether some assignment of the free words meets `roots`.
     fn sat(g: &Graph, roots: &[Bit]) -> bool {
-        satisfy(g, roots, &vec![false; g.nodes.len()]).0.is_some()
+        satisfy(g, roots, &vec![false; g.nodes.len()], 1)
+            .0
+            .is_some()
     }
 
     /// Every modelled operation, its operands pinned to values: the bits
@@ -664,5 +760,52 @@ mod tests {
         // 300 does not fit a uint8: no model.
         let big = g.eq(&u8_, &constant(U256::from(300)));
         assert!(!sat(&g, &[big]));
+    }
+
+    /// An XOR gate folds constants and negations and is shared with its
+    /// equals, as an AND gate is.
+    #[test]
+    fn xor_gates_fold_and_share() {
+        let mut g = Graph::new();
+        let (a, b) = (g.input(), g.input());
+        assert_eq!(g.xor(a, a), FALSE);
+        assert_eq!(g.xor(a, a ^ 1), TRUE);
+        assert_eq!(g.xor(a, FALSE), a);
+        assert_eq!(g.xor(TRUE, a), a ^ 1);
+        let x = g.xor(a, b);
+        let nodes = g.nodes.len();
+        assert_eq!(g.xor(b, a), x);
+        assert_eq!(g.xor(a ^ 1, b ^ 1), x);
+        assert_eq!(g.xor(a ^ 1, b), x ^ 1);
+        assert_eq!(g.nodes.len(), nodes, "one gate for all four");
+    }
+
+    /// The solver says how it ended: a model, a proof that there is none,
+    /// or its budget spent (factoring a 64-bit product of two 32-bit primes
+    /// of no special form takes far more than 2,000 conflicts; two primes
+    /// just under 2^32 were found within it).
+    #[test]
+    fn the_solver_says_how_it_ended() {
+        let outcome = |n: u64, bits: usize| {
+            let mut g = Graph::new();
+            let (x, y) = (
+                argument(&mut g, Domain::Uint(bits)),
+                argument(&mut g, Domain::Uint(bits)),
+            );
+            let product = g.mul(&x, &y);
+            let one = constant(U256::ONE);
+            let roots = [
+                g.eq(&product, &constant(U256::from(n))),
+                g.ult(&one, &x),
+                g.ult(&one, &y),
+            ];
+            let phase = vec![false; g.nodes.len()];
+            satisfy(&g, &roots, &phase, 1).1.outcome
+        };
+        assert_eq!(outcome(15 * 17, 8), Outcome::Model);
+        // A prime has no factors above one.
+        assert_eq!(outcome(251, 8), Outcome::Unsatisfiable);
+        let hard = 2_654_435_761 * 3_367_900_313;
+        assert_eq!(outcome(hard, 32), Outcome::OutOfBudget);
     }
 }
