@@ -632,6 +632,15 @@ pub fn solve_branches(
                 blast::Outcome::OutOfBudget | blast::Outcome::TooLarge
             ) as u64;
         }
+        tracing::trace!(
+            code = b.code.0,
+            pc = b.pc,
+            way = !b.taken,
+            conds = search.conds.len(),
+            effort = ?effort,
+            found = found.is_some(),
+            "solve target"
+        );
         if let Some(found) = found {
             let mut c = tx.clone();
             for (k, w) in found.iter().enumerate() {

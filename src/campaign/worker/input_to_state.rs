@@ -17,7 +17,8 @@ impl Worker {
         new: bool,
     ) -> bool {
         let cmps = self.ex.comparisons();
-        let met = !cmps.is_empty();
+        // The last guard the call met, if it met one.
+        let frontier = cmps.last().map(|c| c.site);
         // A chain goes on from a candidate that got further (new coverage,
         // or a longer path than any before it), or, once in a row, from one
         // that did not.
@@ -50,7 +51,8 @@ impl Worker {
         // a maze they are many, and they kept the candidates' out of the
         // queue).
         let over_share = self.i2s_calls * I2S_SHARE > self.total_calls + I2S_GRACE && !new;
-        if over_share && !(met && self.i2s_chain.is_some() && self.may_solve()) {
+        let to_solve = frontier.filter(|&f| self.solve_admits(f));
+        if over_share && !(to_solve.is_some() && self.i2s_chain.is_some()) {
             return false;
         }
         let (tx, prefix) = executed.split_last().expect("a call ran");
@@ -112,12 +114,11 @@ impl Worker {
             }
         }
         // A call that met a guard it has not passed goes to the solver too,
-        // within its share.
-        // It does not count as a chain started: another call of the
-        // sequence may still start one.
-        if met && self.may_solve() {
+        // if its queue takes it. It does not count as a chain started:
+        // another call of the sequence may still start one.
+        if let Some(f) = to_solve {
             let p = prefix_of(self);
-            self.queue_solve((source, p, tx.clone(), chain));
+            self.queue_solve(f, (source, p, tx.clone(), chain));
         }
         queued
     }
