@@ -63,7 +63,12 @@ def measure(binary, artifact, flags):
         cmd = [
             "valgrind",
             "--tool=callgrind",
-            "--toggle-collect=*Worker::run*",
+            # Exactly `Worker::run` (never inlined): a wildcard after it
+            # also matched `run_from` and `run_injection`, and callgrind
+            # toggles at each match, so nested matches switched the count
+            # off inside the loop, or, with `run` inlined, on only inside
+            # them (the solving stage was not counted).
+            "--toggle-collect=*::Worker::run",
             f"--callgrind-out-file={d}/callgrind.out",
             binary,
             "fuzz",
@@ -82,7 +87,13 @@ def measure(binary, artifact, flags):
         if not m:
             sys.exit(f"cost guard: callgrind counted nothing for {artifact}:\n{p.stderr[-2000:]}")
         report = json.loads(p.stdout)
-        return int(m.group(1)) / report["calls"], report["calls"]
+        per_call = int(m.group(1)) / report["calls"]
+        # An EVM call alone is thousands of instructions: fewer means the
+        # toggle missed the worker loop (renamed, or inlined after all).
+        if per_call < 2000:
+            sys.exit(f"cost guard: {per_call:.0f} instructions per call for {artifact}: "
+                     "callgrind did not count the worker loop (is `Worker::run` still its name?)")
+        return per_call, report["calls"]
 
 
 def baseline_change_explained():

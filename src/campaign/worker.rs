@@ -337,6 +337,10 @@ impl Worker {
     }
 
     /// Runs until the campaign stops. Returns why it stopped.
+    ///
+    /// Never inlined: scripts/cost_guard.py counts the instructions from
+    /// its entry to its exit, by its name.
+    #[inline(never)]
     pub(crate) fn run(&mut self) -> StopReason {
         self.emit(Payload::WorkerStarted {
             seed: self.engine.seed.wrapping_add(self.id.0 as u64),
