@@ -643,7 +643,8 @@ impl Worker {
             self.obs.push(o);
         }
         // A candidate's successors share its prefix; another call may
-        // start a chain, once per sequence.
+        // start a chain, once per sequence; any other that met a guard is
+        // offered to the solving stage (ranked after candidates' calls).
         if candidate || may_root {
             let same = prefix.clone().filter(|_| candidate);
             run.rooted |= self.offer_candidates(
@@ -652,6 +653,8 @@ impl Worker {
                 (&run.executed, &run.gas, &run.inert, key_before),
                 new > 0 || states > 0,
             );
+        } else if self.comparisons && !matches!(source, Source::Injected(_)) && i < I2S_PREFIX {
+            self.offer_to_solver(*source, (&run.executed, &run.gas, &run.inert, key_before));
         }
         if new > 0 {
             run.last_new = Some(i);

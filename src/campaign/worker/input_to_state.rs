@@ -44,15 +44,14 @@ impl Worker {
         if depth > I2S_DEPTH || (cmps.is_empty() && !(new || self.i2s_chain.is_some())) {
             return false;
         }
-        // Past its share the stage offers no candidates, but a candidate's
-        // call that met a guard still goes to the solving stage, which has
-        // a share of its own (the calls that reach a cell's last guards are
-        // mostly candidates'; a plain call past the share is not queued: on
-        // a maze they are many, and they kept the candidates' out of the
-        // queue).
+        // Past its share the stage offers no candidates, but a call that
+        // met a guard still goes to the solving stage, which has a share of
+        // its own, if its queue takes it (by frontier: the many calls that
+        // stop at a cell's first guards do not keep out the few that reach
+        // its last).
         let over_share = self.i2s_calls * I2S_SHARE > self.total_calls + I2S_GRACE && !new;
-        let to_solve = frontier.filter(|&f| self.solve_admits(f));
-        if over_share && !(to_solve.is_some() && self.i2s_chain.is_some()) {
+        let to_solve = frontier.filter(|&f| self.solve_admits(f, self.i2s_chain.is_some()));
+        if over_share && to_solve.is_none() {
             return false;
         }
         let (tx, prefix) = executed.split_last().expect("a call ran");
@@ -77,21 +76,10 @@ impl Worker {
         }
         let n = prefix.len();
         let mut prefix = same;
-        // The prefix is built once, for the first candidate queued, without
-        // the calls that changed nothing (fewer to replay).
+        // The prefix is built once, for the first candidate queued.
         let mut prefix_of = |w: &Worker| {
             prefix
-                .get_or_insert_with(|| {
-                    let (mut txs, mut gas) = (executed[..n].to_vec(), gas[..n].to_vec());
-                    let at = crate::corpus::compact(&mut txs, &mut gas, &inert[..n]);
-                    Rc::new(Prefix {
-                        obs: w.obs_at(&at),
-                        txs,
-                        gas,
-                        state: Default::default(),
-                        key,
-                    })
-                })
+                .get_or_insert_with(|| w.prefix_of((executed, gas, inert, key)))
                 .clone()
         };
         let mut queued = false;
@@ -121,6 +109,35 @@ impl Worker {
             self.queue_solve(f, (source, p, tx.clone(), chain));
         }
         queued
+    }
+
+    /// The calls before the last of `executed`, without those that changed
+    /// nothing (fewer to replay).
+    fn prefix_of(&self, (executed, gas, inert, key): (&[Tx], &[u64], &[bool], u64)) -> Rc<Prefix> {
+        let n = executed.len() - 1;
+        let (mut txs, mut gas) = (executed[..n].to_vec(), gas[..n].to_vec());
+        let at = crate::corpus::compact(&mut txs, &mut gas, &inert[..n]);
+        Rc::new(Prefix {
+            obs: self.obs_at(&at),
+            txs,
+            gas,
+            state: Default::default(),
+            key,
+        })
+    }
+
+    /// Queues a call that met a guard for the solving stage, if its queue
+    /// takes it (a call no input-to-state chain starts from: one after the
+    /// first of its sequence to start one, or one past the stage's share).
+    pub(super) fn offer_to_solver(&mut self, source: Source, run: (&[Tx], &[u64], &[bool], u64)) {
+        let Some(frontier) = self.ex.comparisons().last().map(|c| c.site) else {
+            return;
+        };
+        if self.solve_admits(frontier, false) {
+            let tx = run.0.last().expect("a call ran").clone();
+            let prefix = self.prefix_of(run);
+            self.queue_solve(frontier, (source, prefix, tx, Chain::default()));
+        }
     }
 
     /// Queues an input-to-state candidate (the oldest, shallowest, dropped

@@ -30,7 +30,12 @@ const SOLVE_WORK_PER_CALL: u64 = 2000;
 /// reach a cell's deepest guards are few beside those that stop at its
 /// first, and taken in their order of arrival they were starved (on
 /// Daedaluzz maze 1, a guard reached 1,417 times in 10 minutes was never
-/// solved for).
+/// solved for). Among frontiers taken as often, an input-to-state
+/// candidate's call comes before a plain call: fed every call that met a
+/// guard, the queue filled with plain calls at frontiers never taken and
+/// refused the candidates' (maze 0's last guard of cell (3, 0), solved
+/// within seconds when only candidates' calls were fed, was never taken
+/// in 20 minutes).
 const SOLVE_QUEUE: usize = 8;
 
 /// Frontiers remembered before the memory is cleared.
@@ -84,8 +89,9 @@ pub(super) struct Solving {
 /// The calls waiting to be solved, each with its frontier (see
 /// [`SOLVE_QUEUE`]).
 pub(super) struct Frontiers<J> {
-    /// Jobs with their frontiers, oldest first.
-    jobs: Vec<(u32, J)>,
+    /// Jobs with their frontiers and whether each is a candidate's call,
+    /// oldest first.
+    jobs: Vec<(u32, bool, J)>,
     /// Jobs taken per frontier.
     taken: std::collections::HashMap<u32, u32>,
 }
@@ -100,37 +106,41 @@ impl<J> Default for Frontiers<J> {
 }
 
 impl<J> Frontiers<J> {
-    fn taken_at(&self, frontier: u32) -> u32 {
-        self.taken.get(&frontier).copied().unwrap_or(0)
+    /// The order jobs are taken in, least first: how often their frontier
+    /// was taken, then candidates' calls before plain calls.
+    fn rank(&self, frontier: u32, candidate: bool) -> (u32, bool) {
+        (self.taken.get(&frontier).copied().unwrap_or(0), !candidate)
     }
 
     /// Whether a job at `frontier` would be queued: there is room, or a
-    /// queued job's frontier was taken more.
-    fn admits(&self, frontier: u32) -> bool {
+    /// queued job ranks after it.
+    fn admits(&self, frontier: u32, candidate: bool) -> bool {
         self.jobs.len() < SOLVE_QUEUE || {
-            let mine = self.taken_at(frontier);
-            self.jobs.iter().any(|(f, _)| self.taken_at(*f) > mine)
+            let mine = self.rank(frontier, candidate);
+            self.jobs.iter().any(|(f, c, _)| self.rank(*f, *c) > mine)
         }
     }
 
-    /// Queues a job, in place of the oldest of the most taken frontier's
-    /// when the queue is full.
-    fn push(&mut self, frontier: u32, job: J) {
+    /// Queues a job, in place of the oldest of those ranked last when the
+    /// queue is full.
+    fn push(&mut self, frontier: u32, candidate: bool, job: J) {
         if self.jobs.len() >= SOLVE_QUEUE {
             let worst = (0..self.jobs.len())
                 .rev()
-                .max_by_key(|&i| self.taken_at(self.jobs[i].0))
+                .max_by_key(|&i| self.rank(self.jobs[i].0, self.jobs[i].1))
                 .expect("the queue is full");
             self.jobs.remove(worst);
         }
-        self.jobs.push((frontier, job));
+        self.jobs.push((frontier, candidate, job));
     }
 
-    /// Takes the newest of the jobs whose frontier was taken least.
+    /// Takes the newest of the jobs ranked first.
     fn take(&mut self) -> Option<J> {
-        let next = (0..self.jobs.len())
-            .min_by_key(|&i| (self.taken_at(self.jobs[i].0), std::cmp::Reverse(i)))?;
-        let (frontier, job) = self.jobs.remove(next);
+        let next = (0..self.jobs.len()).min_by_key(|&i| {
+            let (f, c, _) = self.jobs[i];
+            (self.rank(f, c), std::cmp::Reverse(i))
+        })?;
+        let (frontier, _, job) = self.jobs.remove(next);
         if self.taken.len() > SOLVE_FRONTIERS {
             self.taken.clear();
         }
@@ -140,20 +150,23 @@ impl<J> Frontiers<J> {
 }
 
 impl Worker {
-    /// Whether a call whose last guard met is `frontier` would be queued:
-    /// the queue has room, or holds a call whose frontier was taken more.
-    pub(super) fn solve_admits(&self, frontier: u32) -> bool {
-        self.solving.queue.admits(frontier)
+    /// Whether a call whose last guard met is `frontier` (a candidate's
+    /// call, or a plain one) would be queued: the queue has room, or holds
+    /// a call ranked after it (its frontier taken more, or as often and a
+    /// plain call where this is a candidate's).
+    pub(super) fn solve_admits(&self, frontier: u32, candidate: bool) -> bool {
+        self.solving.queue.admits(frontier, candidate)
     }
 
     /// Queues a call (see [`solve_admits`](Self::solve_admits)), in place
-    /// of the oldest of the most taken frontier's when the queue is full.
+    /// of the oldest of those ranked last when the queue is full.
     pub(super) fn queue_solve(&mut self, frontier: u32, job: Job) {
-        self.solving.queue.push(frontier, job);
+        let candidate = job.3.depth > 0;
+        self.solving.queue.push(frontier, candidate, job);
     }
 
     /// Solves a queued call, if the stage is within its share of calls:
-    /// the newest of those whose frontier was taken least. True if one was.
+    /// the newest of those ranked first. True if one was.
     pub(super) fn solve_next(&mut self) -> bool {
         if self.solving.calls * SOLVE_SHARE > self.total_calls + SOLVE_GRACE {
             return false;
@@ -226,19 +239,19 @@ mod tests {
         // Frontier 1 is met by most calls; each time it is taken first
         // while it has been taken least, as the newest of equals.
         for job in 0..SOLVE_QUEUE as u32 {
-            assert!(q.admits(1));
-            q.push(1, job);
+            assert!(q.admits(1, true));
+            q.push(1, true, job);
         }
         assert_eq!(q.take(), Some(7));
-        q.push(1, 8);
+        q.push(1, true, 8);
         // Full, and every queued job at frontier 1, taken once: a job at
         // a frontier never taken replaces the oldest of them and goes
         // first; another at 1 is not queued.
-        assert!(!q.admits(1));
-        assert!(q.admits(2));
-        q.push(2, 100);
+        assert!(!q.admits(1, true));
+        assert!(q.admits(2, true));
+        q.push(2, true, 100);
         assert_eq!(
-            q.jobs.iter().map(|j| j.1).collect::<Vec<_>>(),
+            q.jobs.iter().map(|j| j.2).collect::<Vec<_>>(),
             [1, 2, 3, 4, 5, 6, 8, 100]
         );
         assert_eq!(q.take(), Some(100));
@@ -246,9 +259,34 @@ mod tests {
         assert_eq!(q.take(), Some(8));
         assert_eq!(q.take(), Some(6));
         // Frontier 1, taken three times, gives way to 2, taken once.
-        assert!(q.admits(2));
-        q.push(2, 101);
+        assert!(q.admits(2, true));
+        q.push(2, true, 101);
         assert_eq!(q.take(), Some(101));
         assert_eq!(q.take(), Some(5));
+    }
+
+    #[test]
+    fn a_candidates_call_goes_before_plain_calls_at_frontiers_taken_as_often() {
+        let mut q = Frontiers::default();
+        // Plain calls at frontiers never taken fill the queue; another
+        // plain call at a new frontier is not queued, a candidate's is,
+        // in place of the oldest plain call, and is taken first.
+        for f in 0..SOLVE_QUEUE as u32 {
+            q.push(f, false, f);
+        }
+        assert!(!q.admits(50, false));
+        assert!(q.admits(60, true));
+        q.push(60, true, 60);
+        assert_eq!(q.jobs.first().map(|j| j.2), Some(1));
+        assert!(q.jobs.iter().all(|j| j.2 != 0));
+        assert_eq!(q.take(), Some(60));
+        // Its frontier taken once, a candidate's call there ranks after
+        // plain calls at frontiers never taken: with the queue full, it is
+        // the one replaced.
+        q.push(60, true, 61);
+        assert!(q.admits(70, false));
+        q.push(70, false, 70);
+        assert!(q.jobs.iter().all(|j| j.2 != 61));
+        assert_eq!(q.take(), Some(70));
     }
 }
