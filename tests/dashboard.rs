@@ -87,9 +87,18 @@ fn the_dashboard_shows_tests_coverage_and_the_falsified_sequence_and_q_ends_the_
     ]);
     // The tests, coverage, and the falsified test's shrunk sequence.
     tmux.wait_for(&["Workers", "Tests", "echidna_always", "lines "], 60);
-    let pane = tmux.wait_for(&["falsified", "shrunk sequence", "step(3)", "step(7)"], 120);
-    assert!(pane.contains("echidna_stage_below_two"), "{pane}");
-    assert!(pane.contains("breaks echidna_stage_below_two"), "{pane}");
+    // (A replay cut short by its deadline on a busy machine is run again
+    // a second later: the call that breaks the property may show late.)
+    let pane = tmux.wait_for(
+        &[
+            "falsified",
+            "shrunk sequence",
+            "step(3)",
+            "step(7)",
+            "breaks echidna_stage_below_two",
+        ],
+        120,
+    );
     assert!(pane.contains("Coverage points over time"), "{pane}");
     assert!(pane.contains("PropertyFalsified"), "the event log: {pane}");
 

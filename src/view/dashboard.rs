@@ -35,6 +35,10 @@ use std::io::{Read, Seek, SeekFrom};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+/// How long a sequence's replay cut short by its deadline is kept before
+/// it is tried again.
+const RETRY: Duration = Duration::from_secs(1);
+
 /// How often the dashboard redraws.
 pub const REFRESH: Duration = Duration::from_millis(250);
 /// How often the tests and coverage are re-read (the report walks every
@@ -119,8 +123,9 @@ pub struct Ui {
     pub events_scroll: u16,
     /// Per worker: (calls, when) at the previous frame, for calls/s.
     last: Vec<(u64, Instant)>,
-    /// Replays of tests' sequences: test index -> (calls, shrunk, view).
-    replays: HashMap<usize, (usize, bool, SequenceView)>,
+    /// Replays of tests' sequences: test index -> (calls, shrunk, when,
+    /// view).
+    replays: HashMap<usize, (usize, bool, Instant, SequenceView)>,
     /// The command log's length when last read, and what it gave.
     commands: (u64, Vec<String>),
     /// The last report read, and when.
@@ -305,19 +310,20 @@ impl Ui {
             return None;
         }
         let shrunk = t.status != TestStatus::Shrinking;
-        let fresh = self
-            .replays
-            .get(&self.test)
-            .is_some_and(|(n, s, _)| *n == t.sequence.len() && *s == shrunk);
+        // A replay cut short by its deadline (a busy machine) is tried
+        // again, at most once a second, until every call has its result.
+        let fresh = self.replays.get(&self.test).is_some_and(|(n, s, at, v)| {
+            *n == t.sequence.len() && *s == shrunk && (v.replayed || at.elapsed() < RETRY)
+        });
         if !fresh {
             let case = read.tests().cases().nth(self.test)?;
             let txs = read.tests().sequence(case.id)?;
             let view =
                 SequenceView::replayed(read, &txs, Instant::now() + Duration::from_millis(50));
             self.replays
-                .insert(self.test, (t.sequence.len(), shrunk, view));
+                .insert(self.test, (t.sequence.len(), shrunk, Instant::now(), view));
         }
-        self.replays.get(&self.test).map(|(_, _, v)| v)
+        self.replays.get(&self.test).map(|(_, _, _, v)| v)
     }
 
     /// The newest lines of the command log (what the agent did), re-read
