@@ -313,8 +313,21 @@ fn progress_line(c: &Campaign) -> String {
     let s = c.engine();
     let calls = s.stats.calls();
     let secs = s.started.elapsed().as_secs_f64().max(1e-3);
+    // Shrinking replays are not calls of the campaign: say so, or a long
+    // shrink reads as a stall.
+    let (shrinking, replays) = s
+        .tests
+        .cases()
+        .filter_map(|c| s.tests.falsified(c.id))
+        .filter(|f| !f.shrink_done)
+        .fold((0, 0), |(n, r), f| (n + 1, r + f.shrink_steps));
+    let shrinking = if shrinking > 0 {
+        format!(" ({shrinking} shrinking, {replays} replays so far)")
+    } else {
+        String::new()
+    };
     format!(
-        "calls {calls} ({:.0}/s) | coverage {} points | corpus {} | tests {} open, {} falsified",
+        "calls {calls} ({:.0}/s) | coverage {} points | corpus {} | tests {} open, {} falsified{shrinking}",
         calls as f64 / secs,
         s.target.coverage.points(),
         s.corpus.len(),

@@ -778,8 +778,11 @@ impl Node {
             }
         }
         for case in engine.tests.cases() {
+            // Mid-shrink sequences stay home: the original went out when it
+            // was found, the shrunk one goes when shrinking is done.
             if let Some(f) = engine.tests.falsified(case.id)
                 && f.found_by != FoundBy::Shared
+                && (f.shrink_done || f.shrunk.is_empty())
                 && let Some(stored) = engine.stored_reproducer(case.id)
             {
                 let k = finding_key(&stored);

@@ -31,14 +31,16 @@ pub(crate) struct Shrunk {
 }
 
 /// Shrinks `seq` while `goal` still holds on replay, within `limit`
-/// replays. `report(steps, calls)` is told every ~256 replays.
+/// replays. `report(steps, best)` is told, every ~256 replays, the replays
+/// spent and the best sequence so far (itself a counterexample), so that
+/// watchers see the shrinking move and a run killed mid-way resumes from it.
 pub(crate) fn shrink(
     o: &mut Oracle<'_>,
     rng: &mut SmallRng,
     goal: Goal<'_>,
     seq: Vec<Tx>,
     limit: u64,
-    report: &mut dyn FnMut(u64, usize),
+    report: &mut dyn FnMut(u64, &[Tx]),
 ) -> Shrunk {
     let mut steps = 0u64;
     let mut best = seq;
@@ -81,7 +83,7 @@ pub(crate) fn shrink(
         // Progress for watchers: once per ~256 replays.
         if steps - reported >= 256 {
             reported = steps;
-            report(steps, best.len());
+            report(steps, &best);
         }
         let mut progress = false;
         // Drop calls.
@@ -215,5 +217,76 @@ pub(crate) fn shrink(
         steps,
         gas,
         trail,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::Campaign;
+    use crate::config::Config;
+    use alloy_primitives::U256;
+    use rand::SeedableRng;
+
+    /// Every report carries a counterexample no longer than the last one,
+    /// with more replays spent: what a shrinking worker publishes to
+    /// readers and saves for a resume is always a sequence that fails.
+    #[test]
+    fn each_report_is_a_counterexample_no_longer_than_the_last() {
+        let artifact = concat!(env!("CARGO_MANIFEST_DIR"), "/contracts/out/Sequence.json");
+        let out = tempfile::tempdir().unwrap();
+        let config = Config::default();
+        let campaign =
+            Campaign::new(artifact.as_ref(), None, config, Some(out.path().into())).unwrap();
+        let engine = campaign.engine().clone();
+        // The three calls that break `echidna_not_closed`, buried in noise:
+        // the first round of drops alone spends more than one report's worth.
+        let mut calls = Vec::new();
+        for (i, key) in ["open()", "turn(42)", "close()"].into_iter().enumerate() {
+            calls.extend((0..100).map(|j| format!("noise({}, {})", i * 1000 + j, j % 2 == 0)));
+            calls.push(key.to_string());
+        }
+        // (Parsed in parts: one injection is at most 100 calls.)
+        let seq: Vec<Tx> = calls
+            .chunks(100)
+            .flat_map(|part| {
+                let parsed = campaign.control().parse_calls(part, None, U256::ZERO);
+                parsed.unwrap()
+            })
+            .collect();
+        let case = engine
+            .tests
+            .cases()
+            .find(|c| c.name == "echidna_not_closed")
+            .unwrap()
+            .clone();
+        let mut ex = engine.target.executor(engine.workers);
+        let mut oracle = Oracle::new(&engine, &mut ex);
+        let mut rng = SmallRng::seed_from_u64(1);
+        let mut reports: Vec<(u64, Vec<Tx>)> = Vec::new();
+        let r = shrink(
+            &mut oracle,
+            &mut rng,
+            Goal::Fails(&case),
+            seq.clone(),
+            5_000,
+            &mut |steps, best| reports.push((steps, best.to_vec())),
+        );
+        assert_eq!(
+            engine.print_sequence(&r.txs),
+            ["open()", "turn(42)", "close()"]
+        );
+        assert!(!reports.is_empty(), "{} replays, no report", r.steps);
+        let mut last = (0, seq.len());
+        for (steps, best) in &reports {
+            assert!(
+                *steps > last.0 && best.len() <= last.1,
+                "{steps} {}",
+                best.len()
+            );
+            assert!(oracle.check(Goal::Fails(&case), best).is_some(), "{steps}");
+            last = (*steps, best.len());
+        }
+        assert!(r.steps >= last.0 && r.txs.len() <= last.1);
     }
 }

@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// How often a shrinking worker saves its best sequence so far to the
+/// test's reproducer file (the writer thread writes it atomically).
+const SAVE_SHRINK_EVERY: Duration = Duration::from_secs(1);
+
 impl Worker {
     /// Checks the tests after the last call of `executed` (whose calls used
     /// `gas`); returns how many were newly falsified (`None` when nothing
@@ -193,18 +197,29 @@ impl Worker {
         let shrinking = &engine.stats.workers[id.0 as usize].shrinking;
         shrinking.store(true, Ordering::Relaxed);
         let mut oracle = Oracle::new(&engine, &mut self.ex);
+        let mut saved = Instant::now();
         let r = super::super::shrink::shrink(
             &mut oracle,
             &mut self.rng,
             Goal::Fails(case),
             seq.clone(),
             engine.config.shrink_limit,
-            &mut |steps, calls| {
+            &mut |steps, best| {
+                // The best so far is the test's counterexample for readers
+                // (status, dashboard) and, saved now and then, for a
+                // resume after a kill (which goes on shrinking from it).
+                engine
+                    .tests
+                    .set_falsified(case.id, record(reason.clone(), best.to_vec(), steps, false));
+                if saved.elapsed() >= SAVE_SHRINK_EVERY {
+                    saved = Instant::now();
+                    engine.persist_reproducer(case.id);
+                }
                 engine.emit(
                     id,
                     Payload::TestShrunk {
                         test: case.id,
-                        calls: calls as u32,
+                        calls: best.len() as u32,
                         steps: steps as u32,
                         done: false,
                     },
