@@ -50,7 +50,8 @@ impl Worker {
         // stop at a cell's first guards do not keep out the few that reach
         // its last).
         let over_share = self.i2s_calls * I2S_SHARE > self.total_calls + I2S_GRACE && !new;
-        let to_solve = frontier.filter(|&f| self.solve_admits(f, self.i2s_chain.is_some()));
+        let candidate = self.i2s_chain.is_some();
+        let to_solve = frontier.filter(|&f| self.solve_admits(f, candidate));
         if over_share && to_solve.is_none() {
             return false;
         }
@@ -106,7 +107,7 @@ impl Worker {
         // another call of the sequence may still start one.
         if let Some(f) = to_solve {
             let p = prefix_of(self);
-            self.queue_solve(f, (source, p, tx.clone(), chain));
+            self.queue_solve(f, candidate, (source, p, tx.clone(), chain));
         }
         queued
     }
@@ -136,7 +137,7 @@ impl Worker {
         if self.solve_admits(frontier, false) {
             let tx = run.0.last().expect("a call ran").clone();
             let prefix = self.prefix_of(run);
-            self.queue_solve(frontier, (source, prefix, tx, Chain::default()));
+            self.queue_solve(frontier, false, (source, prefix, tx, Chain::default()));
         }
     }
 

@@ -158,10 +158,10 @@ impl Worker {
         self.solving.queue.admits(frontier, candidate)
     }
 
-    /// Queues a call (see [`solve_admits`](Self::solve_admits)), in place
-    /// of the oldest of those ranked last when the queue is full.
-    pub(super) fn queue_solve(&mut self, frontier: u32, job: Job) {
-        let candidate = job.3.depth > 0;
+    /// Queues a call (see [`solve_admits`](Self::solve_admits), asked with
+    /// the same `candidate`), in place of the oldest of those ranked last
+    /// when the queue is full.
+    pub(super) fn queue_solve(&mut self, frontier: u32, candidate: bool, job: Job) {
         self.solving.queue.push(frontier, candidate, job);
     }
 
