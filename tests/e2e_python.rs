@@ -27,7 +27,9 @@ fn an_agents_campaign_fuzzes_until_the_client_leaves() {
 }
 
 /// The short version of the load test (20 clients for 5 s over loopback
-/// HTTP): every call answered, none failed. The long mode, 100 clients for
+/// HTTP): every call answered, none failed, every client served (counted
+/// per client, not as a total that an overloaded machine can miss). The
+/// long mode, 100 clients for
 /// 60 s, is `.venv/bin/python tests/e2e/load.py target/release/rudder /tmp/load 100 60`
 /// (numbers in BENCHMARKS.md).
 #[test]
@@ -36,7 +38,11 @@ fn load_many_http_clients_all_answered() {
     let summary: serde_json::Value =
         serde_json::from_str(stdout.trim().lines().last().unwrap()).unwrap();
     assert_eq!(summary["errors"], 0, "{summary}");
-    assert!(summary["tool_calls"].as_u64().unwrap() > 100, "{summary}");
+    assert_eq!(summary["clients_answered"], 20, "{summary}");
+    assert!(
+        summary["fewest_answers"].as_u64().unwrap() >= 2,
+        "{summary}"
+    );
 }
 
 /// tests/e2e/shared_s3.py: three `rudder fuzz --shared s3://…` processes on

@@ -60,7 +60,8 @@ async def main():
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     url = f"http://127.0.0.1:{port}/mcp"
-    stats = {"calls": 0, "errors": [], "busy": 0, "latency_us": [], "injections": 0}
+    stats = {"calls": 0, "errors": [], "busy": 0, "latency_us": [], "injections": 0,
+             "answered": [0] * CLIENTS}
     try:
         await wait_for_port(proc, port)
         before = await calls_per_second(url, 3)
@@ -83,6 +84,7 @@ async def main():
                             stats["errors"].append(f"{name}: {type(e).__name__}: {e}")
                             continue
                         stats["calls"] += 1
+                        stats["answered"][i] += 1
                         v = answer(r)
                         if r.isError:
                             if v.get("error", {}).get("details", {}).get("reason") == "busy":
@@ -102,6 +104,9 @@ async def main():
         lat = stats["latency_us"]
         summary = {
             "clients": CLIENTS, "seconds": SECONDS, "tool_calls": stats["calls"],
+            # Clients that had at least one call answered, and the fewest any had.
+            "clients_answered": sum(1 for n in stats["answered"] if n > 0),
+            "fewest_answers": min(stats["answered"]),
             "errors": len(stats["errors"]), "busy_refusals": stats["busy"],
             "injections": stats["injections"],
             "read_latency_us": {"p50": pct(lat, 50), "p95": pct(lat, 95), "p99": pct(lat, 99), "max": max(lat) if lat else None},
