@@ -13,10 +13,13 @@ use crate::coverage::{CodeId, CodeInfo, CodeKind, CoverageMap, SourceMap};
 use crate::tx::Tx;
 use alloy_json_abi::Function;
 use alloy_primitives::{Address, B256, Bytes, Log, TxKind, U256};
+use revm::context::ContextSetters;
 use revm::context::result::{ExecutionResult, Output};
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::database::{CacheDB, EmptyDB};
+use revm::handler::Handler;
 use revm::handler::{MainBuilder, MainContext, MainnetContext, MainnetEvm};
+use revm::inspector::InspectorHandler;
 use revm::primitives::hardfork::SpecId;
 use revm::state::AccountInfo;
 use revm::{ExecuteEvm, InspectEvm};
@@ -32,6 +35,7 @@ pub mod inspector;
 mod outcome;
 pub mod reads;
 pub mod symbolic;
+mod view;
 
 pub use constructor::constructor_input;
 pub use outcome::*;
@@ -658,7 +662,7 @@ impl Executor {
             U256::ZERO,
         );
         env.gas_limit = gas;
-        self.run(env, record)
+        self.run_view(env, record)
     }
 
     /// Whether the next [`call_view`](Self::call_view) records coverage.
@@ -692,7 +696,7 @@ impl Executor {
             U256::ZERO,
         );
         env.gas_limit = self.target.settings.prop_gas_limit;
-        self.run(env, false)
+        self.run_view(env, false)
     }
 
     /// Runs raw calldata (used by benches and tests).
@@ -746,26 +750,69 @@ impl Executor {
     }
 
     fn run(&mut self, env: TxEnv, inspect: bool) -> CallResult {
+        self.run_in(env, inspect, false)
+    }
+
+    /// Runs a check ([`call_view`](Self::call_view) and its kin) on a copy
+    /// of the state: what it wrote, logged, created or moved is undone once
+    /// its answer is read, and so are the block and prank a cheatcode in it
+    /// set (Echidna and forge run properties so). A property that writes
+    /// cannot fail for its own write, and the next call sees the state the
+    /// last call left.
+    fn run_view(&mut self, env: TxEnv, inspect: bool) -> CallResult {
+        let insp = &self.evm.inspector;
+        let (created, writes) = (insp.created.len(), insp.writes.len());
+        let cheats = self.target.uses_cheatcodes.then(|| {
+            (
+                self.evm.ctx.block.clone(),
+                self.evm.ctx.cfg.chain_id,
+                self.evm.inspector.cheats.saved_prank(),
+            )
+        });
+        let r = self.run_in(env, inspect, true);
+        if let Some((block, chain_id, prank)) = cheats {
+            self.evm.ctx.block = block;
+            self.evm.ctx.cfg.chain_id = chain_id;
+            self.evm.inspector.cheats.restore_prank(prank);
+        }
+        let insp = &mut self.evm.inspector;
+        insp.created.truncate(created);
+        insp.writes.truncate(writes);
+        r
+    }
+
+    /// Runs `env`; with `discard`, its state changes are undone at its end
+    /// ([`view::Discarding`]).
+    fn run_in(&mut self, env: TxEnv, inspect: bool, discard: bool) -> CallResult {
         let insp = &self.evm.inspector;
         let inspected = (inspect && (insp.enabled || self.target.assertion_events))
-            || self.target.uses_cheatcodes;
+            || self.target.uses_cheatcodes
+            || insp.messages_on;
         // Inspected only to learn what it reads: what the inspector keeps
         // besides (log words, created contracts) is dropped, as if it had
         // run without it.
         let kept =
             (!inspected && insp.reads.on).then_some((insp.log_words.len(), insp.created.len()));
         self.evm.inspector.asserted = false;
+        self.evm.inspector.messages.clear();
         self.evm.inspector.cheats.expect.new_transaction();
-        let r = if inspected || kept.is_some() {
-            self.evm.inspect_one_tx(env)
-        } else {
-            self.evm.transact_one(env)
+        let r = match (inspected || kept.is_some(), discard) {
+            (true, false) => self.evm.inspect_one_tx(env),
+            (false, false) => self.evm.transact_one(env),
+            (true, true) => {
+                self.evm.ctx.set_tx(env);
+                view::Discarding.inspect_run(&mut self.evm)
+            }
+            (false, true) => {
+                self.evm.ctx.set_tx(env);
+                view::Discarding.run(&mut self.evm)
+            }
         };
         if let Some((words, created)) = kept {
             self.evm.inspector.log_words.truncate(words);
             self.evm.inspector.created.truncate(created);
         }
-        if self.target.uses_cheatcodes {
+        if self.target.uses_cheatcodes && !discard {
             // `warp` and `roll` last for the rest of the sequence.
             self.block_number = self.evm.ctx.block.number.saturating_to();
             self.timestamp = self.evm.ctx.block.timestamp.saturating_to();
@@ -785,6 +832,21 @@ impl Executor {
                 asserted: false,
             },
         }
+    }
+
+    /// Turns on or off keeping the logs of each call, from frames that
+    /// reverted too, for [`last_messages`](Self::last_messages) (every call
+    /// then runs under the inspector: for explaining a failure, not for the
+    /// fuzzing loop).
+    pub fn set_messages(&mut self, on: bool) {
+        self.evm.inspector.messages_on = on;
+        self.evm.inspector.messages.clear();
+    }
+
+    /// The last logs of the last call or check, with
+    /// [`set_messages`](Self::set_messages) on.
+    pub fn last_messages(&self) -> &[Log] {
+        &self.evm.inspector.messages
     }
 
     /// Publishes coverage first seen since the last call of this; returns

@@ -143,6 +143,27 @@ impl<'a> Oracle<'a> {
         hit
     }
 
+    /// Why `case` fails on `seq` (a counterexample), in the words its code
+    /// gave: the failure's reason with the message the failing call or
+    /// check emitted before it (an assertion library's `AssertEqFail(..)`,
+    /// an `AssertionFailed(..)`, DSTest's logs; see
+    /// [`ErrorBook::explain`](crate::executor::errors::ErrorBook::explain)).
+    /// The replay runs under the inspector to see logs of frames that
+    /// reverted: for reporting a failure, not for shrinking's replays.
+    /// `None` if `seq` does not fail `case`.
+    pub fn explain(&mut self, case: &TestCase, seq: &[Tx]) -> Option<String> {
+        self.ex.set_messages(true);
+        let why = self
+            .check_why(Goal::Fails(case), seq)
+            .and_then(|(_, why)| why);
+        let explained = why.map(|w| {
+            let logs = self.ex.last_messages();
+            self.engine.target.errors.explain(w, logs)
+        });
+        self.ex.set_messages(false);
+        explained
+    }
+
     /// With `failOnRevert`, why call `r` breaks the properties: it reverted
     /// (or halted), and not because `vm.assume` rejected its input.
     pub fn call_reverted(&self, r: &CallResult) -> Option<String> {

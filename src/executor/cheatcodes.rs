@@ -64,6 +64,8 @@ enum Cheat {
     Assert(Assertion),
     Env(env::EnvType),
     EnvOr(env::EnvType),
+    /// `setEnv(name, value)`: seen by `env*` and by `ffi`'s commands.
+    SetEnv,
     /// `parseUint(string)` and the other `parse*` of a type.
     Parse(env::EnvType),
     AssumeNoRevert,
@@ -121,6 +123,7 @@ const SIGNATURES: &[(&str, Cheat)] = &[
     ("toString(bytes32)(string)", Cheat::ToString),
     ("toString(bytes)(string)", Cheat::ToString),
     ("ffi(string[])(bytes)", Cheat::Ffi),
+    ("setEnv(string,string)", Cheat::SetEnv),
     ("getBlockTimestamp()(uint256)", Cheat::GetBlockTimestamp),
     ("getBlockNumber()(uint256)", Cheat::GetBlockNumber),
     ("expectRevert()", Cheat::ExpectRevert),
@@ -235,6 +238,9 @@ struct Prank {
     single: bool,
 }
 
+/// A prank saved by [`Cheatcodes::saved_prank`].
+pub(crate) struct SavedPrank(Option<Prank>);
+
 /// Cheatcode state of one EVM: pranks, labels, expectations, mocks,
 /// recordings (reset with each sequence).
 #[derive(Clone, Debug, Default)]
@@ -250,6 +256,10 @@ pub struct Cheatcodes {
     pub allow_ffi: bool,
     /// The project's contracts, for `getCode` / `getDeployedCode`.
     pub code: std::sync::Arc<CodeBook>,
+    /// Variables set with `setEnv`, over the process's environment (for
+    /// the `env*` cheatcodes and the commands `ffi` runs); the process's
+    /// own environment is never changed.
+    env_set: std::sync::Arc<HashMap<String, String>>,
 }
 
 /// A contract of the project as `getCode` finds it.
@@ -392,6 +402,16 @@ impl Cheatcodes {
     /// Whether a prank is set (a check's caller would not be its own).
     pub fn pranking(&self) -> bool {
         self.prank.is_some()
+    }
+
+    /// The prank in force, to put back with
+    /// [`restore_prank`](Self::restore_prank) after a check that may set one.
+    pub(crate) fn saved_prank(&self) -> SavedPrank {
+        SavedPrank(self.prank.clone())
+    }
+
+    pub(crate) fn restore_prank(&mut self, saved: SavedPrank) {
+        self.prank = saved.0;
     }
 
     /// Forgets pranks, expectations, mocks and recordings (a new sequence
@@ -597,18 +617,30 @@ impl Cheatcodes {
             }
             Cheat::ToString => vec![DynSolValue::String(to_string(&args[0]))],
             Cheat::Ffi => vec![DynSolValue::Bytes(self.ffi(&args[0])?)],
+            Cheat::SetEnv => {
+                let (name, value) = (args[0].as_str(), args[1].as_str());
+                let name = name.unwrap_or_default();
+                if name.is_empty() || name.contains(['=', '\0']) {
+                    return Err(format!("vm.setEnv: {name:?} is not a variable name"));
+                }
+                std::sync::Arc::make_mut(&mut self.env_set)
+                    .insert(name.to_string(), value.unwrap_or_default().to_string());
+                vec![]
+            }
             Cheat::Assert(a) => {
                 check_assertion(*a, &args)?;
                 vec![]
             }
-            Cheat::Env(t) => vec![env::read(*t, args[0].as_str().unwrap_or_default())?],
-            Cheat::EnvOr(t) => vec![env::read_or(
-                *t,
-                args[0].as_str().unwrap_or_default(),
-                &args[1],
-            )],
+            Cheat::Env(t) => {
+                let name = args[0].as_str().unwrap_or_default();
+                vec![env::read(*t, name, self.env_var(name))?]
+            }
+            Cheat::EnvOr(t) => {
+                let name = args[0].as_str().unwrap_or_default();
+                vec![env::read_or(*t, self.env_var(name), &args[1])]
+            }
             Cheat::EnvExists => vec![DynSolValue::Bool(
-                std::env::var_os(args[0].as_str().unwrap_or_default()).is_some(),
+                self.env_var(args[0].as_str().unwrap_or_default()).is_some(),
             )],
             Cheat::GetBlockTimestamp => vec![DynSolValue::Uint(ctx.block.timestamp, 256)],
             Cheat::GetBlockNumber => vec![DynSolValue::Uint(ctx.block.number, 256)],
@@ -747,8 +779,17 @@ impl Cheatcodes {
         })
     }
 
-    /// Runs `argv` when `allowFFI` is on; returns its stdout (hex-decoded
-    /// when it is hex, as Foundry does).
+    /// Environment variable `name`: as `setEnv` set it, else the process's.
+    fn env_var(&self, name: &str) -> Option<String> {
+        match self.env_set.get(name) {
+            Some(v) => Some(v.clone()),
+            None => std::env::var(name).ok(),
+        }
+    }
+
+    /// Runs `argv` when `allowFFI` is on, with the variables `setEnv` set
+    /// over the process's environment; returns its stdout (hex-decoded
+    /// when it is hex, `0x` or not, as Foundry and hevm do).
     fn ffi(&self, argv: &DynSolValue) -> Result<Vec<u8>, String> {
         if !self.allow_ffi {
             return Err(
@@ -765,12 +806,14 @@ impl Cheatcodes {
         let (cmd, rest) = args.split_first().ok_or("ffi needs a command")?;
         let out = std::process::Command::new(cmd)
             .args(rest)
+            .envs(self.env_set.iter())
             .stdin(std::process::Stdio::null())
             .output()
             .map_err(|e| format!("ffi {cmd}: {e}"))?;
         let text = String::from_utf8_lossy(&out.stdout);
         let trimmed = text.trim();
-        Ok(hex::decode(trimmed).unwrap_or_else(|_| trimmed.as_bytes().to_vec()))
+        Ok(hex::decode(trimmed.strip_prefix("0x").unwrap_or(trimmed))
+            .unwrap_or_else(|_| trimmed.as_bytes().to_vec()))
     }
 }
 

@@ -59,6 +59,9 @@ pub struct Comparison {
     pub site: u32,
 }
 
+/// Logs a transaction keeps for its failure's message (the last ones).
+pub(crate) const MESSAGES_KEPT: usize = 16;
+
 /// Inspector that records coverage for known code objects.
 pub struct CoverageInspector {
     pub(crate) recorder: Recorder,
@@ -133,6 +136,13 @@ pub struct CoverageInspector {
     /// Whether one of them was emitted since the transaction began, in any
     /// frame (one that reverted afterwards included).
     pub(crate) asserted: bool,
+    /// Whether every log is kept in [`messages`](Self::messages), from
+    /// frames that reverted too (a failure explained in its author's words:
+    /// see [`super::errors::ErrorBook::explain`]).
+    pub(crate) messages_on: bool,
+    /// The last logs of the running transaction (at most
+    /// [`MESSAGES_KEPT`]), with `messages_on`.
+    pub(crate) messages: Vec<Log>,
     /// Whether each opcode is looked at for more than coverage: a check's
     /// reads, storage accesses after `vm.record()`, or a traced call's
     /// terms (one test per opcode for all; see [`rewatch`](Self::rewatch)).
@@ -258,6 +268,8 @@ impl CoverageInspector {
             reads: ReadLog::default(),
             assertion_topics: Vec::new(),
             asserted: false,
+            messages_on: false,
+            messages: Vec::new(),
             watching: false,
             cheated: false,
             sym: Default::default(),
@@ -497,6 +509,12 @@ impl Inspector<Ctx> for CoverageInspector {
 
     fn log(&mut self, _context: &mut Ctx, log: Log) {
         self.cheats.expect.on_log(&log);
+        if self.messages_on {
+            if self.messages.len() == MESSAGES_KEPT {
+                self.messages.remove(0);
+            }
+            self.messages.push(log.clone());
+        }
         if !self.assertion_topics.is_empty()
             && log
                 .topics()

@@ -230,11 +230,11 @@ impl Worker {
         if self.tracing {
             self.trace_shrink(case, &r.trail, &r.txs, r.steps);
         }
-        // The shrunk sequence's own reason: the numbers in a message are
-        // those of the calls the reproducer replays, not the original's.
+        // The shrunk sequence's own reason, with the message its code
+        // emitted: the numbers in it are those of the calls the reproducer
+        // replays, not the original's.
         let shrunk_reason = Oracle::new(&engine, &mut self.ex)
-            .check_why(Goal::Fails(case), &r.txs)
-            .and_then(|(_, why)| why)
+            .explain(case, &r.txs)
             .unwrap_or_else(|| reason.clone());
         let calls = r.txs.len() as u32;
         engine

@@ -80,11 +80,11 @@ pub(super) fn parse_text(ty: EnvType, text: &str) -> Result<DynSolValue, String>
     })
 }
 
-/// The value of variable `name` as `ty`, or why not.
-pub(super) fn read(ty: EnvType, name: &str) -> Result<DynSolValue, String> {
+/// The value `raw` of variable `name` as `ty`, or why not.
+pub(super) fn read(ty: EnvType, name: &str, raw: Option<String>) -> Result<DynSolValue, String> {
     let cheat = ty.cheat_name();
-    let raw = std::env::var(name)
-        .map_err(|_| format!("vm.{cheat}: environment variable \"{name}\" not found"))?;
+    let raw =
+        raw.ok_or_else(|| format!("vm.{cheat}: environment variable \"{name}\" not found"))?;
     parse(ty, &raw).ok_or_else(|| {
         format!(
             "vm.{cheat}: failed parsing ${name} as type `{}`",
@@ -93,12 +93,10 @@ pub(super) fn read(ty: EnvType, name: &str) -> Result<DynSolValue, String> {
     })
 }
 
-/// `envOr`: the variable's value, or `default` when it is missing or does
-/// not parse.
-pub(super) fn read_or(ty: EnvType, name: &str, default: &DynSolValue) -> DynSolValue {
-    std::env::var(name)
-        .ok()
-        .and_then(|raw| parse(ty, &raw))
+/// `envOr`: the variable's value `raw`, or `default` when it is missing
+/// or does not parse.
+pub(super) fn read_or(ty: EnvType, raw: Option<String>, default: &DynSolValue) -> DynSolValue {
+    raw.and_then(|raw| parse(ty, &raw))
         .unwrap_or_else(|| default.clone())
 }
 
@@ -190,13 +188,13 @@ mod tests {
     #[test]
     fn a_missing_variable_is_named_and_env_or_falls_back() {
         let name = "RUDDER_TEST_ENV_THAT_IS_NOT_SET";
-        let e = read(EnvType::Uint, name).unwrap_err();
+        let e = read(EnvType::Uint, name, std::env::var(name).ok()).unwrap_err();
         assert_eq!(
             e,
             format!("vm.envUint: environment variable \"{name}\" not found")
         );
         let d = DynSolValue::Uint(U256::from(7), 256);
-        assert_eq!(read_or(EnvType::Uint, name, &d), d);
+        assert_eq!(read_or(EnvType::Uint, std::env::var(name).ok(), &d), d);
         // Every signature parses and is distinct.
         let sigs = env_signatures();
         for (s, _) in &sigs {
