@@ -182,7 +182,7 @@ fn main() {
             workers: Some(1),
             seed: Some(1),
             test_limit: u64::MAX,
-            timeout: Some(600),
+            timeout: Some(std::time::Duration::from_secs(600)),
             ..Config::default()
         },
         Some(dir.path().to_path_buf()),

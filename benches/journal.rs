@@ -32,7 +32,7 @@ fn campaign(dir: &Path, journal: bool, limit: u64, workers: usize) -> Campaign {
             workers: Some(workers),
             seed: Some(1),
             test_limit: limit,
-            timeout: Some(600),
+            timeout: Some(std::time::Duration::from_secs(600)),
             journal,
             ..Config::default()
         },

@@ -31,7 +31,7 @@ fn campaign(dir: &Path, traces: bool, limit: u64, workers: usize) -> Campaign {
             workers: Some(workers),
             seed: Some(1),
             test_limit: limit,
-            timeout: Some(900),
+            timeout: Some(std::time::Duration::from_secs(900)),
             traces,
             trace_window: 10_000_000,
             ..Config::default()

@@ -147,6 +147,20 @@ impl EndReason {
         EndReason::Stopped,
     ];
 
+    /// What end reason `name` ([`as_str`](Self::as_str)) means, in words.
+    pub fn explain(name: &str) -> &'static str {
+        match name {
+            "testLimit" => "every call of the test limit was made",
+            "timeout" => "the time limit passed",
+            "stopOnFail" => "a test was falsified and stopOnFail is set",
+            "allTestsDecided" => "every test was decided: nothing was left to hunt",
+            "signal" => "interrupted (SIGINT or SIGTERM)",
+            "clientLeft" => "the MCP client disconnected",
+            "stopped" => "stopped by its owner",
+            _ => "unknown",
+        }
+    }
+
     /// The name `status.endReason` gives it.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -163,12 +177,16 @@ impl EndReason {
 
 pub use crate::eventlog::rfc3339;
 
-/// The tests of `mode` found in `functions`.
+/// The tests of `mode` found in `functions`, with a warning for each
+/// function that has the test prefix but not a test's shape in this mode
+/// (Echidna's rule in every mode: a property is a `prefix*` function
+/// returning `bool`, an optimization test a `prefix*` function returning
+/// `int256`, both without arguments).
 fn discover_tests(
     config: &Config,
     functions: &[Arc<alloy_json_abi::Function>],
     callable: &[Callable],
-) -> Vec<TestCase> {
+) -> (Vec<TestCase>, Vec<String>) {
     let returns = |f: &alloy_json_abi::Function, ty: &str| {
         f.inputs.is_empty() && f.outputs.len() == 1 && f.outputs[0].ty == ty
     };
@@ -178,9 +196,9 @@ fn discover_tests(
             && f.inputs.is_empty()
             && f.outputs.is_empty()
     };
-    let opt_prefix = format!("{}opt_", config.prefix);
     let mut cases = Vec::new();
-    let mut push = |kind, name: String, function: Arc<alloy_json_abi::Function>| {
+    let mut warnings = Vec::new();
+    let mut push = |kind, name: String, function: Arc<alloy_json_abi::Function>, to| {
         cases.push(TestCase {
             id: TestId(cases.len() as u32),
             kind,
@@ -188,16 +206,44 @@ fn discover_tests(
             name,
             function,
             spec: None,
+            to,
         })
     };
+    // A prefixed function that is not a test of this mode: said once.
+    let mut not_a_test = |f: &alloy_json_abi::Function, wanted: &str| {
+        let shape = if f.outputs.is_empty() {
+            "nothing".to_string()
+        } else {
+            f.outputs
+                .iter()
+                .map(|o| o.ty.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let args = if f.inputs.is_empty() {
+            String::new()
+        } else {
+            " and takes arguments".to_string()
+        };
+        warnings.push(format!(
+            "{} has the test prefix {:?} but is not a test in {} mode: it returns {shape}{args} (a test takes no argument and returns {wanted}); it is not called either",
+            f.signature(),
+            config.prefix,
+            config.test_mode.as_str(),
+        ));
+    };
+    let prefixed = functions
+        .iter()
+        .filter(|f| f.name.starts_with(&config.prefix));
     match config.test_mode {
         TestMode::Property => {
-            for f in functions {
-                if f.name.starts_with(&config.prefix)
-                    && !f.name.starts_with(&opt_prefix)
-                    && (returns(f, "bool") || invariant(f))
+            for f in prefixed {
+                if returns(f, "bool") || invariant(f) {
+                    push(TestKind::Property, f.name.clone(), f.clone(), None);
+                } else if !(config.prefix == crate::executor::foundry::INVARIANT_PREFIX
+                    && !f.inputs.is_empty())
                 {
-                    push(TestKind::Property, f.name.clone(), f.clone());
+                    not_a_test(f, "bool");
                 }
             }
             // A Foundry suite's `afterInvariant()` must not revert at the
@@ -206,7 +252,7 @@ fn discover_tests(
                 .iter()
                 .find(|f| invariant(f) && f.name == crate::executor::foundry::AFTER_INVARIANT)
             {
-                push(TestKind::Property, f.name.clone(), f.clone());
+                push(TestKind::Property, f.name.clone(), f.clone(), None);
             }
         }
         TestMode::Assertion | TestMode::Overflow => {
@@ -215,20 +261,31 @@ fn discover_tests(
             } else {
                 TestKind::Assertion
             };
+            // Named by signature, as Echidna names them; a signature that
+            // two contracts share is told apart by the contract's name from
+            // its second test on.
+            let mut named = std::collections::HashSet::new();
             for c in callable {
-                push(kind, c.function.signature(), c.function.clone());
+                let sig = c.function.signature();
+                let name = match (&c.contract, named.insert(sig.clone())) {
+                    (Some(contract), false) => format!("{contract}.{sig}"),
+                    _ => sig,
+                };
+                push(kind, name, c.function.clone(), c.to);
             }
         }
         TestMode::Optimization => {
-            for f in functions {
-                if f.name.starts_with(&opt_prefix) && returns(f, "int256") {
-                    push(TestKind::Optimization, f.name.clone(), f.clone());
+            for f in prefixed {
+                if returns(f, "int256") {
+                    push(TestKind::Optimization, f.name.clone(), f.clone(), None);
+                } else {
+                    not_a_test(f, "int256");
                 }
             }
         }
         TestMode::Exploration => {}
     }
-    cases
+    (cases, warnings)
 }
 
 /// Schedules the calling thread (a worker) as batch work (`SCHED_BATCH` on
@@ -323,9 +380,33 @@ impl Campaign {
         }
         let callable = callable_functions(&config, &target, foundry)?;
         let created = setup::created_callables(&config, &target)?;
-        let tests = discover_tests(&config, &target.functions, &callable);
+        let (tests, test_warnings) = discover_tests(&config, &target.functions, &callable);
         let mut project_warnings = project.warnings.clone();
         project_warnings.extend(suite_notes);
+        project_warnings.extend(test_warnings);
+        // A filter entry that names nothing filters nothing: said, with
+        // what it could have named.
+        let named: Vec<(&str, String)> = target
+            .functions
+            .iter()
+            .chain(target.others.iter().flat_map(|o| o.functions.iter()))
+            .chain(
+                target
+                    .created_targets
+                    .iter()
+                    .flat_map(|t| t.functions.iter()),
+            )
+            .map(|f| (f.name.as_str(), f.signature()))
+            .collect();
+        for entry in config.unmatched_filters(&named) {
+            let mut all: Vec<&str> = named.iter().map(|(_, s)| s.as_str()).collect();
+            all.sort_unstable();
+            all.dedup();
+            project_warnings.push(format!(
+                "filterFunctions entry {entry:?} names no function of the target, so it filters nothing (functions: {})",
+                all.join(", ")
+            ));
+        }
         if project.optimized {
             project_warnings.push(
                 "the target was compiled with the optimizer: line and branch coverage are approximate (merged blocks keep one source location)"
@@ -416,6 +497,7 @@ impl Campaign {
             stop: AtomicBool::new(false),
             spec_file: parking_lot::Mutex::new(()),
             ended: std::sync::atomic::AtomicU8::new(0),
+            ended_after_us: AtomicU64::new(0),
             started: Instant::now(),
             started_ms,
             seed,
@@ -774,11 +856,15 @@ impl Campaign {
         }
     }
 
-    /// Writes the reports `coverageFormats` asks for (LCOV) into
-    /// `coverageDir` (default: the corpus directory), as Echidna does.
+    /// Writes the reports `coverageFormats` asks for into `coverageDir`
+    /// (default: the corpus directory), named as Echidna names them:
+    /// `covered.<run>.lcov` (LCOV), `covered.<run>.txt` (each source line
+    /// marked `*` where it ran, Echidna's covered-lines format) and
+    /// `covered.<run>.html` (rudder's HTML report).
     fn write_coverage_reports(&self) {
         let s = &self.engine;
-        if !s.config.coverage_formats.iter().any(|f| f == "lcov") {
+        let formats = &s.config.coverage_formats;
+        if formats.is_empty() {
             return;
         }
         let dir = s
@@ -786,10 +872,22 @@ impl Campaign {
             .coverage_dir
             .clone()
             .unwrap_or_else(|| s.layout.corpus_dir().to_path_buf());
-        let path = s.layout.lcov_report(&dir);
-        let text = s.coverage_report().lcov_text();
-        if let Err(e) = persist::write_atomic(&path, text.as_bytes()) {
-            tracing::error!("writing {}: {e}", path.display());
+        let report = s.coverage_report();
+        for format in formats {
+            let text = match format.as_str() {
+                "lcov" => report.lcov_text(),
+                "txt" => report.covered_lines_text(),
+                "html" => {
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+                    crate::view::html::render(&self.control.read(), deadline).html
+                }
+                // Refused when the config was read.
+                _ => continue,
+            };
+            let path = s.layout.coverage_report(&dir, format);
+            if let Err(e) = persist::write_atomic(&path, text.as_bytes()) {
+                tracing::error!("writing {}: {e}", path.display());
+            }
         }
     }
 

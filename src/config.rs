@@ -45,7 +45,8 @@ pub enum TestMode {
     Property,
     /// No call may fail an `assert` (Panic 0x01).
     Assertion,
-    /// Maximise `echidna_opt_*` int256 functions.
+    /// Maximise `{prefix}*` functions returning int256 (`echidna_opt_*` by
+    /// convention).
     Optimization,
     /// Only cover code.
     Exploration,
@@ -115,7 +116,8 @@ pub struct Config {
     pub senders: Vec<Address>,
     pub deployer: Address,
     pub contract_addr: Address,
-    /// Property prefix (`echidna_`); optimization uses `{prefix}opt_`.
+    /// Test prefix (`echidna_`): properties are `{prefix}*` functions
+    /// returning bool, optimization tests `{prefix}*` returning int256.
     pub prefix: String,
     pub filter_functions: Vec<String>,
     /// `true`: `filter_functions` is a blacklist; `false`: a whitelist.
@@ -125,8 +127,9 @@ pub struct Config {
     /// Largest gas price of a fuzzed call, in wei (`maxGasprice`; 0: all 0).
     pub max_gas_price: u128,
     pub max_value: U256,
-    /// Seconds; `None`: no time limit.
-    pub timeout: Option<u64>,
+    /// How long the campaign runs at most (`timeout`, `--timeout`: `30`,
+    /// `0.5`, `90s`, `5m`, `1.5h`); `None`: no time limit.
+    pub timeout: Option<std::time::Duration>,
     /// Stop the whole campaign at the first falsified test.
     pub stop_on_fail: bool,
     /// Keep workers alive (idle, waiting for injections) after the test limit.
@@ -374,6 +377,90 @@ const KNOWN: &[&str] = &[
     "keepHunting",
 ];
 
+/// Whether `filterFunctions` entry `entry` names the function `name` with
+/// signature `signature` (by name, signature, or `Contract.signature`).
+fn filter_names(entry: &str, name: &str, signature: &str) -> bool {
+    entry == name
+        || entry == signature
+        || entry
+            .strip_suffix(signature)
+            .is_some_and(|c| c.ends_with('.'))
+}
+
+/// The known key `key` is most likely a misspelling of: the nearest by
+/// edit distance (letter case ignored), when it is at most 2 edits away
+/// (1 for a key of four letters or fewer).
+fn nearest_key(key: &str) -> Option<&'static str> {
+    let key = key.to_ascii_lowercase();
+    let limit = if key.len() <= 4 { 1 } else { 2 };
+    KNOWN
+        .iter()
+        .map(|k| (edit_distance(&key, &k.to_ascii_lowercase()), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance between `a` and `b` (insertions, deletions and
+/// substitutions of one character each cost 1).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// A duration as users write one: seconds (`30`, `0.5`) or a number with a
+/// unit (`250ms`, `90s`, `5m`, `1.5h`, `1d`); positive, at most 100 years.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let not_a_duration = || {
+        format!(
+            "{text:?} is not a duration (a number of seconds, or with ms, s, m, h or d: 0.5, 90s, 5m)"
+        )
+    };
+    if number.is_empty() {
+        return Err(not_a_duration());
+    }
+    let scale = match unit.trim() {
+        "" | "s" | "sec" | "secs" => 1.0,
+        "ms" => 0.001,
+        "m" | "min" | "mins" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        other => {
+            return Err(format!(
+                "{text:?}: unknown unit {other:?} (a number of seconds, or with ms, s, m, h or d: 0.5, 90s, 5m)"
+            ));
+        }
+    };
+    let n: f64 = number.parse().map_err(|_| not_a_duration())?;
+    let secs = n * scale;
+    if !(secs > 0.0 && secs <= 100.0 * 365.0 * 86_400.0) {
+        return Err(format!(
+            "{text:?}: must be more than 0 and at most 100 years"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+/// The coverage reports `coverageFormats` may ask for (Echidna's three).
+pub const COVERAGE_FORMATS: [&str; 3] = ["txt", "html", "lcov"];
+
 /// Whether property, optimization and spec checks are skipped while
 /// nothing they read changed (see `campaign::check_cache`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -558,11 +645,15 @@ impl Config {
                 "solcLibs" => c.solc_libs = string_list(key, v)?,
                 "coverageFormats" => {
                     c.coverage_formats = string_list(key, v)?;
-                    if let Some(f) = c.coverage_formats.iter().find(|f| f.as_str() != "lcov") {
+                    if let Some(f) = c
+                        .coverage_formats
+                        .iter()
+                        .find(|f| !COVERAGE_FORMATS.contains(&f.as_str()))
+                    {
                         return Err(key_err(
                             key,
                             format!(
-                                "{f:?} is not a format rudder writes: it writes \"lcov\" (render HTML from it with genhtml)"
+                                "{f:?} is not a coverage format: expected \"txt\", \"html\" or \"lcov\""
                             ),
                         ));
                     }
@@ -614,14 +705,26 @@ impl Config {
                 "timeout" => {
                     c.timeout = match v {
                         Value::Null => None,
-                        v => Some(as_u64(key, v)?),
+                        Value::Number(n) => Some(parse_duration(&n.to_string()).map_err(|e| key_err(key, e))?),
+                        Value::String(s) => Some(parse_duration(s).map_err(|e| key_err(key, e))?),
+                        other => {
+                            return Err(key_err(
+                                key,
+                                format!("expected a duration (30, 0.5, 90s, 5m, 1.5h), found {}", describe(other)),
+                            ));
+                        }
                     }
                 }
                 "stopOnFail" => c.stop_on_fail = as_bool(key, v)?,
-                other => warnings.push(format!(
-                    "config key `{other}` is not used by rudder (known keys: {})",
-                    KNOWN.join(", ")
-                )),
+                other => warnings.push(match nearest_key(other) {
+                    Some(near) => format!(
+                        "config key `{other}` is not used by rudder: did you mean `{near}`? (the key is ignored)"
+                    ),
+                    None => format!(
+                        "config key `{other}` is not used by rudder (known keys: {})",
+                        KNOWN.join(", ")
+                    ),
+                }),
             }
         }
         c.validate()?;
@@ -688,8 +791,19 @@ impl Config {
         let listed = self
             .filter_functions
             .iter()
-            .any(|f| f == name || f == signature || f.ends_with(&format!(".{signature}")));
+            .any(|f| filter_names(f, name, signature));
         listed != self.filter_blacklist
+    }
+
+    /// The `filterFunctions` entries that name none of `functions` (name,
+    /// signature): a misspelt entry filters nothing, which the user should
+    /// hear of.
+    pub fn unmatched_filters<'a>(&'a self, functions: &[(&str, String)]) -> Vec<&'a str> {
+        self.filter_functions
+            .iter()
+            .filter(|f| !functions.iter().any(|(n, s)| filter_names(f, n, s)))
+            .map(String::as_str)
+            .collect()
     }
 }
 
@@ -722,7 +836,7 @@ mod tests {
         assert_eq!(c.deployer, DEFAULT_DEPLOYER);
         assert!(c.function_allowed("f", "f()"));
         assert!(!c.function_allowed("g", "g()"));
-        assert_eq!(c.timeout, Some(30));
+        assert_eq!(c.timeout, Some(std::time::Duration::from_secs(30)));
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("`coverage`"));
     }
@@ -740,6 +854,73 @@ mod tests {
         assert!(e.to_string().contains("`sender`"), "{e}");
         let e = Config::from_yaml_str("seqLen: 0\n").unwrap_err();
         assert!(e.to_string().contains("`seqLen`"), "{e}");
+    }
+
+    #[test]
+    fn a_misspelt_key_is_named_with_the_key_meant_and_ignored() {
+        let (c, warnings) =
+            Config::from_yaml_str("testLimt: 1000\nseqlen: 7\nfrobnicate: 1\n").unwrap();
+        assert_eq!(c.test_limit, Config::default().test_limit);
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(
+            warnings[0].contains("`testLimt`") && warnings[0].contains("did you mean `testLimit`?"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].contains("did you mean `seqLen`?"),
+            "{warnings:?}"
+        );
+        assert!(warnings[2].contains("known keys:"), "{warnings:?}");
+    }
+
+    #[test]
+    fn durations_are_read_as_people_write_them() {
+        use std::time::Duration;
+        for (text, d) in [
+            ("30", Duration::from_secs(30)),
+            ("0.5", Duration::from_millis(500)),
+            ("90s", Duration::from_secs(90)),
+            ("5m", Duration::from_secs(300)),
+            ("1.5h", Duration::from_secs(5400)),
+            ("250ms", Duration::from_millis(250)),
+        ] {
+            assert_eq!(parse_duration(text), Ok(d), "{text}");
+        }
+        for bad in ["", "0", "-1", "5x", "m", "1e400"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        let (c, _) = Config::from_yaml_str("timeout: 0.5\n").unwrap();
+        assert_eq!(c.timeout, Some(Duration::from_millis(500)));
+        let (c, _) = Config::from_yaml_str("timeout: 5m\n").unwrap();
+        assert_eq!(c.timeout, Some(Duration::from_secs(300)));
+        let e = Config::from_yaml_str("timeout: soon\n").unwrap_err();
+        assert!(e.to_string().contains("`timeout`"), "{e}");
+    }
+
+    #[test]
+    fn hex_integers_past_64_bits_read_as_echidna_reads_them() {
+        // A protocol's own echidna.yaml: 300e18 written as a 72-bit hex literal.
+        let (c, warnings) = Config::from_yaml_str(
+            "balanceAddr: 0x1043561a8829300000\n\
+             balanceContract: 0X1043561A8829300000 # 300e18\n\
+             maxValue: 0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff\n\
+             deployer: 0x00a329c0648769A73afAc7F9381E08FB43dBEA72\n",
+        )
+        .unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let e300 = U256::from(300u64) * U256::from(10u64).pow(U256::from(18));
+        assert_eq!((c.balance_addr, c.balance_contract), (e300, e300));
+        assert_eq!(c.max_value, U256::MAX);
+        assert_eq!(
+            c.deployer,
+            "0x00a329c0648769A73afAc7F9381E08FB43dBEA72"
+                .parse::<Address>()
+                .unwrap()
+        );
+        // Past 256 bits: an error naming the key, not a wrapped value.
+        let e =
+            Config::from_yaml_str(&format!("balanceAddr: 0x1{}\n", "0".repeat(64))).unwrap_err();
+        assert!(e.to_string().contains("`balanceAddr`"), "{e}");
     }
 
     #[test]

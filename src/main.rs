@@ -95,9 +95,9 @@ struct FuzzArgs {
     /// property, assertion, overflow, optimization or exploration.
     #[arg(long)]
     test_mode: Option<String>,
-    /// Stop after this many seconds.
-    #[arg(long)]
-    timeout: Option<u64>,
+    /// Stop after this long: seconds (30, 0.5) or with a unit (90s, 5m, 1.5h).
+    #[arg(long, value_parser = rudder::config::parse_duration)]
+    timeout: Option<std::time::Duration>,
     /// Where corpus entries and reproducers are kept (default: OUT_DIR/corpus).
     #[arg(long)]
     corpus_dir: Option<PathBuf>,
@@ -312,7 +312,7 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
 fn progress_line(c: &Campaign) -> String {
     let s = c.engine();
     let calls = s.stats.calls();
-    let secs = s.started.elapsed().as_secs_f64().max(1e-3);
+    let secs = s.elapsed().as_secs_f64().max(1e-3);
     // Shrinking replays are not calls of the campaign: say so, or a long
     // shrink reads as a stall.
     let (shrinking, replays) = s
@@ -360,7 +360,7 @@ fn launch(a: &FuzzArgs) -> Result<Option<(Campaign, tokio::runtime::Runtime)>> {
         return usage(&format!(
             "{} has no tests to check in {} mode: looked for properties ({}* functions returning bool), \
              Foundry invariants (invariant* functions of a suite with setUp()), assertions (--test-mode assertion: assert failures and AssertionFailed events in any function) \
-             and optimizations ({}opt_* returning int256); choose the mode that matches the harness with \
+             and optimizations (--test-mode optimization: {}* returning int256); choose the mode that matches the harness with \
              --test-mode, or --test-mode exploration to fuzz for coverage alone",
             campaign.engine().target.contract.name,
             c.test_mode.as_str(),

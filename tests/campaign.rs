@@ -312,3 +312,138 @@ fn coverage_events_show_their_corpus_sequence_printed_once() {
         assert!(std::sync::Arc::ptr_eq(&a, &b));
     }
 }
+
+#[test]
+fn properties_that_write_hold_in_every_seed_with_and_without_the_check_cache() {
+    use rudder::config::CheckCacheMode;
+    // Each check runs on a copy of the state: a property's write, log or
+    // created contract is gone before the next call and the next check.
+    for (seed, cache) in [
+        (11, CheckCacheMode::On),
+        (12, CheckCacheMode::Off),
+        (13, CheckCacheMode::Verify),
+        (14, CheckCacheMode::On),
+        (15, CheckCacheMode::Verify),
+    ] {
+        let r = run(
+            "SideEffects",
+            Config {
+                check_cache: cache,
+                ..config(TestMode::Property, 2, seed, 20_000)
+            },
+        );
+        for name in [
+            "echidna_writes_once",
+            "echidna_counts_itself",
+            "echidna_creates_once",
+        ] {
+            let t = r.tests.iter().find(|t| t.name == name).expect(name);
+            assert_eq!(t.status, "passing", "seed {seed}: {name} in\n{}", r.text());
+        }
+        // A property that reads what the calls wrote is still broken.
+        let seq = falsified(&r, "echidna_total_small");
+        assert!(seq.len() >= 2, "seed {seed}: {seq:?}");
+    }
+}
+
+#[test]
+fn foundry_invariants_that_write_hold_too() {
+    for seed in [21, 22, 23] {
+        let r = run(
+            "SideEffectsSuite",
+            config(TestMode::Property, 2, seed, 20_000),
+        );
+        let mut names: Vec<&str> = r.tests.iter().map(|t| t.name.as_str()).collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "afterInvariant",
+                "invariant_marks_through_a_call",
+                "invariant_writes_once",
+            ],
+            "{}",
+            r.text()
+        );
+        for t in &r.tests {
+            assert_eq!(
+                t.status,
+                "passing",
+                "seed {seed}: {} in\n{}",
+                t.name,
+                r.text()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_failure_carries_the_message_its_assertion_library_emitted() {
+    // Assertion mode: the failing call emitted AssertEqFail(..), then
+    // assert(false) reverted it; the message is read from its trace.
+    let dir = tempfile::tempdir().unwrap();
+    let campaign = start_in(
+        "Messages",
+        config(TestMode::Assertion, 2, 31, 300_000),
+        dir.path(),
+    );
+    let read = campaign.control().read();
+    let r = campaign.wait();
+    let t = r
+        .tests
+        .iter()
+        .find(|t| t.name == "transfer(address,uint256)")
+        .unwrap();
+    assert_eq!(t.status, "falsified", "{}", r.text());
+    let reason = t.reason.as_deref().unwrap();
+    assert!(
+        reason.starts_with("emitted AssertEqFail(\"Invalid: ")
+            && reason.contains(", reason: Wrong source balance after transfer\")")
+            && reason.ends_with("then panic 0x01 (assertion failed)"),
+        "{reason}"
+    );
+    // Every report shows it: text, JSON, HTML.
+    let words = "Wrong source balance after transfer";
+    assert!(r.text().contains(words), "{}", r.text());
+    assert!(serde_json::to_string(&r).unwrap().contains(words));
+    let html = rudder::view::html::render(
+        &read,
+        std::time::Instant::now() + std::time::Duration::from_secs(5),
+    );
+    assert!(html.html.contains(words));
+
+    // Property mode: the property itself emitted AssertFail(..) and failed.
+    let r = run("Messages", config(TestMode::Property, 2, 32, 300_000));
+    let t = &r.tests[0];
+    assert_eq!(t.name, "echidna_supply_kept");
+    assert_eq!(t.status, "falsified", "{}", r.text());
+    assert_eq!(
+        t.reason.as_deref(),
+        Some("emitted AssertFail(\"supply moved by 1\"), then panic 0x01 (assertion failed)"),
+        "{}",
+        r.text()
+    );
+}
+
+#[test]
+fn a_fee_per_loan_drains_the_receiver_when_a_call_is_repeated() {
+    // Ten loans to the same receiver in one sequence, each moving ether
+    // (no storage write the state feedback sees): found by repeating a call
+    // that worked, on every seed.
+    let ether = alloy_primitives::U256::from(10u64).pow(alloy_primitives::U256::from(18));
+    for seed in 41..=45 {
+        let r = run(
+            "FlashDrain",
+            Config {
+                balance_contract: alloy_primitives::U256::from(1010u64) * ether,
+                ..config(TestMode::Property, 2, seed, 400_000)
+            },
+        );
+        let seq = falsified(&r, "echidna_receiver_keeps_its_ether");
+        assert_eq!(seq.len(), 10, "seed {seed}: {seq:?}");
+        assert!(
+            seq.iter().all(|c| c.starts_with("loan(")),
+            "seed {seed}: {seq:?}"
+        );
+    }
+}

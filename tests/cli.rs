@@ -172,3 +172,49 @@ fn the_json_report_gives_the_seed_as_a_string_a_config_takes_back() {
     let r = run(&["--config", cfg.to_str().unwrap()]);
     assert_eq!(r["seed"], serde_json::json!(seed));
 }
+
+/// A big contract compiled by a global `solcjs` (npm's `npm install -g
+/// solc`): its standard-JSON output is well past 64 KiB, which the `solcjs`
+/// command cut short when it wrote to a pipe. rudder drives the package
+/// behind the command itself. A `solcjs` on PATH is a link to the bundled
+/// pinned package, run from a folder with no `node_modules`.
+#[test]
+fn a_global_solcjs_compiles_a_contract_whose_output_is_past_64_kib() {
+    let module = std::fs::canonicalize("contracts/.tools/node_modules/solc");
+    let Ok(module) = module else {
+        eprintln!("SKIPPED: contracts/.tools has no solc (bash contracts/build.sh installs it)");
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(module.join("solc.js"), bin.join("solcjs")).unwrap();
+    let source = work.path().join("Maze1.sol");
+    std::fs::copy("contracts/Maze1.sol", &source).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args([
+            "fuzz",
+            "Maze1.sol",
+            "--test-limit",
+            "2000",
+            "--no-ui",
+            "--format",
+            "json",
+        ])
+        .current_dir(work.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("not JSON") && matches!(out.status.code(), Some(0 | 1)),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["contract"], "Maze1", "{report}");
+}

@@ -15,7 +15,7 @@ fn campaign(name: &str, workers: usize, dir: &Path) -> Campaign {
         workers: Some(workers),
         seed: Some(1),
         test_limit: u64::MAX,
-        timeout: Some(120),
+        timeout: Some(std::time::Duration::from_secs(120)),
         ..Config::default()
     };
     let mut c = Campaign::new(

@@ -283,7 +283,7 @@ async fn the_dashboard_model_reads_the_stores_the_tools_read_and_shows_what_the_
             workers: Some(2),
             seed: Some(3),
             test_limit: u64::MAX,
-            timeout: Some(120),
+            timeout: Some(std::time::Duration::from_secs(120)),
             ..Default::default()
         },
         dir.path(),

@@ -157,7 +157,7 @@ async fn pages_walk_every_row_once_in_order_while_the_campaign_appends() {
             workers: Some(2),
             seed: Some(9),
             test_limit: u64::MAX,
-            timeout: Some(60),
+            timeout: Some(std::time::Duration::from_secs(60)),
             ..Config::default()
         },
         dir.path(),
@@ -216,7 +216,7 @@ async fn parent_links_lead_from_a_falsification_to_its_run_and_injections_to_the
             workers: Some(1),
             seed: Some(1),
             test_limit: u64::MAX,
-            timeout: Some(60),
+            timeout: Some(std::time::Duration::from_secs(60)),
             keep_alive: true,
             ..Config::default()
         },

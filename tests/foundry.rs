@@ -131,7 +131,7 @@ async fn an_agent_gets_the_reproducer_from_the_tool() {
     let sol = v["solidity"].as_str().unwrap();
     assert!(
         sol.contains(
-            "contract BankInvariantTest_invariant_books_balance_Repro is BankInvariantTest"
+            "contract BankInvariantTest_invariant_books_balance_Repro is BankInvariantTest_invariant_books_balance_Repro_Clock, BankInvariantTest"
         )
     );
     let v = rudder::mcp::answer_json(&call("invariant_withdrawals_bounded").await);

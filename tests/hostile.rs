@@ -20,7 +20,7 @@ fn config(workers: usize) -> Config {
         workers: Some(workers),
         seed: Some(3),
         test_limit: u64::MAX,
-        timeout: Some(120),
+        timeout: Some(std::time::Duration::from_secs(120)),
         keep_alive: true,
         ..Config::default()
     }
@@ -231,7 +231,7 @@ fn a_run_killed_while_shrinking_finishes_shrinking_on_resume() {
         test_limit: 200_000,
         shrink_limit: 0,
         keep_alive: false,
-        timeout: Some(60),
+        timeout: Some(std::time::Duration::from_secs(60)),
         ..Config::default()
     };
     let r = campaign("SetSeven", first, dir.path());

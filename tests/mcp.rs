@@ -19,7 +19,7 @@ fn campaign(dir: &Path) -> Campaign {
         workers: Some(2),
         seed: Some(5),
         test_limit: u64::MAX,
-        timeout: Some(120),
+        timeout: Some(std::time::Duration::from_secs(120)),
         keep_alive: true,
         ..Config::default()
     };

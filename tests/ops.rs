@@ -499,7 +499,7 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
         seed: Some(9),
         test_limit: 50_000,
         keep_alive: true,
-        timeout: Some(60),
+        timeout: Some(std::time::Duration::from_secs(60)),
         ..Config::default()
     };
     let c = start("contracts/out/Token.json", config.clone(), dir.path());

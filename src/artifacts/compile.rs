@@ -87,34 +87,37 @@ pub(super) fn compiler_json(output: &str) -> Result<Value, Option<serde_json::Er
     }
 }
 
-/// Runs `solc --standard-json`, or solcjs through node, on `input`.
+/// Runs a compiler on `input`, in this order: a project-local solcjs
+/// (`node_modules/solc` where rudder runs), the native `solc
+/// --standard-json`, then the solcjs of a global `solcjs` command. solcjs is
+/// driven through a script of ours that writes the output to a file: the
+/// `solcjs` command exits before a pipe takes more than 64 KiB of its
+/// output, and a big contract's JSON was cut short.
 fn run_compiler(path: &Path, input: &str) -> Result<String, ArtifactError> {
-    let mut candidates: Vec<Command> = Vec::new();
+    let out_file = OutFile::new();
+    let solcjs = |dir: &Path| {
+        let script = "const fs=require('fs');const s=require(process.argv[1]);\
+                      fs.writeFileSync(process.argv[2], s.compile(fs.readFileSync(0,'utf8')));";
+        let mut c = Command::new("node");
+        c.arg("-e").arg(script).arg(dir).arg(&out_file.0);
+        (c, true)
+    };
+    let mut candidates: Vec<(Command, bool)> = Vec::new();
+    for dir in ["node_modules/solc", "contracts/.tools/node_modules/solc"] {
+        if Path::new(dir).join("package.json").is_file() {
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
+            candidates.push(solcjs(&dir));
+        }
+    }
     candidates.push({
         let mut c = Command::new("solc");
         c.arg("--standard-json");
-        c
+        (c, false)
     });
-    candidates.push({
-        let mut c = Command::new("solcjs");
-        c.arg("--standard-json");
-        c
-    });
-    for dir in ["node_modules/solc", "contracts/.tools/node_modules/solc"] {
-        if Path::new(dir).join("package.json").is_file() {
-            let script = format!(
-                "const s=require('{}');let d='';process.stdin.on('data',c=>d+=c);\
-                 process.stdin.on('end',()=>process.stdout.write(s.compile(d)));",
-                std::fs::canonicalize(dir)
-                    .unwrap_or_else(|_| PathBuf::from(dir))
-                    .display()
-            );
-            let mut c = Command::new("node");
-            c.arg("-e").arg(script);
-            candidates.push(c);
-        }
+    if let Some(dir) = global_solcjs_module() {
+        candidates.push(solcjs(&dir));
     }
-    for mut cmd in candidates {
+    for (mut cmd, to_file) in candidates {
         let child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -131,11 +134,52 @@ fn run_compiler(path: &Path, input: &str) -> Result<String, ArtifactError> {
                 path: path.to_path_buf(),
                 source,
             })?;
-        if out.status.success() && !out.stdout.is_empty() {
-            return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
+        if !out.status.success() {
+            continue;
+        }
+        let text = if to_file {
+            std::fs::read_to_string(&out_file.0).unwrap_or_default()
+        } else {
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        if !text.is_empty() {
+            return Ok(text);
         }
     }
     Err(ArtifactError::NoCompiler {
         path: path.to_path_buf(),
+    })
+}
+
+/// A scratch file for a compiler's output, removed when dropped.
+struct OutFile(PathBuf);
+
+impl OutFile {
+    fn new() -> Self {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        OutFile(std::env::temp_dir().join(format!("rudder-solc-{}-{n}.json", std::process::id())))
+    }
+}
+
+impl Drop for OutFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The solc package behind a `solcjs` command on `PATH` (npm links
+/// `bin/solcjs` to the package's `solc.js`): its folder, to load it with
+/// node.
+fn global_solcjs_module() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).find_map(|dir| {
+        let script = std::fs::canonicalize(dir.join("solcjs")).ok()?;
+        let module = script.parent()?;
+        module
+            .join("package.json")
+            .is_file()
+            .then(|| module.to_path_buf())
     })
 }

@@ -17,6 +17,7 @@ pub(super) fn spec_case(id: TestId, spec: spec::Spec) -> TestCase {
         function,
         spec: Some(Arc::new(spec)),
         at_end: false,
+        to: None,
     }
 }
 
@@ -94,6 +95,9 @@ pub struct Engine {
     pub(super) finished: AtomicBool,
     /// Why fuzzing ended ([`EndReason`] as `u8 + 1`; 0: still fuzzing).
     pub(super) ended: std::sync::atomic::AtomicU8,
+    /// When it ended, in microseconds since `started` plus one (0: not
+    /// yet): the run's time stops there, however long a viewer stays.
+    pub(super) ended_after_us: AtomicU64,
     /// This node's link to a shared campaign (`None`: not shared).
     pub(super) sharing: Option<Arc<super::sharing::Link>>,
     /// Fault injection for tests: a worker whose bit is set panics at its
@@ -124,11 +128,25 @@ impl Engine {
     /// the reason is the call budget (workers of a kept-alive campaign stay
     /// to run injections), asks the workers to stop.
     pub fn end(&self, reason: EndReason) {
-        let _ =
-            self.ended
-                .compare_exchange(0, reason as u8 + 1, Ordering::AcqRel, Ordering::Acquire);
+        if self
+            .ended
+            .compare_exchange(0, reason as u8 + 1, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            let us = self.started.elapsed().as_micros() as u64;
+            self.ended_after_us.store(us + 1, Ordering::Release);
+        }
         if reason != EndReason::TestLimit {
             self.stop.store(true, Ordering::Release);
+        }
+    }
+
+    /// How long the campaign has fuzzed: until now, or until it ended (a
+    /// report, the dashboard and the progress line stop counting there).
+    pub fn elapsed(&self) -> std::time::Duration {
+        match self.ended_after_us.load(Ordering::Acquire) {
+            0 => self.started.elapsed(),
+            us => std::time::Duration::from_micros(us - 1),
         }
     }
 
@@ -324,7 +342,7 @@ impl Engine {
             return Some(StopReason::Stopped);
         }
         if let Some(t) = self.config.timeout
-            && self.started.elapsed().as_secs() >= t
+            && self.started.elapsed() >= t
         {
             self.end(EndReason::Timeout);
             return Some(StopReason::Timeout);

@@ -115,7 +115,26 @@ pub fn reproducer(engine: &Engine, case: &TestCase, reason: &str, seq: &[Tx]) ->
         let _ = writeln!(s, "    function {f} external;");
     }
     let _ = writeln!(s, "}}\n");
-    let _ = writeln!(s, "contract {name} is {suite} {{");
+    // The campaign deployed the harness (and ran a suite's setUp) at its
+    // own start block, not forge's (timestamp 1, block 1): a base whose
+    // constructor runs before the harness's sets it, so a harness that
+    // derives an epoch or a deadline from it is set up as in the campaign
+    // (forge keeps a constructor's warp for setUp and the test).
+    let _ = writeln!(s, "contract {name}_Clock {{");
+    let _ = writeln!(s, "    constructor() {{");
+    let _ = writeln!(
+        s,
+        "        RudderVm(0x7109709ECfa91a80626fF3989D68f67F5b1DD12D).warp({});",
+        crate::executor::INITIAL_TIMESTAMP
+    );
+    let _ = writeln!(
+        s,
+        "        RudderVm(0x7109709ECfa91a80626fF3989D68f67F5b1DD12D).roll({});",
+        crate::executor::INITIAL_BLOCK_NUMBER
+    );
+    let _ = writeln!(s, "    }}");
+    let _ = writeln!(s, "}}\n");
+    let _ = writeln!(s, "contract {name} is {name}_Clock, {suite} {{");
     let _ = writeln!(s, "    function test_{}() public {{", ident(&case.name));
     let _ = writeln!(
         s,

@@ -241,7 +241,13 @@ impl Layout {
 
     /// The LCOV report `coverageFormats: [lcov]` writes into `dir`.
     pub fn lcov_report(&self, dir: &Path) -> PathBuf {
-        dir.join(format!("covered.{}.lcov", self.run_id))
+        self.coverage_report(dir, "lcov")
+    }
+
+    /// The coverage report of `format` (`coverageFormats`: lcov, txt,
+    /// html) in `dir`, as Echidna names it.
+    pub fn coverage_report(&self, dir: &Path, format: &str) -> PathBuf {
+        dir.join(format!("covered.{}.{format}", self.run_id))
     }
 
     /// The folder exports are written to.

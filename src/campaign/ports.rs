@@ -113,6 +113,10 @@ impl CampaignRead {
     pub fn started(&self) -> Instant {
         self.0.started
     }
+    /// How long the campaign has fuzzed (stops at its end).
+    pub fn elapsed(&self) -> std::time::Duration {
+        self.0.elapsed()
+    }
     pub fn started_ms(&self) -> u64 {
         self.0.started_ms
     }

@@ -56,6 +56,9 @@ pub struct TestCase {
     /// Checked once, at the end of each sequence, instead of after every
     /// call (a Foundry suite's `afterInvariant()`).
     pub at_end: bool,
+    /// The contract whose function a per-call test checks when it is not
+    /// the target (`allContracts`, a suite's targets).
+    pub to: Option<alloy_primitives::Address>,
 }
 
 impl TestCase {
@@ -73,10 +76,12 @@ impl TestCase {
     }
 
     /// Whether this is the per-call test (assertion, overflow) of the
-    /// function `tx` calls on the target.
+    /// function `tx` calls, on the target or on the contract beside it the
+    /// test is of (`allContracts`: an assertion a deployed contract's own
+    /// function fails is that function's).
     pub fn checks_call(&self, tx: &crate::tx::Tx) -> bool {
         self.kind.is_per_call()
-            && tx.to.is_none()
+            && tx.to == self.to
             && crate::tx::selector_of(&self.function) == tx.selector()
     }
 }

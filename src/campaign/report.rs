@@ -127,6 +127,10 @@ pub struct Report {
     pub seed: u64,
     pub workers: usize,
     pub calls: u64,
+    /// Why the campaign ended (`testLimit`, `timeout`, `stopOnFail`,
+    /// `allTestsDecided`, `signal`, `clientLeft`, `stopped`), as
+    /// `status.endReason` says it; `null` in a report of a running campaign.
+    pub end_reason: Option<&'static str>,
     pub elapsed_secs: f64,
     pub calls_per_sec: f64,
     pub corpus_sequences: usize,
@@ -215,7 +219,7 @@ impl Report {
         let cov = s.target.coverage_report();
         let (lines, lines_hit, branches, branches_hit) = cov.totals();
         let calls = s.stats.calls();
-        let elapsed = s.started.elapsed().as_secs_f64();
+        let elapsed = s.elapsed().as_secs_f64();
         Report {
             contract: s.target.contract.name.clone(),
             mode: s.config.test_mode,
@@ -225,6 +229,7 @@ impl Report {
             seed: s.seed,
             workers: s.workers(),
             calls,
+            end_reason: s.end_reason().map(super::EndReason::as_str),
             elapsed_secs: (elapsed * 1000.0).round() / 1000.0,
             calls_per_sec: if elapsed > 0.0 {
                 (calls as f64 / elapsed).round()
@@ -288,6 +293,9 @@ impl Report {
             if self.workers == 1 { "" } else { "s" },
             self.seed
         );
+        if let Some(why) = self.end_reason {
+            let _ = writeln!(o, "ended: {why} ({})", super::EndReason::explain(why));
+        }
         let c = self.checks;
         if c.skipped > 0 {
             let _ = writeln!(

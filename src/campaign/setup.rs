@@ -81,7 +81,6 @@ pub(super) fn callable_functions(
     target: &Target,
     foundry: bool,
 ) -> Result<Vec<Callable>, CampaignError> {
-    let opt_prefix = format!("{}opt_", config.prefix);
     let own = (!foundry).then_some((None, &target.functions));
     let callees = own.into_iter().chain(
         target
@@ -92,7 +91,7 @@ pub(super) fn callable_functions(
     let mut callable: Vec<Callable> = Vec::new();
     for (to, functions) in callees {
         for f in functions {
-            if !called(config, &opt_prefix, f) {
+            if !called(config, f) {
                 continue;
             }
             let mut c = Callable::new(f.clone()).map_err(CampaignError::Setup)?;
@@ -104,12 +103,12 @@ pub(super) fn callable_functions(
     Ok(callable)
 }
 
-/// Whether workers call `f`: not a property, not filtered, not a view
-/// when those are excluded.
-fn called(config: &Config, opt_prefix: &str, f: &alloy_json_abi::Function) -> bool {
+/// Whether workers call `f`: not a test (nor any function with the test
+/// prefix, as in Echidna), not filtered, not a view when those are
+/// excluded.
+fn called(config: &Config, f: &alloy_json_abi::Function) -> bool {
     use alloy_json_abi::StateMutability::{Pure, View};
     !(f.name.starts_with(&config.prefix)
-        || f.name.starts_with(opt_prefix)
         || (config.exclude_view_pure && matches!(f.state_mutability, View | Pure))
         || !config.function_allowed(&f.name, &f.signature()))
 }
@@ -127,16 +126,11 @@ pub(super) fn created_callables(
     config: &Config,
     target: &Target,
 ) -> Result<Vec<CreatedCallables>, CampaignError> {
-    let opt_prefix = format!("{}opt_", config.prefix);
     let mut out = Vec::new();
     for t in &target.created_targets {
         let name: Arc<str> = Arc::from(t.name.as_str());
         let mut callables = Vec::new();
-        for f in t
-            .functions
-            .iter()
-            .filter(|f| called(config, &opt_prefix, f))
-        {
+        for f in t.functions.iter().filter(|f| called(config, f)) {
             let mut c = Callable::new(f.clone()).map_err(CampaignError::Setup)?;
             c.contract = Some(name.clone());
             callables.push(c);

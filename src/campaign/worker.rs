@@ -34,6 +34,17 @@ const MUTATION_SHARE: f64 = 0.7;
 /// How many of the newest corpus entries count as the frontier.
 const RECENT_ENTRIES: usize = 16;
 
+/// Chance that a random call of a sequence repeats the call before it, the
+/// same function with the same arguments, a streak of up to
+/// [`REPEAT_MAX`] calls: a fee taken per loan, a reward per epoch, a
+/// rounding error per deposit add up only when one call runs many times in
+/// a row (forge's invariant runs repeat calls often; random draws almost
+/// never give the same address and amount ten times).
+const REPEAT_SHARE: f64 = 0.03;
+
+/// The longest streak of a repeated call (drawn uniformly from 1 to this).
+const REPEAT_MAX: u32 = 16;
+
 /// Input-to-state stage: candidate calls one comparison or boolean away
 /// from a call that met a guard, each run right away after the calls that
 /// preceded it; a candidate's own path comparisons give the next ones, up
@@ -336,6 +347,29 @@ impl Worker {
         generate::random_tx(&mut self.rng, &self.dict, &ctx, &callables[i])
     }
 
+    /// The next random call of a sequence: the call `before` it again while
+    /// a streak lasts or when one starts ([`REPEAT_SHARE`]), else a fresh
+    /// one.
+    fn random_or_repeated_tx(&mut self, before: Option<&Tx>, streak: &mut Option<(Tx, u32)>) -> Tx {
+        if let Some((tx, left)) = streak {
+            if *left > 0 {
+                *left -= 1;
+                return tx.clone();
+            }
+            *streak = None;
+        }
+        if let Some(before) = before
+            && self.rng.random_bool(REPEAT_SHARE)
+        {
+            let left = self.rng.random_range(0..REPEAT_MAX);
+            // Its delay too: a reward per epoch needs the time to pass.
+            let tx = before.clone();
+            *streak = Some((tx.clone(), left));
+            return tx;
+        }
+        self.random_tx()
+    }
+
     /// Runs until the campaign stops. Returns why it stopped.
     ///
     /// Never inlined: scripts/cost_guard.py counts the instructions from
@@ -539,6 +573,8 @@ impl Worker {
         self.show_position(stats, &source, end);
         let preemptible = !matches!(source, Source::Injected(_));
         let mut planned = planned.into_iter();
+        // A streak of the call before repeated: (the call, repeats left).
+        let mut streak: Option<(Tx, u32)> = None;
         for i in first..end {
             if preemptible
                 && (!self.rx.is_empty()
@@ -549,7 +585,7 @@ impl Worker {
             }
             let tx = match planned.next() {
                 Some(t) => t,
-                None => self.random_tx(),
+                None => self.random_or_repeated_tx(run.executed.last(), &mut streak),
             };
             // The candidate of an input-to-state sequence logs its whole
             // path: a rung it broke shows again.

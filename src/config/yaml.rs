@@ -156,7 +156,9 @@ pub fn parse_address(key: &str, v: &Value) -> Result<Address, ConfigError> {
 
 /// YAML readers refuse integers past 128 bits (and round past 64), but
 /// Echidna configs write `maxValue` and balances as plain 10^30-style
-/// integers: such scalars are quoted before parsing and read as U256.
+/// integers or as hex literals past 64 bits (`balanceAddr:
+/// 0x1043561a8829300000`): such scalars are quoted before parsing and read
+/// as U256 (an address, 40 hex digits, reads the same quoted).
 pub(super) fn quote_big_integers(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for line in text.split_inclusive('\n') {
@@ -168,10 +170,7 @@ pub(super) fn quote_big_integers(text: &str) -> String {
                 None => (rest, ""),
             };
             let v = value.trim();
-            if v.len() > 18
-                && v.bytes().all(|b| b.is_ascii_digit())
-                && !key.contains(['"', '\'', '['])
-            {
+            if is_big_integer(v) && !key.contains(['"', '\'', '[']) {
                 out.push_str(&format!("{key}: \"{v}\" {comment}"));
                 out.push_str(ending);
                 continue;
@@ -180,6 +179,15 @@ pub(super) fn quote_big_integers(text: &str) -> String {
         out.push_str(line);
     }
     out
+}
+
+/// A YAML integer scalar a reader may not hold in 64 bits: more than 18
+/// decimal digits, or more than 16 hex digits after `0x`.
+fn is_big_integer(v: &str) -> bool {
+    match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        Some(hex) => hex.len() > 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()),
+        None => v.len() > 18 && v.bytes().all(|b| b.is_ascii_digit()),
+    }
 }
 
 pub(super) fn as_u256(key: &str, v: &Value) -> Result<U256, ConfigError> {

@@ -268,6 +268,49 @@ impl CoverageReport {
         report
     }
 
+    /// Echidna's covered-lines text: for each source file its path, then
+    /// every line of it as `  12 | *   | source`, marked `*` where it ran
+    /// (blank where it did not or holds no code). A file whose text cannot
+    /// be read from disk lists its lines with code and their marks only.
+    pub fn covered_lines_text(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        for f in &self.files {
+            let text = f
+                .file
+                .as_ref()
+                .and_then(|p| std::fs::read_to_string(p).ok());
+            let _ = writeln!(
+                s,
+                "{}",
+                f.file
+                    .as_ref()
+                    .map_or(f.path.clone(), |p| p.display().to_string())
+            );
+            let mark = |line: u32| match f.lines.get(&line) {
+                Some(&n) if n > 0 => "*",
+                _ => "",
+            };
+            match &text {
+                Some(text) => {
+                    let lines: Vec<&str> = text.lines().collect();
+                    let width = lines.len().to_string().len();
+                    for (i, l) in lines.iter().enumerate() {
+                        let n = i as u32 + 1;
+                        let _ = writeln!(s, "{n:>width$} | {:<4}| {l}", mark(n));
+                    }
+                }
+                None => {
+                    for &n in f.lines.keys() {
+                        let _ = writeln!(s, "{n:>6} | {:<4}|", mark(n));
+                    }
+                }
+            }
+            s.push('\n');
+        }
+        s
+    }
+
     /// LCOV tracefile text.
     pub fn lcov_text(&self) -> String {
         let mut s = String::new();

@@ -226,7 +226,7 @@ impl Ui {
             })
             .collect();
         let samples = read.ops().history.with_now(read.sample_now());
-        let elapsed_secs = read.started().elapsed().as_secs_f64();
+        let elapsed_secs = read.elapsed().as_secs_f64();
         let calls_per_sec = recent_rate(&samples);
         if !self.test_chosen
             && let Some(i) = report.tests.iter().position(|t| t.status.is_falsified())

@@ -165,7 +165,7 @@ impl OpsTools {
         let time_left_ms = s
             .config()
             .timeout
-            .map(|t| (t * 1000).saturating_sub(elapsed_ms));
+            .map(|t| (t.as_millis() as u64).saturating_sub(elapsed_ms));
         let unrealized = match time_left_ms {
             Some(ms) => (rate * ms as f64 / 1000.0).min(f64::MAX) - left as f64,
             None => 0.0,
