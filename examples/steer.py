@@ -2,8 +2,8 @@
 """A deterministic steering policy for rudder, over MCP only (issue 32, part 1).
 
 No LLM, no network: this script starts `rudder mcp TARGET` itself, talks to it
-with the official Python `mcp` client over stdio, and at call-count
-checkpoints does what an agent would do with the tools:
+with the official Python `mcp` client (1.x or 2.x) over stdio, and at
+call-count checkpoints does what an agent would do with the tools:
 
 1. Watches `status`; a *plateau* is no new coverage (line or branch coverage,
    corpus size) for max(10,000 calls, 2x the previous gap between gains).
@@ -721,7 +721,7 @@ class Steer:
         self.by_tool[name] = self.by_tool.get(name, 0) + 1
         r = await self.s.call_tool(name, args)
         v = answer(r)
-        if r.isError:
+        if is_error(r):
             if errors is not None:
                 errors.append(v)
             if self.opts.verbose:
@@ -1570,9 +1570,21 @@ def budget_of(opts):
     return int(t) if t.isdigit() else None
 
 
+# The official SDK's two major versions name a result's fields differently:
+# snake_case in mcp 2.x, camelCase (as on the wire) in 1.x.
+def structured(result):
+    """A tool result's structured content, None if it has none."""
+    return result.structured_content if hasattr(result, "structured_content") else result.structuredContent
+
+
+def is_error(result):
+    """Whether a tool result is an error (a refusal)."""
+    return bool(result.is_error if hasattr(result, "is_error") else result.isError)
+
+
 def answer(result):
-    if result.structuredContent is not None:
-        return result.structuredContent
+    if structured(result) is not None:
+        return structured(result)
     for c in result.content:
         if getattr(c, "type", None) == "text":
             try:

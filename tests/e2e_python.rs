@@ -1,15 +1,80 @@
 //! Runs tests/e2e/mcp_client.py: the official Python `mcp` client against
 //! `rudder mcp` (stdio) and `rudder fuzz --mcp-http` (streamable HTTP).
-//! scripts/setup-python.sh installs the client into .venv from PyPI.
+//! scripts/setup-python.sh installs the client into .venv from PyPI (the
+//! pinned 1.x), `--current` into .venv-current (the current 2.x, whose API
+//! differs; tests/e2e/common.py bridges the two): mcp_client.py and
+//! examples/steer.py run on both.
 
 mod common;
 
-use common::clients::{python, run_driver};
+use common::clients::{python, python_current, run_driver};
+use std::process::Command;
 
 #[test]
 fn official_python_client_over_stdio_and_http() {
     let stdout = run_driver(&python(), "tests/e2e/mcp_client.py", &[]);
     assert!(stdout.contains("e2e: all checks passed"), "{stdout}");
+}
+
+/// The same checks with the client's current major release (mcp 2.x).
+#[test]
+fn current_python_client_over_stdio_and_http() {
+    let stdout = run_driver(&python_current(), "tests/e2e/mcp_client.py", &[]);
+    assert!(stdout.contains("e2e: all checks passed"), "{stdout}");
+}
+
+/// examples/steer.py with `interpreter`'s `mcp` client on DeepChain (one
+/// seed, a case blind fuzzing misses within 1,000,000 calls, BENCHMARKS.md):
+/// the policy screens candidates with `run_sequence` and the campaign
+/// falsifies the property; the report is JSON on stdout.
+fn steer(interpreter: &str) {
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new(interpreter)
+        .args([
+            "examples/steer.py",
+            "contracts/steer/out/DeepChain.json",
+            "--contract",
+            "DeepChain",
+            "--seed",
+            "1",
+            "--budget",
+            "1000000",
+            "--timeout",
+            "120",
+            "--workers",
+            "1",
+            "--config",
+            "contracts/steer/stop-on-fail.yaml",
+            "--out-dir",
+        ])
+        .arg(work.path())
+        .env("RUDDER", env!("CARGO_BIN_EXE_rudder"))
+        .output()
+        .unwrap_or_else(|e| panic!("{interpreter} examples/steer.py: {e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "steer.py failed:\n{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("steer.py printed no JSON report ({e}):\n{stderr}"));
+    let steering = &report["steering"];
+    assert_eq!(steering["mode"], "steer", "{steering}");
+    let screened = steering["toolCallsByName"]["run_sequence"].as_u64();
+    assert!(screened.unwrap_or(0) > 0, "{steering}\n{stderr}");
+    let falsified = report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "echidna_not_reached" && t["status"] == "falsified");
+    assert!(falsified, "{report}\n{stderr}");
+}
+
+#[test]
+fn steer_py_on_the_pinned_python_client() {
+    steer(&python());
+}
+
+#[test]
+fn steer_py_on_the_current_python_client() {
+    steer(&python_current());
 }
 
 /// tests/e2e/agent_session.py: `rudder mcp` with no limit fuzzes while the

@@ -6,10 +6,14 @@
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// Runs a setup script and returns the last line it prints (the
-/// interpreter's path).
-fn setup(script: &str, what: &str) -> String {
-    let setup = Command::new("bash").arg(script).output().expect("bash");
+/// Runs a setup script with `args` and returns the last line it prints
+/// (the interpreter's path).
+fn setup(script: &str, args: &[&str], what: &str) -> String {
+    let setup = Command::new("bash")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("bash");
     assert!(
         setup.status.success(),
         "{script} failed (it installs {what}):\n{}",
@@ -23,11 +27,33 @@ fn setup(script: &str, what: &str) -> String {
         .to_string()
 }
 
-/// The Python interpreter of `.venv`, with the official `mcp` client.
+/// The Python interpreter of `.venv`, with the official `mcp` client
+/// (pinned, 1.x).
 pub fn python() -> String {
     static PYTHON: OnceLock<String> = OnceLock::new();
     PYTHON
-        .get_or_init(|| setup("scripts/setup-python.sh", "the `mcp` package from PyPI"))
+        .get_or_init(|| {
+            setup(
+                "scripts/setup-python.sh",
+                &[],
+                "the `mcp` package from PyPI",
+            )
+        })
+        .clone()
+}
+
+/// The Python interpreter of `.venv-current`, with the official `mcp`
+/// client's current major release (pinned, 2.x).
+pub fn python_current() -> String {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            setup(
+                "scripts/setup-python.sh",
+                &["--current"],
+                "the `mcp` package (2.x) from PyPI",
+            )
+        })
         .clone()
 }
 
@@ -38,6 +64,7 @@ pub fn node() -> String {
     NODE.get_or_init(|| {
         setup(
             "scripts/setup-node.sh",
+            &[],
             "@modelcontextprotocol/sdk and ajv from npm",
         )
     })

@@ -16,7 +16,7 @@ import mcp.client.stdio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from common import answer
+from common import answer, is_error
 
 RUDDER, WORK = sys.argv[1], sys.argv[2]
 TARGET = "contracts/out/Token.json"
@@ -24,7 +24,7 @@ HOLD = 3.0  # seconds of wall time the agent holds the session in (a)
 EXIT_BOUND = 30.0  # seconds rudder may take to exit once the client left
 
 # When the client leaves, stdio_client closes rudder's stdin, waits
-# PROCESS_TERMINATION_TIMEOUT (2 s in mcp 1.30) and then SIGTERMs it. Wait
+# PROCESS_TERMINATION_TIMEOUT (2 s in mcp 1.30 and 2.3) and then SIGTERMs it. Wait
 # past the bound instead, so that what is measured is rudder noticing the
 # client left on its own, not the client's SIGTERM.
 mcp.client.stdio.PROCESS_TERMINATION_TIMEOUT = EXIT_BOUND + 5
@@ -51,7 +51,7 @@ def check(cond, what):
 async def call(session, name, args):
     r = await session.call_tool(name, args)
     v = answer(r)
-    check(not r.isError, f"{name} {args} refused: {v}")
+    check(not is_error(r), f"{name} {args} refused: {v}")
     return v
 
 

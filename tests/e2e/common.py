@@ -1,11 +1,64 @@
-"""Helpers shared by the end-to-end scripts."""
+"""Helpers shared by the end-to-end scripts, and the few lines that let them
+run on both official Python SDKs: mcp 1.x (.venv, scripts/setup-python.sh)
+and mcp 2.x (.venv-current, scripts/setup-python.sh --current)."""
 import asyncio
+import contextlib
+import importlib.metadata
 import json
 import os
 import socket
 import subprocess
 import sys
 import time
+from datetime import timedelta
+
+try:
+    from mcp.client.streamable_http import streamable_http_client
+except ImportError:  # 1.x before that name: the older one (which 2.x removed)
+    from mcp.client.streamable_http import streamablehttp_client as streamable_http_client
+
+MCP_MAJOR = int(importlib.metadata.version("mcp").split(".")[0])
+
+
+# ------------------------------------------- mcp 1.x and 2.x, the differences
+# 2.x names the models' fields in snake_case (1.x: camelCase, as on the
+# wire), yields two streams from the HTTP transport (1.x: three, the third
+# the session id's getter) and takes a read timeout in seconds (1.x: a
+# timedelta). stdio_client, StdioServerParameters, ClientSession,
+# initialize, list_tools().tools, call_tool and content[i].text are the same.
+
+@contextlib.asynccontextmanager
+async def http_client(url):
+    """The SDK's streamable HTTP transport: (read, write) on both versions."""
+    async with streamable_http_client(url) as streams:
+        yield streams[0], streams[1]
+
+
+def structured(result):
+    """A tool result's structured content, None if it has none."""
+    if hasattr(result, "structured_content"):  # 2.x
+        return result.structured_content
+    return result.structuredContent
+
+
+def is_error(result):
+    """Whether a tool result is an error (a refusal)."""
+    return bool(result.is_error if hasattr(result, "is_error") else result.isError)
+
+
+def input_schema(tool):
+    """A listed tool's input schema."""
+    return tool.input_schema if hasattr(tool, "input_schema") else tool.inputSchema
+
+
+def output_schema(tool):
+    """A listed tool's output schema, None if it has none."""
+    return tool.output_schema if hasattr(tool, "output_schema") else tool.outputSchema
+
+
+def read_timeout(seconds):
+    """call_tool's read_timeout_seconds: seconds on 2.x, a timedelta on 1.x."""
+    return float(seconds) if MCP_MAJOR >= 2 else timedelta(seconds=seconds)
 
 
 def free_port():
@@ -42,8 +95,8 @@ def answer(result):
     """A tool result's JSON as an agent reads it: the structured content of a
     success, or the JSON text of a refusal (errors carry no structured
     content, so that clients do not check them against the success schema)."""
-    if result.structuredContent is not None:
-        return result.structuredContent
+    if structured(result) is not None:
+        return structured(result)
     for c in result.content:
         if getattr(c, "type", None) == "text":
             try:

@@ -3,7 +3,7 @@ of the official `mcp` client (for `cargo bench --bench journal`).
 
 usage: concurrent_http.py URL < calls.json
 calls.json is a JSON list of [tool name, arguments]. Prints one JSON list:
-per call, {"error": bool, "v": structuredContent, "ms": latency of the call}.
+per call, {"error": bool, "v": the answer (common.answer), "ms": latency of the call}.
 """
 import asyncio
 import json
@@ -11,13 +11,12 @@ import sys
 import time
 
 from mcp import ClientSession
-from mcp.client.streamable_http import streamablehttp_client
 
-from common import answer
+from common import answer, http_client, is_error
 
 
 async def one(url, name, args, ready, start, n):
-    async with streamablehttp_client(url) as (read, write, _):
+    async with http_client(url) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             ready.append(1)
@@ -27,7 +26,7 @@ async def one(url, name, args, ready, start, n):
             t = time.perf_counter()
             r = await session.call_tool(name, args)
             ms = (time.perf_counter() - t) * 1e3
-            return {"error": bool(r.isError), "v": answer(r), "ms": ms}
+            return {"error": is_error(r), "v": answer(r), "ms": ms}
 
 
 async def main():

@@ -17,9 +17,8 @@ import sys
 import time
 
 from mcp import ClientSession
-from mcp.client.streamable_http import streamablehttp_client
 
-from common import answer, free_port, stop, wait_for_port
+from common import answer, free_port, http_client, is_error, stop, structured, wait_for_port
 
 RUDDER, WORK, CLIENTS, SECONDS = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 TARGET = "contracts/out/Token.json"
@@ -40,13 +39,13 @@ def pct(xs, p):
 
 
 async def calls_per_second(url, seconds):
-    async with streamablehttp_client(url) as (read, write, _):
+    async with http_client(url) as (read, write):
         async with ClientSession(read, write) as s:
             await s.initialize()
-            a = (await s.call_tool("status", {})).structuredContent["calls"]
+            a = structured(await s.call_tool("status", {}))["calls"]
             t0 = time.monotonic()
             await asyncio.sleep(seconds)
-            b = (await s.call_tool("status", {})).structuredContent["calls"]
+            b = structured(await s.call_tool("status", {}))["calls"]
             return (b - a) / (time.monotonic() - t0)
 
 
@@ -67,7 +66,7 @@ async def main():
         before = await calls_per_second(url, 3)
 
         async def client(i):
-            async with streamablehttp_client(url) as (read, write, _):
+            async with http_client(url) as (read, write):
                 async with ClientSession(read, write) as s:
                     await s.initialize()
                     end = time.monotonic() + SECONDS
@@ -86,7 +85,7 @@ async def main():
                         stats["calls"] += 1
                         stats["answered"][i] += 1
                         v = answer(r)
-                        if r.isError:
+                        if is_error(r):
                             if v.get("error", {}).get("details", {}).get("reason") == "busy":
                                 stats["busy"] += 1
                             else:

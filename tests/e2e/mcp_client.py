@@ -14,9 +14,8 @@ import time
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
 
-from common import answer, free_port, stop, wait_for_port
+from common import answer, free_port, http_client, is_error, stop, wait_for_port
 
 RUDDER, WORK = sys.argv[1], sys.argv[2]
 TARGET = "contracts/out/MagicHash.json"
@@ -63,7 +62,7 @@ async def poll(session, name, args):
     the answer. The retries are counted and printed."""
     for _ in range(3):
         r, v = await call(session, name, args)
-        if not (r.isError and v.get("error", {}).get("code") == "EXECUTION_TIMEOUT"):
+        if not (is_error(r) and v.get("error", {}).get("code") == "EXECUTION_TIMEOUT"):
             break
         TIMEOUTS.append(name)
         await asyncio.sleep(0.05)
@@ -82,16 +81,16 @@ async def exercise(session, label, inject=True):
         ("clear_priorities", {}), ("status", {}),
     ]:
         r, v = await call(session, name, args)
-        check(not r.isError, f"{label}: {name} failed: {v}")
+        check(not is_error(r), f"{label}: {name} failed: {v}")
     r, v = await call(session, "read_logs", {"count": 9999})
-    check(r.isError and v["error"]["code"] == "INVALID_INPUT", f"{label}: malformed count -> {v}")
+    check(is_error(r) and v["error"]["code"] == "INVALID_INPUT", f"{label}: malformed count -> {v}")
     r, v = await call(session, "inject_transaction", {"sequence": ["unlock(1, 2, 3)"]})
-    check(r.isError and v["error"]["code"] == "INVALID_INPUT", f"{label}: malformed call -> {v}")
+    check(is_error(r) and v["error"]["code"] == "INVALID_INPUT", f"{label}: malformed call -> {v}")
     if not inject:
         return
     t0 = time.monotonic()
     r, v = await call(session, "inject_transaction", {"sequence": [f"unlock({KEY})"]})
-    check(not r.isError and v["injectedCount"] == 1, f"{label}: inject -> {v}")
+    check(not is_error(r) and v["injectedCount"] == 1, f"{label}: inject -> {v}")
     falsified = found = False
     while time.monotonic() - t0 < 5 and not (falsified and found):
         _, logs = await call(session, "read_logs", {"eventType": "PropertyFalsified"})
@@ -108,7 +107,7 @@ async def exercise(session, label, inject=True):
     journaled = False
     while time.monotonic() - t0 < 10 and not journaled:
         r, v = await poll(session, "get_events_by_type", {"runId": run, "eventType": "RiskEvent"})
-        check(not r.isError, f"{label}: get_events_by_type -> {v}")
+        check(not is_error(r), f"{label}: get_events_by_type -> {v}")
         journaled = any(e["properties"].get("property") == "echidna_locked" for e in v["events"])
         await asyncio.sleep(0.05)
     check(journaled, f"{label}: the falsification in the journal within 10 s")
@@ -119,25 +118,25 @@ async def exercise(session, label, inject=True):
             {"field": "name", "operator": "eq", "value": "unlock(uint256)"},
             {"field": "data.args.0", "operator": "eq", "value": KEY},
             {"field": "data.falsified", "operator": "eq", "value": True}]})
-        check(not r.isError, f"{label}: search_spans -> {v}")
+        check(not is_error(r), f"{label}: search_spans -> {v}")
         spans = v["items"]
         await asyncio.sleep(0.05)
     check(spans, f"{label}: the falsifying call as a span within 10 s")
     r, v = await call(session, "get_trace", {"traceId": spans[0]["traceId"]})
-    check(not r.isError and v["trace"]["spans"][0]["data"]["call"] == f"unlock({KEY_DEC})",
+    check(not is_error(r) and v["trace"]["spans"][0]["data"]["call"] == f"unlock({KEY_DEC})",
           f"{label}: get_trace -> {v}")
     r, v = await call(session, "search_spans", {"filters": [{"field": "data.gasUsed", "operator": "contains", "value": 1}]})
-    check(r.isError and v["error"]["details"]["field"] == "filters[0].operator", f"{label}: bad operator -> {v}")
+    check(is_error(r) and v["error"]["details"]["field"] == "filters[0].operator", f"{label}: bad operator -> {v}")
     # The code graph with coverage, and this session's attempt in the ETG.
     r, v = await call(session, "graph_context_for_files", {"project_root": os.getcwd(), "files": ["unlock"]})
-    check(not r.isError and v["contexts"][0]["symbols"], f"{label}: graph_context_for_files -> {v}")
+    check(not is_error(r) and v["contexts"][0]["symbols"], f"{label}: graph_context_for_files -> {v}")
     r, v = await call(session, "etg_log_event", {"attempt_id": f"{label}-attempt", "kind": "checkpoint",
                                                  "payload": {"message": "unlock with the key"}})
-    check(not r.isError and v["attempt_id"] == f"{label}-attempt", f"{label}: etg_log_event -> {v}")
+    check(not is_error(r) and v["attempt_id"] == f"{label}-attempt", f"{label}: etg_log_event -> {v}")
     r, v = await call(session, "etg_log_event", {"attempt_id": "x", "kind": "tool_end", "payload": {"tool": "t"}})
-    check(r.isError and v["error"]["details"]["field"] == "payload.status", f"{label}: bad payload -> {v}")
+    check(is_error(r) and v["error"]["details"]["field"] == "payload.status", f"{label}: bad payload -> {v}")
     r, v = await call(session, "etg_query_similar_attempts", {"query": f"unlock({KEY})"})
-    check(not r.isError and "matches" in v, f"{label}: etg_query_similar_attempts -> {v}")
+    check(not is_error(r) and "matches" in v, f"{label}: etg_query_similar_attempts -> {v}")
     print(f"{label}: ok (falsified and found in {time.monotonic() - t0:.2f}s)")
 
 
@@ -162,21 +161,21 @@ async def over_http():
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         await wait_for_port(proc, port)
-        async with streamablehttp_client(url) as (read, write, _):
+        async with http_client(url) as (read, write):
             async with ClientSession(read, write) as session:
                 await exercise(session, "http")
 
         async def one_client(i):
-            async with streamablehttp_client(url) as (read, write, _):
+            async with http_client(url) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     for _ in range(10):
                         r, v = await call(session, "read_logs", {"count": 20})
-                        check(not r.isError and len(v["events"]) <= 20, f"client {i}: read_logs {v}")
+                        check(not is_error(r) and len(v["events"]) <= 20, f"client {i}: read_logs {v}")
                         r, v = await call(session, "inject_transaction", {"sequence": [f"unlock({i})", "tries()"]})
-                        check(not r.isError and v["injectedCount"] == 2, f"client {i}: inject {v}")
+                        check(not is_error(r) and v["injectedCount"] == 2, f"client {i}: inject {v}")
                         r, v = await call(session, "get_corpus_size", {})
-                        check(not r.isError and v["size"] >= 1, f"client {i}: size {v}")
+                        check(not is_error(r) and v["size"] >= 1, f"client {i}: size {v}")
         await asyncio.gather(*(one_client(i) for i in range(3)))
         print("http: three concurrent clients ok")
     finally:

@@ -36,9 +36,8 @@ import time
 
 import boto3
 from mcp import ClientSession
-from mcp.client.streamable_http import streamablehttp_client
 
-from common import answer, free_port, start_moto, stop
+from common import answer, free_port, http_client, start_moto, stop
 
 RUDDER, WORK = sys.argv[1], sys.argv[2]
 SYNC_MS = int(sys.argv[3]) if len(sys.argv) > 3 else 500
@@ -191,7 +190,7 @@ def node(name, port, mcp_port, extra=()):
 
 
 async def tool(mcp_port, name, args):
-    async with streamablehttp_client(f"http://127.0.0.1:{mcp_port}/mcp") as (r, w, _):
+    async with http_client(f"http://127.0.0.1:{mcp_port}/mcp") as (r, w):
         async with ClientSession(r, w) as s:
             await s.initialize()
             res = await s.call_tool(name, args)

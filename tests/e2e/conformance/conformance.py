@@ -31,24 +31,23 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
 
 import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(HERE))
-from common import free_port, stop  # noqa: E402  (tests/e2e/common.py)
+# tests/e2e/common.py, with what differs between mcp 1.x and 2.x
+from common import free_port, http_client, input_schema, output_schema, read_timeout, stop  # noqa: E402
 
 TARGET = "contracts/out/Token.json"
 # One worker and a bounded campaign: the machine stays responsive, so the
 # 100 ms tool budget holds; --keep-alive keeps the server up afterwards.
 # --output-schemas: every answer is checked against its advertised schema.
 RUDDER_ARGS = ["--tools", "all", "--output-schemas", "--workers", "1", "--seed", "7", "--test-limit", "5000"]
-CALL_TIMEOUT = timedelta(seconds=30)
+CALL_TIMEOUT = read_timeout(30)
 TIMEOUT_CODES = {"EXECUTION_TIMEOUT", "TIMEOUT"}
 SDK = "python"
 
@@ -146,14 +145,20 @@ class WireTap:
 
     async def __anext__(self):
         message = await self._stream.__anext__()
-        root = getattr(getattr(message, "message", None), "root", None)
-        result = getattr(root, "result", None)
+        # The JSON-RPC message: under `.root` in mcp 1.x (a RootModel), itself in 2.x.
+        jsonrpc = getattr(message, "message", None)
+        result = getattr(getattr(jsonrpc, "root", jsonrpc), "result", None)
         if isinstance(result, dict) and "content" in result:
             self.last_result = result
         return message
 
     async def receive(self):
         return await self.__anext__()
+
+    @property
+    def last_context(self):
+        """mcp 2.x's HTTP read stream hands the session the sender's contextvars."""
+        return getattr(self._stream, "last_context", None)
 
     async def aclose(self):
         await self._stream.aclose()
@@ -239,7 +244,7 @@ def valid_problems(tool, outcome):
     structured = raw.get("structuredContent")
     if not isinstance(structured, dict):
         return problems + ["no structuredContent object"]
-    problems += [f"outputSchema: {p}" for p in schema_problems(tool.outputSchema, structured)]
+    problems += [f"outputSchema: {p}" for p in schema_problems(output_schema(tool), structured)]
     return problems
 
 
@@ -353,7 +358,7 @@ async def check_call(caller, transport, tool, entry, kind, report):
         report.fail(transport, tool.name, f"{kind} call: placeholder unresolved: {e}")
         return 0
     if kind == "valid":
-        input_problems = schema_problems(tool.inputSchema, args)
+        input_problems = schema_problems(input_schema(tool), args)
         for p in input_problems:
             report.fail(transport, tool.name, f"tools.json valid args fail the inputSchema: {p}")
         outcome = await call_retrying_timeouts(caller, tool.name, args)
@@ -412,7 +417,7 @@ async def over_http(rudder, work, listing, report):
         )
     try:
         await wait_for_port(proc, port, log)
-        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, _):
+        async with http_client(f"http://127.0.0.1:{port}/mcp") as (read, write):
             tap = WireTap(read)
             async with ClientSession(tap, write) as session:
                 await walk(session, tap, "http", listing, report)
