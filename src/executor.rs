@@ -13,13 +13,10 @@ use crate::coverage::{CodeId, CodeInfo, CodeKind, CoverageMap, SourceMap};
 use crate::tx::Tx;
 use alloy_json_abi::Function;
 use alloy_primitives::{Address, B256, Bytes, Log, TxKind, U256};
-use revm::context::ContextSetters;
 use revm::context::result::{ExecutionResult, Output};
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::database::{CacheDB, EmptyDB};
-use revm::handler::Handler;
 use revm::handler::{MainBuilder, MainContext, MainnetContext, MainnetEvm};
-use revm::inspector::InspectorHandler;
 use revm::primitives::hardfork::SpecId;
 use revm::state::AccountInfo;
 use revm::{ExecuteEvm, InspectEvm};
@@ -796,17 +793,13 @@ impl Executor {
         self.evm.inspector.asserted = false;
         self.evm.inspector.messages.clear();
         self.evm.inspector.cheats.expect.new_transaction();
-        let r = match (inspected || kept.is_some(), discard) {
-            (true, false) => self.evm.inspect_one_tx(env),
-            (false, false) => self.evm.transact_one(env),
-            (true, true) => {
-                self.evm.ctx.set_tx(env);
-                view::Discarding.inspect_run(&mut self.evm)
-            }
-            (false, true) => {
-                self.evm.ctx.set_tx(env);
-                view::Discarding.run(&mut self.evm)
-            }
+        let inspect = inspected || kept.is_some();
+        let r = if discard {
+            view::run_discarding(&mut self.evm, env, inspect)
+        } else if inspect {
+            self.evm.inspect_one_tx(env)
+        } else {
+            self.evm.transact_one(env)
         };
         if let Some((words, created)) = kept {
             self.evm.inspector.log_words.truncate(words);

@@ -359,6 +359,7 @@ impl Worker {
             *streak = None;
         }
         if let Some(before) = before
+            && REPEAT_SHARE > 0.0
             && self.rng.random_bool(REPEAT_SHARE)
         {
             let left = self.rng.random_range(0..REPEAT_MAX);

@@ -84,6 +84,12 @@ impl ErrorBook {
         }
     }
 
+    /// Whether the project declares any message event (without one there
+    /// is no message to read back).
+    pub fn has_messages(&self) -> bool {
+        !self.messages.is_empty()
+    }
+
     /// The message a failing call's `logs` (its last logs, from frames that
     /// reverted too) carry: the last assertion library event, decoded with
     /// its arguments (`AssertEqFail("Invalid: 1000!=999, reason: …")`), or

@@ -10,6 +10,7 @@
 //! (revm's own path for a failed transaction), so the output, the gas and
 //! the logs are those of the real call.
 
+use revm::context::ContextSetters;
 use revm::context::result::{ExecutionResult, HaltReason};
 use revm::context_interface::context::take_error;
 use revm::context_interface::result::ResultGas;
@@ -17,6 +18,24 @@ use revm::context_interface::{ContextTr, JournalTr, LocalContextTr};
 use revm::handler::{EvmTr, ExecuteEvm, FrameResult, Handler, post_execution};
 use revm::inspector::InspectorHandler;
 use revm::interpreter::interpreter::EthInterpreter;
+
+/// Runs `env` on `evm` (under its inspector when `inspect`), its state
+/// changes discarded at its end. Never inlined: the call path's
+/// interpreter loop stays as it was compiled without it (the cost guard
+/// counts its instructions).
+#[inline(never)]
+pub(super) fn run_discarding(
+    evm: &mut super::Evm,
+    env: revm::context::TxEnv,
+    inspect: bool,
+) -> Result<ExecutionResult<HaltReason>, <super::Evm as ExecuteEvm>::Error> {
+    evm.ctx.set_tx(env);
+    if inspect {
+        Discarding.inspect_run(evm)
+    } else {
+        Discarding.run(evm)
+    }
+}
 
 /// The mainnet handler, the transaction's state changes discarded at its end.
 pub(super) struct Discarding;
