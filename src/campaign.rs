@@ -827,14 +827,15 @@ impl Campaign {
 
     /// Writes each falsified test as a Foundry test into `reproDir`
     /// (atomically; a test that cannot be written says why in the log).
-    fn write_foundry_reproducers(&self) {
+    fn write_foundry_reproducers(&self) -> Vec<String> {
         let s = &self.engine;
+        let mut written = Vec::new();
         let Some(dir) = &s.config.repro_dir else {
-            return;
+            return written;
         };
         if let Err(e) = std::fs::create_dir_all(dir) {
             tracing::error!("reproDir {}: {e}", dir.display());
-            return;
+            return written;
         }
         for case in s.tests.cases() {
             if s.tests.falsified(case.id).is_none() {
@@ -850,10 +851,11 @@ impl Campaign {
             };
             let path = dir.join(format!("{contract}.t.sol"));
             match persist::write_atomic(&path, solidity.as_bytes()) {
-                Ok(()) => tracing::info!("Foundry reproducer of {}: {}", case.name, path.display()),
+                Ok(()) => written.push(path.display().to_string()),
                 Err(e) => tracing::error!("{}: {e}", path.display()),
             }
         }
+        written
     }
 
     /// Writes the reports `coverageFormats` asks for into `coverageDir`
@@ -916,7 +918,7 @@ impl Campaign {
             sync.finish();
         }
         self.write_coverage_reports();
-        self.write_foundry_reproducers();
+        let reproducers = self.write_foundry_reproducers();
         let last = self.engine.sample_now();
         let _ = self.control.families().ops.history.record(last);
         self.engine.journal_sample(
@@ -924,7 +926,12 @@ impl Campaign {
             Some(self.engine.end_reason().unwrap_or(EndReason::Stopped)),
         );
         self.engine.flush();
-        Report::build(&self.engine)
+        if let Some(j) = &self.engine.journal {
+            j.checkpoint();
+        }
+        let mut report = Report::build(&self.engine);
+        report.foundry_reproducers = reproducers;
+        report
     }
 
     /// The report as of now.

@@ -218,3 +218,33 @@ fn a_global_solcjs_compiles_a_contract_whose_output_is_past_64_kib() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["contract"], "Maze1", "{report}");
 }
+
+/// After a clean exit the journal database stands alone: a CI job that
+/// keeps `journal.sqlite` (and not its `-wal`) keeps every table and the
+/// run (everything used to stay in the write-ahead log).
+#[test]
+fn the_journal_database_stands_alone_after_a_clean_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (code, err) = rudder(&[
+        "fuzz",
+        "contracts/out/Sequence.json",
+        "--seed",
+        "2",
+        "--no-ui",
+        "--out-dir",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let kept = dir.path().join("kept.sqlite");
+    std::fs::copy(out.join("corpus/journal.sqlite"), &kept).unwrap();
+    let db = rusqlite::Connection::open(&kept).unwrap();
+    let runs: i64 = db
+        .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(runs, 1);
+    let events: i64 = db
+        .query_row("SELECT count(*) FROM events", [], |r| r.get(0))
+        .unwrap();
+    assert!(events > 0);
+}

@@ -280,17 +280,28 @@ fn the_reproducer_of_a_forge_std_suite_fails_under_forge_test() {
         .unwrap();
     assert!(fetched.success(), "fetching forge-std from npm failed");
     let repro = project.join("test/rudder");
-    fuzz(
+    let r = fuzz(
         &project,
         "VaultInvariants",
         Some(repro.clone()),
         &work.path().join("out"),
     );
+    let written = repro.join("VaultInvariants_invariant_solvent_Repro.t.sol");
+    assert!(written.exists());
+    // The report says where it wrote each (one per falsified test).
+    let listed = written.display().to_string();
     assert!(
-        repro
-            .join("VaultInvariants_invariant_solvent_Repro.t.sol")
-            .exists()
+        r.foundry_reproducers.contains(&listed),
+        "{:?}",
+        r.foundry_reproducers
     );
+    let falsified = r
+        .tests
+        .iter()
+        .filter(|t| t.status == TestStatus::Falsified)
+        .count();
+    assert_eq!(r.foundry_reproducers.len(), falsified);
+    assert!(r.text().contains(&format!("foundry reproducer: {listed}")));
     // A call that reverts, with fail_on_revert: replayed as one that must not.
     fuzz_failing_on_revert(
         &project,

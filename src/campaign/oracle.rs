@@ -153,7 +153,9 @@ impl<'a> Oracle<'a> {
     /// `None` if `seq` does not fail `case`.
     pub fn explain(&mut self, case: &TestCase, seq: &[Tx]) -> Option<String> {
         if !self.engine.target.errors.has_messages() {
-            return self.check_why(Goal::Fails(case), seq).and_then(|(_, why)| why);
+            return self
+                .check_why(Goal::Fails(case), seq)
+                .and_then(|(_, why)| why);
         }
         self.ex.set_messages(true);
         let why = self

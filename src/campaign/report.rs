@@ -149,6 +149,10 @@ pub struct Report {
     pub html: Option<String>,
     pub journal: String,
     pub corpus_dir: String,
+    /// The Foundry reproducers written (`reproDir`, `--repro-dir`), one
+    /// per falsified test.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub foundry_reproducers: Vec<String>,
 }
 
 impl Report {
@@ -261,6 +265,7 @@ impl Report {
             html: None,
             journal: s.layout().journal().display().to_string(),
             corpus_dir: s.layout().corpus_dir().display().to_string(),
+            foundry_reproducers: Vec::new(),
         }
     }
 
@@ -393,6 +398,9 @@ impl Report {
         }
         if let Some(h) = &self.html {
             let _ = writeln!(o, "html report: {h}");
+        }
+        for r in &self.foundry_reproducers {
+            let _ = writeln!(o, "foundry reproducer: {r}");
         }
         let _ = writeln!(o, "corpus: {}  journal: {}", self.corpus_dir, self.journal);
         o
