@@ -13,7 +13,7 @@ fn run(
     workers: usize,
     seed: u64,
     limit: u64,
-    timeout: Option<u64>,
+    timeout: Option<std::time::Duration>,
 ) -> (rudder::campaign::Report, Duration) {
     let dir = tempfile::tempdir().unwrap();
     let config = Config {
@@ -73,7 +73,14 @@ fn main() {
         let mut calls = Vec::new();
         let mut shrunk = String::new();
         for seed in 1..=5u64 {
-            let (r, t) = run(contract, mode, 1, seed, 5_000_000, Some(60));
+            let (r, t) = run(
+                contract,
+                mode,
+                1,
+                seed,
+                5_000_000,
+                Some(std::time::Duration::from_secs(60)),
+            );
             times.push(t.as_micros() as u64);
             calls.push(r.calls);
             if let Some(tr) = r.tests.iter().find(|t| t.status == "falsified") {

@@ -240,8 +240,8 @@ fn discover_tests(
             for f in prefixed {
                 if returns(f, "bool") || invariant(f) {
                     push(TestKind::Property, f.name.clone(), f.clone(), None);
-                } else if !(config.prefix == crate::executor::foundry::INVARIANT_PREFIX
-                    && !f.inputs.is_empty())
+                } else if config.prefix != crate::executor::foundry::INVARIANT_PREFIX
+                    || f.inputs.is_empty()
                 {
                     not_a_test(f, "bool");
                 }
@@ -860,30 +860,24 @@ impl Campaign {
 
     /// Writes the reports `coverageFormats` asks for into `coverageDir`
     /// (default: the corpus directory), named as Echidna names them:
-    /// `covered.<run>.lcov` (LCOV), `covered.<run>.txt` (each source line
-    /// marked `*` where it ran, Echidna's covered-lines format) and
-    /// `covered.<run>.html` (rudder's HTML report).
+    /// `covered.<run>.lcov` (LCOV) and `covered.<run>.txt` (each source
+    /// line marked `*` where it ran, Echidna's covered-lines format). The
+    /// third, `covered.<run>.html`, is rudder's HTML report, which the
+    /// view layer above the campaign renders: the `rudder` binary writes it
+    /// when the campaign ends ([`coverage_report_dir`](Self::coverage_report_dir)).
     fn write_coverage_reports(&self) {
         let s = &self.engine;
         let formats = &s.config.coverage_formats;
         if formats.is_empty() {
             return;
         }
-        let dir = s
-            .config
-            .coverage_dir
-            .clone()
-            .unwrap_or_else(|| s.layout.corpus_dir().to_path_buf());
+        let dir = self.coverage_report_dir();
         let report = s.coverage_report();
         for format in formats {
             let text = match format.as_str() {
                 "lcov" => report.lcov_text(),
                 "txt" => report.covered_lines_text(),
-                "html" => {
-                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-                    crate::view::html::render(&self.control.read(), deadline).html
-                }
-                // Refused when the config was read.
+                // html: the binary's (above); others refused when read.
                 _ => continue,
             };
             let path = s.layout.coverage_report(&dir, format);
@@ -891,6 +885,16 @@ impl Campaign {
                 tracing::error!("writing {}: {e}", path.display());
             }
         }
+    }
+
+    /// Where `coverageFormats` reports go: `coverageDir`, or the corpus
+    /// directory.
+    pub fn coverage_report_dir(&self) -> PathBuf {
+        let s = &self.engine;
+        s.config
+            .coverage_dir
+            .clone()
+            .unwrap_or_else(|| s.layout.corpus_dir().to_path_buf())
     }
 
     /// Asks every worker to stop after its current call.

@@ -493,7 +493,20 @@ fn report_and_exit(campaign: Campaign, a: &FuzzArgs) -> Result<i32> {
 /// asked.
 fn finish(campaign: rudder::Campaign, a: &FuzzArgs) -> Result<Report> {
     let read = campaign.control().read();
+    // `coverageFormats: [html]`: the HTML report as covered.RUN.html.
+    let html_coverage = (campaign.engine().config.coverage_formats.iter())
+        .any(|f| f == "html")
+        .then(|| {
+            let dir = campaign.coverage_report_dir();
+            campaign.engine().layout().coverage_report(&dir, "html")
+        });
     let mut report: Report = campaign.wait();
+    if let Some(path) = html_coverage {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let html = rudder::view::html::render(&read, deadline).html;
+        rudder::campaign::persist::write_atomic(&path, html.as_bytes())
+            .with_context(|| format!("writing the HTML coverage report to {}", path.display()))?;
+    }
     if let Some(path) = &a.lcov {
         let text = read.coverage_report().lcov_text();
         rudder::campaign::persist::write_atomic(path, text.as_bytes())

@@ -248,3 +248,52 @@ fn the_journal_database_stands_alone_after_a_clean_exit() {
         .unwrap();
     assert!(events > 0);
 }
+
+/// `coverageFormats: ["txt", "html", "lcov"]` (Echidna's default set) writes
+/// the three reports beside the corpus, named as Echidna names them; the
+/// txt marks each line that ran with `*`.
+#[test]
+fn echidnas_three_coverage_formats_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("echidna.yaml");
+    std::fs::write(&config, "coverageFormats: [\"txt\", \"html\", \"lcov\"]\n").unwrap();
+    let out = dir.path().join("out");
+    let (code, err) = rudder(&[
+        "fuzz",
+        "contracts/out/Sequence.json",
+        "--config",
+        config.to_str().unwrap(),
+        "--seed",
+        "2",
+        "--no-ui",
+        "--out-dir",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let corpus = out.join("corpus");
+    let find = |ext: &str| {
+        std::fs::read_dir(&corpus)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("covered.") && n.ends_with(ext))
+            })
+            .unwrap_or_else(|| panic!("no covered.*{ext} in {}", corpus.display()))
+    };
+    let txt = std::fs::read_to_string(find(".txt")).unwrap();
+    assert!(txt.contains("Sequence.sol"), "{txt}");
+    assert!(
+        txt.lines()
+            .any(|l| l.contains("| *   |") && l.contains("stage = 3;")),
+        "{txt}"
+    );
+    let html = std::fs::read_to_string(find(".html")).unwrap();
+    assert!(html.contains("<html") && html.contains("echidna_not_closed"));
+    assert!(
+        std::fs::read_to_string(find(".lcov"))
+            .unwrap()
+            .contains("SF:")
+    );
+}
