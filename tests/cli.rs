@@ -219,6 +219,22 @@ fn a_global_solcjs_compiles_a_contract_whose_output_is_past_64_kib() {
     assert_eq!(report["contract"], "Maze1", "{report}");
 }
 
+/// `rudder fuzz` on Sequence (seed 2) into `out`, with `more` flags: its
+/// property is broken (exit 1).
+fn sequence_broken_into(out: &std::path::Path, more: &[&str]) {
+    let mut args = vec![
+        "fuzz",
+        "contracts/out/Sequence.json",
+        "--seed",
+        "2",
+        "--no-ui",
+    ];
+    args.extend_from_slice(more);
+    args.extend(["--out-dir", out.to_str().unwrap()]);
+    let (code, err) = rudder(&args);
+    assert_eq!(code, 1, "{err}");
+}
+
 /// After a clean exit the journal database stands alone: a CI job that
 /// keeps `journal.sqlite` (and not its `-wal`) keeps every table and the
 /// run (everything used to stay in the write-ahead log).
@@ -226,16 +242,7 @@ fn a_global_solcjs_compiles_a_contract_whose_output_is_past_64_kib() {
 fn the_journal_database_stands_alone_after_a_clean_exit() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let (code, err) = rudder(&[
-        "fuzz",
-        "contracts/out/Sequence.json",
-        "--seed",
-        "2",
-        "--no-ui",
-        "--out-dir",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 1, "{err}");
+    sequence_broken_into(&out, &[]);
     let kept = dir.path().join("kept.sqlite");
     std::fs::copy(out.join("corpus/journal.sqlite"), &kept).unwrap();
     let db = rusqlite::Connection::open(&kept).unwrap();
@@ -258,18 +265,7 @@ fn echidnas_three_coverage_formats_are_written() {
     let config = dir.path().join("echidna.yaml");
     std::fs::write(&config, "coverageFormats: [\"txt\", \"html\", \"lcov\"]\n").unwrap();
     let out = dir.path().join("out");
-    let (code, err) = rudder(&[
-        "fuzz",
-        "contracts/out/Sequence.json",
-        "--config",
-        config.to_str().unwrap(),
-        "--seed",
-        "2",
-        "--no-ui",
-        "--out-dir",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 1, "{err}");
+    sequence_broken_into(&out, &["--config", config.to_str().unwrap()]);
     let corpus = out.join("corpus");
     let find = |ext: &str| {
         std::fs::read_dir(&corpus)
