@@ -60,6 +60,8 @@ fn the_html_report_marks_uncovered_lines_shows_shrunk_sequences_and_runs_in_chro
     assert_eq!(report["html"], index.display().to_string());
     let html = std::fs::read_to_string(&index).unwrap();
 
+    // The tests table's column says what it counts: the sequence's calls.
+    assert!(html.contains("<th class=\"num\">sequence (calls)</th>"));
     // Markup in the target's source is text, not markup.
     assert!(html.contains("&lt;script&gt;document.title = &quot;the report ran"));
     assert!(!html.contains("<script>document.title"));

@@ -443,7 +443,7 @@ fn limit(n: u64) -> String {
 fn tests(h: &mut String, read: &CampaignRead, r: &Report, deadline: Instant) -> usize {
     let _ = writeln!(h, "<h2 id=\"tests\">Tests</h2>");
     h.push_str(
-        "<table><tr><th>status</th><th>test</th><th>kind</th><th class=\"num\">calls</th><th class=\"num\">shrink steps</th><th>found by</th></tr>\n",
+        "<table><tr><th>status</th><th>test</th><th>kind</th><th class=\"num\">sequence (calls)</th><th class=\"num\">shrink steps</th><th>found by</th></tr>\n",
     );
     for (i, t) in r.tests.iter().enumerate() {
         let _ = writeln!(
@@ -451,7 +451,13 @@ fn tests(h: &mut String, read: &CampaignRead, r: &Report, deadline: Instant) -> 
             "<tr><td><span class=\"status {s}\">{s}</span></td><td><a href=\"#test-{i}\" class=\"mono\">{}</a></td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             escape(&t.name),
             t.kind.as_str(),
-            t.sequence.len(),
+            // The counterexample's (or best sequence's) length; none for a
+            // test that holds.
+            if t.sequence.is_empty() && !t.status.is_falsified() {
+                "–".to_string()
+            } else {
+                t.sequence.len().to_string()
+            },
             t.shrink_steps.map_or(String::new(), |n| n.to_string()),
             t.found_by.unwrap_or(""),
             s = t.status.as_str(),
