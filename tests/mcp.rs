@@ -417,6 +417,29 @@ async fn bad_input_is_invalid_input_and_changes_nothing() {
         "INVALID_INPUT",
     )
     .await;
+    // A call the schema's pattern refuses is explained in words, with
+    // where it went wrong, not with the regex.
+    for (call, hint) in [
+        ("unlock 1", "it has no argument list"),
+        ("unlock(1", "it must end with the argument list's `)`"),
+        ("1unlock()", "it must start with the function's name"),
+    ] {
+        let e = s
+            .err(
+                "inject_transaction",
+                json!({"sequence": [call]}),
+                "INVALID_INPUT",
+            )
+            .await;
+        let m = e["error"]["message"].as_str().unwrap();
+        assert!(
+            m.starts_with("sequence.0: expected a call written as in Solidity")
+                && m.contains(hint)
+                && !m.contains("does not match"),
+            "{call}: {e}"
+        );
+        assert_eq!(e["error"]["details"]["field"], "sequence.0", "{e}");
+    }
     s.err(
         "inject_transaction",
         json!({"sequence": vec!["unlock(1)"; 101]}),

@@ -373,6 +373,14 @@ fn describe_violation(e: &jsonschema::ValidationError<'_>, tool: &Tool) -> (Stri
             .unwrap_or_default()
     };
     if !field.is_empty() {
+        if let K::Pattern { pattern } = e.kind()
+            && let Some(words) = e
+                .instance()
+                .as_str()
+                .and_then(|v| crate::families::campaign::explain_pattern(pattern, v))
+        {
+            return (field.clone(), format!("{field}: {words}"));
+        }
         return (field.clone(), format!("{field}: {e}"));
     }
     match e.kind() {

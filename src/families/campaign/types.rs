@@ -9,6 +9,37 @@ pub const SIGNATURE_PATTERN: &str = r"^[a-zA-Z_$][a-zA-Z0-9_$]*(\([a-zA-Z0-9_,()
 pub const CALL_PATTERN: &str = r"^\s*[a-zA-Z_$][a-zA-Z0-9_$]*\s*(\{[^}]*\})?\s*\(.*\)\s*$";
 /// An address as seed 002 writes it (EIP-55 is checked on top).
 pub const ADDRESS_PATTERN: &str = "^0x[0-9a-fA-F]{40}$";
+/// What a value that fails one of the patterns above should have been, in
+/// words, with where it went wrong (a schema's regex quoted back helps no
+/// one); `None` for another pattern.
+pub fn explain_pattern(pattern: &str, value: &str) -> Option<String> {
+    let v = value.trim();
+    let why = match pattern {
+        CALL_PATTERN => {
+            let hint = if v.is_empty() {
+                "it is empty".to_string()
+            } else if !v.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$') {
+                format!("it must start with the function's name, not {:?}", &v[..v.chars().next().map_or(0, char::len_utf8)])
+            } else if !v.contains('(') {
+                "it has no argument list: add (…) after the name, () for none".to_string()
+            } else if !v.ends_with(')') {
+                format!("it must end with the argument list's `)`; it ends with {:?}", v.chars().last().map(String::from).unwrap_or_default())
+            } else {
+                "only `{from: …, value: …}` options may stand between the name and `(`".to_string()
+            };
+            format!("expected a call written as in Solidity, `name(arg, …)` or `name{{from: 0x…, value: …}}(arg, …)` (e.g. `transfer(0xAbC…, 100)`, `?` for any value): {hint}")
+        }
+        ADDRESS_PATTERN => format!(
+            "expected an address, 0x and 40 hex digits; found {} characters",
+            v.chars().count()
+        ),
+        SIGNATURE_PATTERN => "expected a function's name or its canonical signature without spaces, `name(type,…)` (e.g. `transfer(address,uint256)`)".to_string(),
+        "^[0-9]+$" => "expected a decimal integer written as a string (e.g. \"1000\")".to_string(),
+        _ => return None,
+    };
+    Some(why)
+}
+
 /// Matches listed by `find_transaction_in_corpus` (its `count` is exact).
 pub const MAX_FIND_MATCHES: usize = 1000;
 pub(super) fn all_event_types(_: &mut SchemaGenerator) -> Schema {
