@@ -147,17 +147,16 @@ impl EndReason {
         EndReason::Stopped,
     ];
 
-    /// What end reason `name` ([`as_str`](Self::as_str)) means, in words.
-    pub fn explain(name: &str) -> &'static str {
-        match name {
-            "testLimit" => "every call of the test limit was made",
-            "timeout" => "the time limit passed",
-            "stopOnFail" => "a test was falsified and stopOnFail is set",
-            "allTestsDecided" => "every test was decided: nothing was left to hunt",
-            "signal" => "interrupted (SIGINT or SIGTERM)",
-            "clientLeft" => "the MCP client disconnected",
-            "stopped" => "stopped by its owner",
-            _ => "unknown",
+    /// What it means, in words (the text report's `ended:` line).
+    pub fn words(self) -> &'static str {
+        match self {
+            EndReason::TestLimit => "every call of the test limit was made",
+            EndReason::Timeout => "the time limit passed",
+            EndReason::StopOnFail => "a test was falsified and stopOnFail is set",
+            EndReason::AllTestsDecided => "every test was decided: nothing was left to hunt",
+            EndReason::Signal => "interrupted (SIGINT or SIGTERM)",
+            EndReason::ClientLeft => "the MCP client disconnected",
+            EndReason::Stopped => "stopped by its owner",
         }
     }
 
@@ -398,10 +397,11 @@ impl Campaign {
             )
             .map(|f| (f.name.as_str(), f.signature()))
             .collect();
-        for entry in config.unmatched_filters(&named) {
-            let mut all: Vec<&str> = named.iter().map(|(_, s)| s.as_str()).collect();
-            all.sort_unstable();
-            all.dedup();
+        let unmatched = config.unmatched_filters(&named);
+        let mut all: Vec<&str> = named.iter().map(|(_, s)| s.as_str()).collect();
+        all.sort_unstable();
+        all.dedup();
+        for entry in unmatched {
             project_warnings.push(format!(
                 "filterFunctions entry {entry:?} names no function of the target, so it filters nothing (functions: {})",
                 all.join(", ")

@@ -3,7 +3,10 @@
 //! unknown key is reported back as a warning, never silently ignored.
 
 pub mod foundry;
+mod words;
 mod yaml;
+
+pub use words::parse_duration;
 
 use alloy_primitives::{Address, U256, address};
 use serde_yaml_ng::Value;
@@ -387,77 +390,6 @@ fn filter_names(entry: &str, name: &str, signature: &str) -> bool {
             .is_some_and(|c| c.ends_with('.'))
 }
 
-/// The known key `key` is most likely a misspelling of: the nearest by
-/// edit distance (letter case ignored), when it is at most 2 edits away
-/// (1 for a key of four letters or fewer).
-fn nearest_key(key: &str) -> Option<&'static str> {
-    let key = key.to_ascii_lowercase();
-    let limit = if key.len() <= 4 { 1 } else { 2 };
-    KNOWN
-        .iter()
-        .map(|k| (edit_distance(&key, &k.to_ascii_lowercase()), *k))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance between `a` and `b` (insertions, deletions and
-/// substitutions of one character each cost 1).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
-/// A duration as users write one: seconds (`30`, `0.5`) or a number with a
-/// unit (`250ms`, `90s`, `5m`, `1.5h`, `1d`); positive, at most 100 years.
-pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let not_a_duration = || {
-        format!(
-            "{text:?} is not a duration (a number of seconds, or with ms, s, m, h or d: 0.5, 90s, 5m)"
-        )
-    };
-    if number.is_empty() {
-        return Err(not_a_duration());
-    }
-    let scale = match unit.trim() {
-        "" | "s" | "sec" | "secs" => 1.0,
-        "ms" => 0.001,
-        "m" | "min" | "mins" => 60.0,
-        "h" => 3600.0,
-        "d" => 86_400.0,
-        other => {
-            return Err(format!(
-                "{text:?}: unknown unit {other:?} (a number of seconds, or with ms, s, m, h or d: 0.5, 90s, 5m)"
-            ));
-        }
-    };
-    let n: f64 = number.parse().map_err(|_| not_a_duration())?;
-    let secs = n * scale;
-    if !(secs > 0.0 && secs <= 100.0 * 365.0 * 86_400.0) {
-        return Err(format!(
-            "{text:?}: must be more than 0 and at most 100 years"
-        ));
-    }
-    Ok(std::time::Duration::from_secs_f64(secs))
-}
-
 /// The coverage reports `coverageFormats` may ask for (Echidna's three).
 pub const COVERAGE_FORMATS: [&str; 3] = ["txt", "html", "lcov"];
 
@@ -716,7 +648,7 @@ impl Config {
                     }
                 }
                 "stopOnFail" => c.stop_on_fail = as_bool(key, v)?,
-                other => warnings.push(match nearest_key(other) {
+                other => warnings.push(match words::nearest_key(other, KNOWN) {
                     Some(near) => format!(
                         "config key `{other}` is not used by rudder: did you mean `{near}`? (the key is ignored)"
                     ),
@@ -874,21 +806,8 @@ mod tests {
     }
 
     #[test]
-    fn durations_are_read_as_people_write_them() {
+    fn a_timeout_is_read_as_people_write_it() {
         use std::time::Duration;
-        for (text, d) in [
-            ("30", Duration::from_secs(30)),
-            ("0.5", Duration::from_millis(500)),
-            ("90s", Duration::from_secs(90)),
-            ("5m", Duration::from_secs(300)),
-            ("1.5h", Duration::from_secs(5400)),
-            ("250ms", Duration::from_millis(250)),
-        ] {
-            assert_eq!(parse_duration(text), Ok(d), "{text}");
-        }
-        for bad in ["", "0", "-1", "5x", "m", "1e400"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
-        }
         let (c, _) = Config::from_yaml_str("timeout: 0.5\n").unwrap();
         assert_eq!(c.timeout, Some(Duration::from_millis(500)));
         let (c, _) = Config::from_yaml_str("timeout: 5m\n").unwrap();

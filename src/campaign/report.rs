@@ -130,7 +130,7 @@ pub struct Report {
     /// Why the campaign ended (`testLimit`, `timeout`, `stopOnFail`,
     /// `allTestsDecided`, `signal`, `clientLeft`, `stopped`), as
     /// `status.endReason` says it; `null` in a report of a running campaign.
-    pub end_reason: Option<&'static str>,
+    pub end_reason: Option<super::EndReason>,
     pub elapsed_secs: f64,
     pub calls_per_sec: f64,
     pub corpus_sequences: usize,
@@ -233,7 +233,7 @@ impl Report {
             seed: s.seed,
             workers: s.workers(),
             calls,
-            end_reason: s.end_reason().map(super::EndReason::as_str),
+            end_reason: s.end_reason(),
             elapsed_secs: (elapsed * 1000.0).round() / 1000.0,
             calls_per_sec: if elapsed > 0.0 {
                 (calls as f64 / elapsed).round()
@@ -299,7 +299,7 @@ impl Report {
             self.seed
         );
         if let Some(why) = self.end_reason {
-            let _ = writeln!(o, "ended: {why} ({})", super::EndReason::explain(why));
+            let _ = writeln!(o, "ended: {} ({})", why.as_str(), why.words());
         }
         let c = self.checks;
         if c.skipped > 0 {

@@ -358,6 +358,8 @@ impl Worker {
             }
             *streak = None;
         }
+        // `REPEAT_SHARE > 0.0` first: a share of 0 draws nothing, and the
+        // random stream is the one without repetition.
         if let Some(before) = before
             && REPEAT_SHARE > 0.0
             && self.rng.random_bool(REPEAT_SHARE)
