@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Compiles the steering dev set of our own (issue 65): contracts/devset/*.sol,
+# handler-style protocol harnesses written and committed before the policy
+# changes that target them (each case's manifest records its commit), into
+# contracts/devset/out/NAME.json (solc standard-JSON output; not committed:
+# Lending alone is 5 MB), with the pinned solcjs 0.8.30 of contracts/.tools
+# (installed by contracts/steer/build.sh's rule if missing), optimizer off.
+# Deterministic: running it twice gives byte-identical files.
+#
+# usage: contracts/devset/build.sh [NAME ...]   (default: every case)
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CONTRACTS="$(dirname "$HERE")"
+ROOT="$(dirname "$CONTRACTS")"
+SOLC_VERSION=0.8.30
+TOOLS="$CONTRACTS/.tools"
+SOLC="$TOOLS/node_modules/solc"
+if [ ! -f "$SOLC/package.json" ] ||
+   [ "$(node -p "require('$SOLC/package.json').version")" != "$SOLC_VERSION" ]; then
+  mkdir -p "$TOOLS"
+  [ -f "$TOOLS/package.json" ] || echo '{"name":"rudder-contract-tools","private":true}' > "$TOOLS/package.json"
+  (cd "$TOOLS" && npm install --no-audit --no-fund --silent "solc@$SOLC_VERSION" >&2)
+fi
+mkdir -p "$HERE/out"
+cd "$ROOT"
+if [ $# -eq 0 ]; then
+  set -- $(cd "$HERE" && ls *.sol | sed 's/\.sol$//')
+fi
+for name in "$@"; do
+  sol="contracts/devset/$name.sol"
+  [ -f "$sol" ] || { echo "no such case: $sol" >&2; exit 2; }
+  node "$CONTRACTS/compile.js" "$SOLC" "$sol" > "$HERE/out/$name.json.tmp"
+  mv "$HERE/out/$name.json.tmp" "$HERE/out/$name.json"
+  echo "compiled $sol -> contracts/devset/out/$name.json" >&2
+done
