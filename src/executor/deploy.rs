@@ -187,14 +187,11 @@ struct Codes<'p> {
 
 /// The target's creation (id 0) and runtime (id 1) code, each linked
 /// library's runtime code (ids from 2, in link order: its lines appear in
-/// LCOV under the library's source), and with `allContracts` or a suite
-/// every other contract that may be deployed with the target (covered once
-/// found there; without a readable source map still called, not covered).
-fn code_objects<'p>(
-    project: &'p Project,
-    contract: &'p Contract,
-    settings: &EvmSettings,
-) -> Result<Codes<'p>, ExecError> {
+/// LCOV under the library's source), and every other contract that may be
+/// deployed with the target (covered once found there; with `allContracts`
+/// or a suite also called, and without a readable source map still called,
+/// not covered).
+fn code_objects<'p>(project: &'p Project, contract: &'p Contract) -> Result<Codes<'p>, ExecError> {
     let code_err = |what: String| ExecError::Code {
         contract: contract.name.clone(),
         what,
@@ -249,22 +246,23 @@ fn code_objects<'p>(
         let id = add_runtime(&mut codes, &mut infos, lib, map);
         library_codes.push((lib.qualified_name(), id));
     }
+    // Every other contract the deployment may create is covered once found
+    // deployed (a harness' protocol: Echidna covers every contract of the
+    // project); with `allContracts` or a suite it is called too.
     let mut candidates: Vec<(&Contract, Option<CodeId>)> = Vec::new();
-    if settings.all_contracts || settings.foundry {
-        for c in &project.contracts {
-            if c.is_library
-                || c.runtime_code.is_empty()
-                || c.qualified_name() == contract.qualified_name()
-            {
-                continue;
-            }
-            let id = c
-                .runtime_map
-                .as_deref()
-                .and_then(|text| SourceMap::new(text, &c.runtime_code).ok())
-                .map(|map| add_runtime(&mut codes, &mut infos, c, map));
-            candidates.push((c, id));
+    for c in &project.contracts {
+        if c.is_library
+            || c.runtime_code.is_empty()
+            || c.qualified_name() == contract.qualified_name()
+        {
+            continue;
         }
+        let id = c
+            .runtime_map
+            .as_deref()
+            .and_then(|text| SourceMap::new(text, &c.runtime_code).ok())
+            .map(|map| add_runtime(&mut codes, &mut infos, c, map));
+        candidates.push((c, id));
     }
     Ok(Codes {
         codes,
@@ -448,6 +446,7 @@ fn discover_others(
     suite: Option<&foundry::SuiteTargets>,
     project: &Project,
     runtime_codes: &mut Vec<(Address, CodeId)>,
+    callable: bool,
 ) -> (Vec<Address>, Vec<crate::tx::Callee>) {
     let mut deployed: Vec<Address> = db
         .cache
@@ -483,6 +482,9 @@ fn discover_others(
         };
         if let Some(id) = id {
             runtime_codes.push((*a, *id));
+        }
+        if !callable {
+            continue;
         }
         let mut functions = abi_functions(&c.abi);
         if let Some(t) = suite {
@@ -610,7 +612,7 @@ impl Target {
                 ),
             });
         }
-        let codes = code_objects(&project, contract, &settings)?;
+        let codes = code_objects(&project, contract)?;
         let coverage = Arc::new(CoverageMap::new(codes.infos.clone(), workers + 1));
         let campaign_row = workers;
         let (db, endowment) = genesis(&project, contract, &settings);
@@ -663,6 +665,7 @@ impl Target {
             suite.as_ref(),
             &project,
             &mut runtime_codes,
+            settings.all_contracts || settings.foundry,
         );
         if let Some(t) = &suite {
             settings.senders = t.senders(&settings.senders);
