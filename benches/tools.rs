@@ -89,6 +89,8 @@ fn main() {
             json!({"functionSignature": "transfer(address,uint256)"}),
         ),
         ("clear_priorities", json!({})),
+        ("revert_census", json!({"top": 5})),
+        ("test_vacuity", json!({})),
         (
             "inject_transaction",
             json!({"sequence": ["approve(0x0000000000000000000000000000000000020000, 5)"]}),

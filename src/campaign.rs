@@ -8,6 +8,7 @@
 //! joins them and returns the report. Everything a tool needs is reachable
 //! from [`Campaign::engine`], [`Campaign::families`] and [`Campaign::control`].
 
+pub mod census;
 pub mod check_cache;
 pub mod control;
 pub mod corpus_dir;
@@ -493,6 +494,8 @@ impl Campaign {
             corpus,
             priorities: Arc::new(PrioritySet::new()),
             tests,
+            census: census::Census::new(stats.workers[0].functions.len(), Instant::now()),
+            enablers: std::sync::OnceLock::new(),
             stats,
             stop: AtomicBool::new(false),
             spec_file: parking_lot::Mutex::new(()),
@@ -560,6 +563,19 @@ impl Campaign {
             return Ok(());
         }
         self.resume();
+        if self.engine.config.enabler_feedback && self.engine.enablers.get().is_none() {
+            // Before the workers: with one worker, a seed replays its run
+            // only if every call sees the same table (the graph is built
+            // once; this waits for the thread building it).
+            let e = &self.engine;
+            let table = census::EnablerTable::build(
+                &e.target,
+                &e.callable,
+                &self.control.families().graph.graph(),
+            );
+            tracing::debug!("enabler table: {} guards", table.len());
+            let _ = e.enablers.set(table);
+        }
         if let Some(sync) = &self.sync {
             sync.start(self.control.clone());
         }

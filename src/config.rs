@@ -204,6 +204,11 @@ pub struct Config {
     /// of a maze, a phase) is kept in the corpus like one that reached new
     /// code.
     pub state_feedback: bool,
+    /// Enabler detours (`enablerFeedback`, on by default): a call that
+    /// reverted at a guard other functions' writes can satisfy (read from
+    /// the code graph) is sometimes followed by one of those functions, then
+    /// by itself again.
+    pub enabler_feedback: bool,
     /// Where the campaign is shared with other nodes (`shared`:
     /// `s3://BUCKET/PREFIX`, `file:///PATH`; `None`: this process alone).
     /// See [`crate::shared`].
@@ -303,6 +308,7 @@ impl Default for Config {
             trace_window: DEFAULT_TRACE_WINDOW,
             comparison_feedback: true,
             state_feedback: true,
+            enabler_feedback: true,
             shared: None,
             node_id: None,
             shared_sync_ms: crate::shared::DEFAULT_SYNC_MS,
@@ -371,6 +377,7 @@ const KNOWN: &[&str] = &[
     "traceWindow",
     "comparisonFeedback",
     "stateFeedback",
+    "enablerFeedback",
     "workerPriority",
     "checkCache",
     "shared",
@@ -566,6 +573,7 @@ impl Config {
                 "traces" => c.traces = as_bool(key, v)?,
                 "comparisonFeedback" => c.comparison_feedback = as_bool(key, v)?,
                 "stateFeedback" => c.state_feedback = as_bool(key, v)?,
+                "enablerFeedback" => c.enabler_feedback = as_bool(key, v)?,
                 "traceWindow" => {
                     c.trace_window = usize::try_from(as_u64(key, v)?)
                         .ok()

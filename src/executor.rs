@@ -321,9 +321,16 @@ impl Target {
 
     /// The coverage report of the target's sources right now.
     pub fn coverage_report(&self) -> crate::coverage::CoverageReport {
+        // A contract of the project the deployment did not create is not
+        // reported (unless a sequence created it and ran it since).
         let codes: Vec<_> = self
             .codes
             .iter()
+            .filter(|c| {
+                c.id.0 < 2
+                    || self.runtime_codes.iter().any(|(_, id)| *id == c.id)
+                    || self.coverage.counts(c.id).hits.iter().any(|h| *h > 0)
+            })
             .map(|c| crate::coverage::lcov::CodeSource {
                 id: c.id,
                 contract: &c.contract,
@@ -604,6 +611,17 @@ impl Executor {
         self.evm.inspector.cheats.pranks_set
     }
 
+    /// Where the last [`call`](Self::call) (or check) reverted, if it did
+    /// in the target's code with coverage recorded, and what the revert
+    /// that started it returned (see [`inspector::RevertSite`]).
+    pub fn last_revert(&self) -> Option<(inspector::RevertSite, &Bytes)> {
+        self.evm
+            .inspector
+            .revert_site
+            .as_ref()
+            .map(|(site, _, data)| (*site, data))
+    }
+
     /// Whether the last [`call`](Self::call) certainly left the EVM state
     /// as it was (reverted, or wrote nothing with state feedback on, which
     /// watches writes): dropping it from a sequence changes nothing the
@@ -793,6 +811,7 @@ impl Executor {
         self.evm.inspector.asserted = false;
         self.evm.inspector.messages.clear();
         self.evm.inspector.cheats.expect.new_transaction();
+        self.evm.inspector.new_transaction();
         let inspect = inspected || kept.is_some();
         let r = if discard {
             view::run_discarding(&mut self.evm, env, inspect)

@@ -30,6 +30,7 @@ pub mod etg;
 pub mod join;
 pub mod rows;
 pub mod store;
+pub mod vacuity;
 
 pub use store::GraphStore;
 

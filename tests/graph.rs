@@ -530,3 +530,143 @@ fn graphs_of_the_compiler_matrix() {
         assert!(g.version.starts_with("cg-"), "{path}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_revert_census_names_the_failing_guard_and_its_enablers() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(BANK, config(u64::MAX), dir.path());
+    let server = common::server(c.control());
+    // Workers hand their counts over about four times a second.
+    let args = json!({"functionSignature": "withdraw(uint256)", "windowSeconds": 600, "top": 3});
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let v = loop {
+        let v = call(&server, "revert_census", args.clone()).await;
+        if v["functions"][0]["totalCalls"].as_u64().unwrap() >= 2_000 {
+            break v;
+        }
+        assert!(std::time::Instant::now() < deadline, "no census: {v}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let all = call(&server, "revert_census", json!({})).await;
+    c.stop();
+    assert!(all["functions"].as_array().unwrap().len() >= 3, "{all:#}");
+    assert_eq!(all["windowSeconds"], json!(60));
+    assert_eq!(v["windowSeconds"], json!(600));
+    let f = &v["functions"][0];
+    assert_eq!(v["functions"].as_array().unwrap().len(), 1, "{v:#}");
+    assert_eq!(f["functionSignature"], json!("withdraw(uint256)"));
+    let (calls, reverts) = (f["calls"].as_u64().unwrap(), f["reverts"].as_u64().unwrap());
+    assert!(reverts > 0 && calls >= reverts, "{f:#}");
+    assert_eq!(f["successes"].as_u64().unwrap(), calls - reverts);
+    let balance = f["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["reason"].as_str().unwrap().contains("balance"))
+        .unwrap_or_else(|| panic!("a reason of insufficient balance: {f:#}"));
+    assert_eq!(balance["kind"], json!("error"));
+    let guard = &balance["guard"];
+    assert_eq!(guard["kind"], json!("require"), "{balance:#}");
+    assert_eq!(guard["condition"], json!("balances[msg.sender] >= amount"));
+    assert_eq!(guard["function"], json!("Bank.withdraw"));
+    assert_eq!(guard["line"], json!(60));
+    assert!(guard["file"].as_str().unwrap().ends_with("Bank.sol"));
+    assert_eq!(guard["state"], json!(["Bank.balances"]));
+    assert!(
+        guard["enablers"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"function": "Bank.deposit(uint256)", "callable": true})),
+        "{guard:#}"
+    );
+    assert!(
+        balance["sample"].as_str().unwrap().starts_with("withdraw"),
+        "{balance:#}"
+    );
+
+    // Bad input names its field and changes nothing.
+    for (args, field) in [
+        (
+            json!({"functionSignature": "nosuch(uint256)"}),
+            "functionSignature",
+        ),
+        (json!({"windowSeconds": 0}), "windowSeconds"),
+        (json!({"windowSeconds": 601}), "windowSeconds"),
+        (json!({"top": 21}), "top"),
+        (json!({"function": "withdraw"}), "function"),
+    ] {
+        let e = err(&server, "revert_census", args.clone()).await;
+        assert_eq!(e["code"], json!("INVALID_INPUT"), "{args}: {e}");
+        assert_eq!(e["details"]["field"], json!(field), "{args}: {e}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn test_vacuity_names_the_early_exit_that_stops_a_property() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start("contracts/out/Vacuous.json", config(u64::MAX), dir.path());
+    let server = common::server(c.control());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let v = loop {
+        let v = call(&server, "test_vacuity", json!({})).await;
+        let backed = v["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["test"] == json!("echidna_loans_backed"))
+            .cloned()
+            .unwrap_or_else(|| panic!("both tests listed: {v:#}"));
+        if backed["runs"].as_u64().unwrap() > 0 {
+            break v;
+        }
+        assert!(std::time::Instant::now() < deadline, "no runs seen: {v:#}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    c.stop();
+    let tests = v["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 2, "{v:#}");
+    let backed = tests
+        .iter()
+        .find(|t| t["test"] == json!("echidna_loans_backed"))
+        .unwrap();
+    assert_eq!(backed["kind"], json!("property"));
+    assert_eq!(backed["function"], json!("Vacuous.echidna_loans_backed"));
+    let exit = &backed["preconditions"][0];
+    assert_eq!(
+        backed["preconditions"].as_array().unwrap().len(),
+        1,
+        "{backed:#}"
+    );
+    assert_eq!(exit["kind"], json!("if"));
+    assert_eq!(exit["condition"], json!("lent == 0"));
+    assert_eq!(exit["state"], json!(["Vacuous.lent"]));
+    // The first checks of a campaign run on the empty pool: stopped there.
+    assert!(exit["stopped"].as_u64().unwrap() > 0, "{backed:#}");
+    assert_eq!(
+        exit["evaluated"].as_u64().unwrap(),
+        exit["passed"].as_u64().unwrap() + exit["stopped"].as_u64().unwrap()
+    );
+    assert_eq!(backed["stoppedMostBy"]["line"], exit["line"]);
+    let share = backed["shareStopped"].as_f64().unwrap();
+    assert!(share > 0.0 && share <= 1.0, "{backed:#}");
+    let checked = tests
+        .iter()
+        .find(|t| t["test"] == json!("echidna_checked"))
+        .unwrap();
+    assert_eq!(checked["preconditions"], json!([]));
+    assert_eq!(checked["shareStopped"], json!(0.0));
+    // The most vacuous first.
+    assert_eq!(tests[0]["test"], json!("echidna_loans_backed"));
+
+    let one = call(&server, "test_vacuity", json!({"test": "echidna_checked"})).await;
+    assert_eq!(one["tests"].as_array().unwrap().len(), 1);
+    for (args, field) in [
+        (json!({"test": "echidna_nosuch"}), "test"),
+        (json!({"test": ""}), "test"),
+        (json!({"name": "echidna_checked"}), "name"),
+    ] {
+        let e = err(&server, "test_vacuity", args.clone()).await;
+        assert_eq!(e["code"], json!("INVALID_INPUT"), "{args}: {e}");
+        assert_eq!(e["details"]["field"], json!(field), "{args}: {e}");
+    }
+}

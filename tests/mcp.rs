@@ -122,6 +122,8 @@ async fn tools_list_matches_the_seed() {
             "run_sequence",
             "reload_corpus",
             "foundry_reproducer",
+            "revert_census",
+            "test_vacuity",
             "write_html_report",
             "status",
             "get_events_by_type",

@@ -70,6 +70,11 @@ pub struct Engine {
     pub priorities: Arc<PrioritySet>,
     pub tests: Arc<TestStore>,
     pub stats: Stats,
+    /// Where calls revert, per function, over recent windows.
+    pub(crate) census: super::census::Census,
+    /// Guards and the callable functions that enable them (set once the
+    /// code graph is built).
+    pub(crate) enablers: std::sync::OnceLock<super::census::EnablerTable>,
     pub stop: AtomicBool,
     /// Held while `specs.json` is rewritten.
     pub(super) spec_file: parking_lot::Mutex<()>,

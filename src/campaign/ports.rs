@@ -65,6 +65,15 @@ impl FamilyData {
     }
 }
 
+/// A test and how often its function got past its own preconditions
+/// (`None`: the code graph has no coverage of that function).
+#[derive(Clone, Debug)]
+pub struct TestVacuity {
+    pub test: String,
+    pub kind: &'static str,
+    pub vacuity: Option<crate::graph::vacuity::Vacuity>,
+}
+
 /// What a family may read of the campaign. Cheap to clone.
 #[derive(Clone)]
 pub struct CampaignRead(Arc<Engine>, Arc<FamilyData>);
@@ -98,6 +107,43 @@ impl CampaignRead {
     }
     pub fn stats(&self) -> &Stats {
         &self.0.stats
+    }
+    /// How often each test's function got past its own preconditions
+    /// (see [`crate::graph::vacuity`]): the tests named `only` (all when
+    /// `None`; an unknown name is `Err` with the names there are).
+    pub fn test_vacuity(&self, only: Option<&str>) -> Result<Vec<TestVacuity>, String> {
+        let tests: Vec<&TestCase> = self.0.tests.cases().collect();
+        if let Some(name) = only
+            && !tests.iter().any(|t| t.name == name)
+        {
+            let names: Vec<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+            return Err(format!(
+                "{name:?} is not a test of this campaign; tests: {}",
+                names.join(", ")
+            ));
+        }
+        let target = &self.0.target.contract.name;
+        Ok(tests
+            .iter()
+            .filter(|t| t.spec.is_none() && only.is_none_or(|n| n == t.name))
+            .map(|t| {
+                let contract =
+                    t.to.and_then(|a| self.0.target.others.iter().find(|c| c.address == a))
+                        .map(|c| c.name.clone())
+                        .unwrap_or_else(|| target.clone());
+                TestVacuity {
+                    test: t.name.clone(),
+                    kind: t.kind.as_str(),
+                    vacuity: self.1.graph.vacuity(&contract, &t.function.signature()),
+                }
+            })
+            .collect())
+    }
+    /// Where calls revert, joined with the code graph (see
+    /// [`census::report`](super::census::report)).
+    pub fn revert_census(&self, q: &super::census::Query) -> Vec<super::census::FunctionReport> {
+        let graph = self.1.graph.graph();
+        super::census::report(&self.0.census, &self.0.target, &self.0.callable, &graph, q)
     }
     /// The target's code graph joined with coverage (read; the graph
     /// family indexes through [`FamilyState::graph`]).

@@ -45,6 +45,12 @@ const REPEAT_SHARE: f64 = 0.03;
 /// The longest streak of a repeated call (drawn uniformly from 1 to this).
 const REPEAT_MAX: u32 = 16;
 
+/// How often a call that reverted at a guard another function's writes can
+/// satisfy is followed by a detour: a call to one of those functions (the
+/// guard's enablers, from the code graph), then the reverted call again.
+/// Blind, this is "deposit before withdraw" learned from the code.
+const ENABLER_SHARE: f64 = 0.1;
+
 /// Input-to-state stage: candidate calls one comparison or boolean away
 /// from a call that met a guard, each run right away after the calls that
 /// preceded it; a candidate's own path comparisons give the next ones, up
@@ -181,6 +187,12 @@ pub(crate) struct Worker {
     sequences: u64,
     batch: Batch,
     last_batch: Instant,
+    /// Where this worker's calls reverted since the last hand-over to the
+    /// campaign's census, and each function's calls and reverts as of it.
+    census: super::census::CensusBatch,
+    census_seen: Vec<(u64, u64)>,
+    /// The guard the last call reverted at, and the callable it called.
+    reverted_at: Option<((crate::coverage::CodeId, u32), usize)>,
     budget: CallBudget,
     /// Revert reasons this worker has seen (hashes): the journal keeps a
     /// reverted call only when its reason is new.
@@ -289,6 +301,9 @@ impl Worker {
             sequences: 0,
             batch: Batch::default(),
             last_batch: Instant::now(),
+            census: Default::default(),
+            census_seen: Vec::new(),
+            reverted_at: None,
             budget: CallBudget::default(),
             seen_reverts: Default::default(),
             tracing: engine.keeps_traces(),
@@ -527,6 +542,7 @@ impl Worker {
                 total_calls: self.total_calls,
             });
         }
+        self.hand_over_census();
         let stats = &self.engine.stats.workers[self.id.0 as usize];
         let counts = self.checks.counts;
         stats.checks_run.store(counts.run, Ordering::Relaxed);
@@ -535,6 +551,27 @@ impl Worker {
             .store(counts.skipped, Ordering::Relaxed);
         self.batch = Batch::default();
         self.last_batch = Instant::now();
+    }
+
+    /// Hands the census what this worker's calls did since the last time:
+    /// each function's calls and reverts (from its counters) and where
+    /// they reverted.
+    fn hand_over_census(&mut self) {
+        let r = Ordering::Relaxed;
+        let engine = self.engine.clone();
+        let stats = &engine.stats.workers[self.id.0 as usize];
+        self.census_seen.resize(stats.functions.len(), (0, 0));
+        let mut deltas = Vec::with_capacity(stats.functions.len());
+        let mut moved = !self.census.is_empty();
+        for (seen, f) in self.census_seen.iter_mut().zip(stats.functions.iter()) {
+            let now = (f.calls.load(r), f.reverts.load(r));
+            deltas.push((now.0 - seen.0, now.1 - seen.1));
+            moved |= now.0 != seen.0;
+            *seen = now;
+        }
+        if moved {
+            engine.census.absorb(&deltas, &mut self.census);
+        }
     }
 
     /// Runs `planned`, then random calls up to `len` calls, from the
@@ -578,6 +615,9 @@ impl Worker {
         let mut planned = planned.into_iter();
         // A streak of the call before repeated: (the call, repeats left).
         let mut streak: Option<(Tx, u32)> = None;
+        // Calls to make next, last first (an enabler, then the call that
+        // reverted at its guard).
+        let mut detour: Vec<Tx> = Vec::new();
         for i in first..end {
             if preemptible
                 && (!self.rx.is_empty()
@@ -586,10 +626,11 @@ impl Worker {
             {
                 break;
             }
-            let tx = match planned.next() {
+            let tx = match planned.next().or_else(|| detour.pop()) {
                 Some(t) => t,
                 None => self.random_or_repeated_tx(run.executed.last(), &mut streak),
             };
+            self.reverted_at = None;
             // The candidate of an input-to-state sequence logs its whole
             // path: a rung it broke shows again.
             let candidate = self.i2s_chain.is_some() && planned.len() == 0;
@@ -601,6 +642,13 @@ impl Worker {
                 // (the falsifying call was journaled with the falsification).
                 break;
             }
+            if preemptible
+                && detour.is_empty()
+                && planned.len() == 0
+                && engine.config.enabler_feedback
+            {
+                self.plan_detour(&engine, &run, &mut detour);
+            }
         }
         self.ex.reset();
         self.created.clear();
@@ -608,6 +656,48 @@ impl Worker {
         self.batch.sequences += 1;
         stats.sequences.fetch_add(1, Ordering::Relaxed);
         self.keep(&source, run)
+    }
+
+    /// After a call that reverted at a guard with enablers, sometimes
+    /// ([`ENABLER_SHARE`]) plans a detour: one of the guard's enablers
+    /// (another function, when there is one), then the call again.
+    fn plan_detour(&mut self, engine: &Engine, run: &Running, detour: &mut Vec<Tx>) {
+        let Some((guard, k)) = self.reverted_at.take() else {
+            return;
+        };
+        let Some(enablers) = engine.enablers.get().and_then(|t| t.of(guard)) else {
+            return;
+        };
+        if !self.rng.random_bool(ENABLER_SHARE) {
+            return;
+        }
+        let others: Vec<u32> = enablers
+            .iter()
+            .copied()
+            .filter(|e| *e as usize != k)
+            .collect();
+        let pick = if others.is_empty() {
+            enablers
+        } else {
+            &others[..]
+        };
+        let e = pick[self.rng.random_range(0..pick.len())] as usize;
+        let Some(callable) = engine.callable.get(e) else {
+            return;
+        };
+        if let Some(again) = run.executed.last() {
+            detour.push(again.clone());
+        }
+        self.engine.stats.workers[self.row()].functions[e]
+            .generated
+            .fetch_add(1, Ordering::Relaxed);
+        let ctx = GenContext::of(&engine.config);
+        detour.push(generate::random_tx(
+            &mut self.rng,
+            &self.dict,
+            &ctx,
+            callable,
+        ));
     }
 
     /// The worker's position (what it runs, how far) for `status`.
@@ -660,7 +750,7 @@ impl Worker {
         let selector = tx.selector();
         let k = self.engine.callable_index(tx.to, &selector);
         let fstats = k.map(|k| &stats.functions[k]);
-        self.count(run, stats, fstats, source, &r, i, k);
+        self.count(run, stats, fstats, source, (&tx, &r), i, k);
         self.learn(&tx, selector, &r);
         run.executed.push(tx);
         run.gas.push(r.gas_used);
@@ -732,7 +822,7 @@ impl Worker {
         stats: &WorkerStats,
         fstats: Option<&FunctionStats>,
         source: &Source,
-        r: &CallResult,
+        (tx, r): (&Tx, &CallResult),
         i: usize,
         k: Option<usize>,
     ) {
@@ -758,6 +848,9 @@ impl Worker {
         run.result.reverted += 1;
         self.batch.reverts += 1;
         bump(&stats.origin_reverts[origin]);
+        if let Some(k) = k {
+            self.census.revert(k, self.ex.last_revert(), &r.outcome, tx);
+        }
         if let Some(fs) = fstats {
             bump(&fs.reverts);
             use crate::executor::RevertReason as R;

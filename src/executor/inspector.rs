@@ -23,6 +23,7 @@ const ISZERO: u8 = 0x15;
 const SUB: u8 = 0x03;
 const SLOAD: u8 = 0x54;
 const SSTORE: u8 = 0x55;
+const REVERT: u8 = 0xfd;
 
 /// Storage reads of the target's code remembered per call at most (until a
 /// half-covered branch marks them as guards).
@@ -58,6 +59,22 @@ pub struct Comparison {
     /// The program counter of the branch it decided.
     pub site: u32,
 }
+
+/// Where a reverted call failed: the `REVERT` of the target's code that
+/// started it (not a caller forwarding it) and the last branch decided
+/// before it, the guard whose failure led there (`require`, `if (..)
+/// revert`, a checked operation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RevertSite {
+    pub code: CodeId,
+    pub pc: u32,
+    /// The last `JUMPI` of the target's code before the revert, if any.
+    pub guard: Option<(CodeId, u32)>,
+}
+
+/// Bytes of a revert's data kept with its site (a selector and a few words:
+/// enough for a message or a custom error's arguments).
+pub const REVERT_DATA_KEPT: usize = 260;
 
 /// Logs a transaction keeps for its failure's message (the last ones).
 pub(crate) const MESSAGES_KEPT: usize = 16;
@@ -152,6 +169,12 @@ pub struct CoverageInspector {
     pub(crate) cheated: bool,
     /// The path-condition tracker (on for a traced call only).
     pub(crate) sym: super::symbolic::Tracker,
+    /// The last `JUMPI` of the target's code in the running transaction.
+    last_jumpi: Option<(CodeId, u32)>,
+    /// Where the running transaction's revert started, the depth of the
+    /// frame that reverted (see [`RevertSite`]) and
+    /// what it reverted with (at most [`REVERT_DATA_KEPT`] bytes).
+    pub(crate) revert_site: Option<(RevertSite, usize, alloy_primitives::Bytes)>,
 }
 
 /// Operand pairs remembered per branch.
@@ -165,15 +188,20 @@ fn holds(word: U256, v: U256, min_bits: usize) -> Option<U256> {
     if v.is_zero() {
         return None;
     }
-    let bits = v.bit_len().max(min_bits).div_ceil(8) * 8;
-    let mask = if bits >= 256 {
+    let width = v.bit_len().max(min_bits).div_ceil(8).min(32);
+    // Bytes, little-endian: field k is bytes k..k + width of the word (one
+    // slice comparison per offset, not a 256-bit shift and mask: this runs
+    // for every slot a guard's call read, on every such guard).
+    let (w, x) = (word.to_le_bytes::<32>(), v.to_le_bytes::<32>());
+    let field = &x[..width];
+    // The first byte rejects most offsets without a slice comparison.
+    let k = (0..=32 - width).find(|&k| w[k] == field[0] && w[k..k + width] == *field)?;
+    let mask = if width == 32 {
         U256::MAX
     } else {
-        (U256::ONE << bits) - U256::ONE
+        (U256::ONE << (width * 8)) - U256::ONE
     };
-    (0..=(256 - bits) / 8)
-        .find(|k| (word >> (k * 8)) & mask == v)
-        .map(|k| mask << (k * 8))
+    Some(mask << (k * 8))
 }
 
 /// Fields per guard slot at most, and values compared per field.
@@ -273,7 +301,15 @@ impl CoverageInspector {
             watching: false,
             cheated: false,
             sym: Default::default(),
+            last_jumpi: None,
+            revert_site: None,
         }
+    }
+
+    /// Starts a transaction's revert bookkeeping afresh.
+    pub(crate) fn new_transaction(&mut self) {
+        self.last_jumpi = None;
+        self.revert_site = None;
     }
 
     /// Sets [`watching`](Self::watching) from what it stands for: called
@@ -291,6 +327,51 @@ impl CoverageInspector {
 }
 
 impl CoverageInspector {
+    /// Notes where a revert starts. A frame that reverts after a deeper
+    /// frame of the same transaction did forwards or wraps that failure
+    /// (solc's bubbling, a proxy's `require(ok, ..)`), and the deeper site
+    /// stands: the guard that failed first is the one to satisfy. Cold:
+    /// once per reverting frame.
+    #[inline(never)]
+    fn reverting(&mut self, code: CodeId, pc: u32, interp: &Interpreter) {
+        use revm::interpreter::interpreter_types::MemoryTr;
+        let depth = self.frames.len();
+        if self
+            .revert_site
+            .as_ref()
+            .is_some_and(|(_, d, _)| *d > depth)
+        {
+            return;
+        }
+        let data = match (interp.stack.peek(0), interp.stack.peek(1)) {
+            (Ok(offset), Ok(len)) => {
+                let (offset, len) = (
+                    offset.saturating_to::<usize>(),
+                    len.saturating_to::<usize>(),
+                );
+                let len = len.min(REVERT_DATA_KEPT);
+                match offset.checked_add(len) {
+                    Some(end) if end <= interp.memory.size() => {
+                        alloy_primitives::Bytes::copy_from_slice(
+                            &interp.memory.slice_len(offset, len),
+                        )
+                    }
+                    _ => alloy_primitives::Bytes::new(),
+                }
+            }
+            _ => alloy_primitives::Bytes::new(),
+        };
+        self.revert_site = Some((
+            RevertSite {
+                code,
+                pc,
+                guard: self.last_jumpi,
+            },
+            depth,
+            data,
+        ));
+    }
+
     /// Remembers the operands of a comparison (cold: only with feedback on).
     #[inline(never)]
     fn compared(&mut self, interp: &Interpreter, op: u8) {
@@ -491,6 +572,7 @@ impl Inspector<Ctx> for CoverageInspector {
         if op == JUMPI
             && let Ok(cond) = interp.stack.peek(1)
         {
+            self.last_jumpi = Some((code, pc as u32));
             self.recorder.branch(code, pc, !cond.is_zero());
             if !self.loads.is_empty() {
                 self.guard_decided(code, pc, cond, _context);
@@ -504,6 +586,8 @@ impl Inspector<Ctx> for CoverageInspector {
             self.compared(interp, op);
         } else if self.writes_on && (op == SSTORE || op == SLOAD) {
             self.storage(code, interp, op);
+        } else if op == REVERT {
+            self.reverting(code, pc as u32, interp);
         }
     }
 
@@ -655,6 +739,44 @@ mod tests {
         assert_eq!(holds(word, U256::from(5), 0), None);
         assert_eq!(holds(word, U256::ZERO, 0), None);
         assert_eq!(holds(U256::MAX, U256::MAX, 0), Some(U256::MAX));
+    }
+
+    /// The byte-slice search finds what shifting and masking the word finds
+    /// (the definition), on packed words made of the values looked for.
+    #[test]
+    fn holds_agrees_with_shift_and_mask() {
+        fn by_shifts(word: U256, v: U256, min_bits: usize) -> Option<U256> {
+            if v.is_zero() {
+                return None;
+            }
+            let bits = v.bit_len().max(min_bits).div_ceil(8) * 8;
+            let mask = if bits >= 256 {
+                U256::MAX
+            } else {
+                (U256::ONE << bits) - U256::ONE
+            };
+            (0..=(256 - bits) / 8)
+                .find(|k| (word >> (k * 8)) & mask == v)
+                .map(|k| mask << (k * 8))
+        }
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20_000 {
+            let v = U256::from(next() >> (next() % 64));
+            let at = (next() % 24) as usize;
+            let word = (v << (at * 8)) | U256::from(next() & 0xff) | (U256::from(next()) << 192);
+            let min_bits = [0, 8, 16, 64, 160, 256][(next() % 6) as usize];
+            assert_eq!(
+                holds(word, v, min_bits),
+                by_shifts(word, v, min_bits),
+                "{word:x} {v:x} {min_bits}"
+            );
+        }
     }
 
     #[test]

@@ -158,6 +158,9 @@ impl Coverage {
         for v in out.instrs.values_mut() {
             v.sort_by_key(|i| (i.start, i.end));
         }
+        for v in out.jumps.values_mut() {
+            v.sort_by_key(|j| (j.start, j.code, j.pc));
+        }
         out
     }
 
@@ -177,8 +180,13 @@ impl Coverage {
     pub fn decision(&self, file: u32, d: &Decision) -> DecisionCoverage {
         let (cs, ce) = (d.cond.0, d.cond.0 + d.cond.1);
         let mut own: HashMap<u32, Jump> = HashMap::new();
-        for j in self.jumps.get(&file).into_iter().flatten() {
-            if j.start <= cs && ce <= j.end && d.span.start <= j.start && j.end <= d.span.end {
+        // Jumps sorted by start: those starting within the statement and
+        // at or before the condition.
+        let jumps = self.jumps.get(&file).map_or(&[][..], |v| &v[..]);
+        let from = jumps.partition_point(|j| j.start < d.span.start);
+        let to = jumps.partition_point(|j| j.start <= cs);
+        for j in &jumps[from..to.max(from)] {
+            if ce <= j.end && j.end <= d.span.end {
                 let e = own.entry(j.code).or_insert(*j);
                 if (j.end - j.start, j.pc) > (e.end - e.start, e.pc) {
                     *e = *j;
@@ -385,6 +393,8 @@ pub struct Reach<'g> {
     /// `Contract.signature` -> the entry point.
     entries: HashMap<String, &'g FunctionNode>,
     memo: RefCell<HashMap<String, Vec<String>>>,
+    /// [`Reach::writers_of`]'s answers, by variable.
+    writers: RefCell<HashMap<String, Vec<String>>>,
 }
 
 impl<'g> Reach<'g> {
@@ -410,6 +420,7 @@ impl<'g> Reach<'g> {
             named,
             entries,
             memo: RefCell::default(),
+            writers: RefCell::default(),
         }
     }
 
@@ -451,6 +462,9 @@ impl<'g> Reach<'g> {
     /// Entry points that write state variable `var`, themselves or through
     /// the functions they call.
     pub fn writers_of(&self, var: &str) -> Vec<String> {
+        if let Some(known) = self.writers.borrow().get(var) {
+            return known.clone();
+        }
         let mut out: Vec<String> = self
             .graph
             .functions
@@ -460,6 +474,9 @@ impl<'g> Reach<'g> {
             .collect();
         out.sort();
         out.dedup();
+        self.writers
+            .borrow_mut()
+            .insert(var.to_string(), out.clone());
         out
     }
 

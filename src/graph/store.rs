@@ -87,7 +87,23 @@ pub struct GraphStore {
     target: Arc<Target>,
     state: OnceLock<ArcSwap<Indexed>>,
     write: Mutex<()>,
+    /// The graph joined with coverage, as last computed (see
+    /// [`GraphStore::joined`]).
+    joined: Mutex<Option<Arc<Joined>>>,
 }
+
+/// The graph joined with coverage: what every context answer reads.
+struct Joined {
+    version: String,
+    points: u64,
+    at: std::time::Instant,
+    coverage: Coverage,
+    gaps: Vec<Gap>,
+}
+
+/// How long a join stays the answer while coverage has not grown: hit
+/// counts move on every call, the gaps only with new coverage.
+const JOIN_FRESH: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl std::fmt::Debug for GraphStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -101,7 +117,35 @@ impl GraphStore {
             target,
             state: OnceLock::new(),
             write: Mutex::new(()),
+            joined: Mutex::new(None),
         }
+    }
+
+    /// The graph joined with coverage: computed again when the graph
+    /// changed, when coverage grew, or after [`JOIN_FRESH`]; otherwise the
+    /// last join (on a protocol the join takes tens of milliseconds, and an
+    /// agent asks on a plateau, where coverage does not grow).
+    fn joined(&self, graph: &CodeGraph) -> Arc<Joined> {
+        let points = self.target.coverage.points();
+        let mut slot = self.joined.lock();
+        if let Some(j) = slot.as_ref()
+            && j.version == graph.version
+            && j.points == points
+            && j.at.elapsed() < JOIN_FRESH
+        {
+            return j.clone();
+        }
+        let coverage = Coverage::of(&self.target);
+        let gaps = join::gaps(graph, &coverage);
+        let j = Arc::new(Joined {
+            version: graph.version.clone(),
+            points,
+            at: std::time::Instant::now(),
+            coverage,
+            gaps,
+        });
+        *slot = Some(j.clone());
+        j
     }
 
     fn live(&self) -> &Arc<Project> {
@@ -149,9 +193,28 @@ impl GraphStore {
         Coverage::of(&self.target)
     }
 
+    /// How often the function a test runs (`signature` of `contract` or
+    /// the nearest base declaring it) got past its own preconditions
+    /// (see [`super::vacuity`]); `None` when the graph has no such function
+    /// with coverage.
+    pub fn vacuity(&self, contract: &str, signature: &str) -> Option<super::vacuity::Vacuity> {
+        let graph = self.graph();
+        let f = super::vacuity::test_function(&graph, contract, signature)?;
+        let file = graph.files.iter().find(|x| x.path == f.file && x.live)?;
+        let source = self.target.project.source_by_id(file.source_id)?;
+        let text = source.text.as_deref()?;
+        let joined = self.joined(&graph);
+        Some(super::vacuity::of(
+            &joined.coverage,
+            f,
+            file.source_id,
+            text,
+        ))
+    }
+
     /// Uncovered branches of the whole graph, blocking ones first.
     pub fn gaps(&self) -> Vec<Gap> {
-        join::gaps(&self.graph(), &self.coverage())
+        self.joined(&self.graph()).gaps.clone()
     }
 
     /// Indexes `files` (relative to `project_root`): sources of the
@@ -418,8 +481,8 @@ impl GraphStore {
                 return Err(invalid(format!("files[{i}]"), not_indexed(&state, f)));
             }
         }
-        let cov = self.coverage();
-        let gaps = join::gaps(graph, &cov);
+        let joined = self.joined(graph);
+        let (cov, gaps) = (&joined.coverage, &joined.gaps);
         let budget = max_tokens.saturating_mul(4);
         Ok(wants
             .into_iter()
@@ -427,11 +490,11 @@ impl GraphStore {
                 Want::File(path) => {
                     let fns: Vec<&FunctionNode> =
                         graph.functions.iter().filter(|f| f.file == path).collect();
-                    render(graph, &cov, &gaps, &path, &fns, budget, true)
+                    render(graph, cov, gaps, &path, &fns, budget, true)
                 }
                 Want::Functions(name) => {
                     let fns: Vec<&FunctionNode> = graph.functions_named(name).collect();
-                    render(graph, &cov, &gaps, name, &fns, budget, false)
+                    render(graph, cov, gaps, name, &fns, budget, false)
                 }
                 Want::Variable(name, qualified) => {
                     let touches = |f: &&FunctionNode| {
@@ -440,7 +503,7 @@ impl GraphStore {
                             .any(|q| f.reads.contains(q) || f.writes.contains(q))
                     };
                     let fns: Vec<&FunctionNode> = graph.functions.iter().filter(touches).collect();
-                    render(graph, &cov, &gaps, name, &fns, budget, false)
+                    render(graph, cov, gaps, name, &fns, budget, false)
                 }
             })
             .collect())
@@ -714,8 +777,10 @@ fn render(
     let mut summary = head;
     let mut truncated = false;
     let mut kept_symbols = Vec::new();
+    let mut kept_gaps = mine.len();
     for (i, (item, sym)) in items.iter().zip(&symbols).enumerate() {
         if summary.len() + item.len() + 1 > budget && i > 0 {
+            kept_gaps = kept_gaps.min(i);
             let _ = write!(
                 summary,
                 "… {} more items (raise max_tokens)",
@@ -731,6 +796,10 @@ fn render(
     kept_symbols.dedup();
     let mut seen = std::collections::BTreeSet::new();
     kept_symbols.retain(|s| seen.insert(s.clone()));
+    // The gaps the summary holds (the structured list keeps to the budget
+    // as the summary does: the rest are counted in its last line).
+    let mut mine = mine;
+    mine.truncate(kept_gaps);
     FileContext {
         file: name.to_string(),
         summary: summary.trim_end().to_string(),

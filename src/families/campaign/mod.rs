@@ -58,6 +58,14 @@ fn lower(a: &Address) -> String {
     format!("{a:#x}")
 }
 
+/// `part / whole`, 0 when `whole` is 0, to four decimals.
+fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        return 0.0;
+    }
+    (part as f64 / whole as f64 * 10_000.0).round() / 10_000.0
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -181,6 +189,20 @@ impl Family for CampaignTools {
                 Access::Inline,
                 self,
                 Self::foundry_reproducer,
+            ),
+            ToolDef::method::<RevertCensusInput, RevertCensusOutput, _>(
+                "revert_census",
+                "Where calls revert, per function, over a recent window: calls, reverts and successes, and the most frequent reasons, each with what the failing frame reverted with (decoded, before a caller wrapped it), where the revert started, the guard that failed (file:line, its condition, the state it reads) and the enablers: entry points whose writes can change that state (the campaign's own marked callable), with the last call seen failing there. Functions with the most reverts first. What to call before a function that keeps reverting.",
+                Access::Inline,
+                self,
+                Self::revert_census,
+            ),
+            ToolDef::method::<TestVacuityInput, TestVacuityOutput, _>(
+                "test_vacuity",
+                "How often each test got past its own preconditions: for the function a property or assertion test runs, its top-level requires, asserts and ifs that return early, in source order, each with how often it was evaluated, let the test go on and stopped it (from coverage, a sample of the checks), the share of runs stopped before the body and the precondition that stopped the most. A test that returns true while the protocol is empty has checked nothing: reach the state its top precondition reads first. Most vacuous first.",
+                Access::Inline,
+                self,
+                Self::test_vacuity,
             ),
             ToolDef::method::<WriteHtmlReportInput, WriteHtmlReportOutput, _>(
                 "write_html_report",
@@ -469,6 +491,146 @@ impl CampaignTools {
             message: format!("Prioritized function '{signature}'"),
             prioritized_functions: set.signatures(),
         })
+    }
+
+    fn revert_census(&self, a: RevertCensusInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
+        let function = a
+            .function_signature
+            .as_deref()
+            .map(|sig| self.steer.resolve_signature(sig))
+            .transpose()?;
+        let q = crate::campaign::census::Query {
+            function,
+            window: std::time::Duration::from_secs(a.window_seconds),
+            top: a.top,
+        };
+        let window_seconds =
+            q.window
+                .as_millis()
+                .div_ceil(crate::campaign::census::BUCKET_MS as u128) as u64
+                * crate::campaign::census::BUCKET_MS
+                / 1000;
+        let callable: std::collections::HashSet<String> = self
+            .campaign
+            .callable()
+            .iter()
+            .map(|c| {
+                let contract = c
+                    .contract
+                    .as_deref()
+                    .unwrap_or(&self.campaign.target().contract.name);
+                format!("{contract}.{}", c.function.signature())
+            })
+            .collect();
+        let render = self.campaign.renderer();
+        let place = |p: &crate::campaign::census::Place| SourcePlace {
+            file: p.file.clone(),
+            line: p.line,
+        };
+        let functions = self
+            .campaign
+            .revert_census(&q)
+            .into_iter()
+            .map(|f| {
+                let reverts = f.window.reverts;
+                CensusFunction {
+                    function_signature: f.signature,
+                    contract: f.contract,
+                    calls: f.window.calls,
+                    reverts,
+                    successes: f.window.calls.saturating_sub(reverts),
+                    revert_share: share(reverts, f.window.calls),
+                    total_calls: f.total.calls,
+                    total_reverts: f.total.reverts,
+                    reasons: f
+                        .reasons
+                        .into_iter()
+                        .map(|r| CensusReason {
+                            share: share(r.count, reverts),
+                            revert_at: r.revert_at.as_ref().map(place),
+                            guard: r.guard_at.as_ref().map(|at| {
+                                let g = r.guard.clone().unwrap_or_default();
+                                let mut enablers: Vec<CensusEnabler> = g
+                                    .enablers
+                                    .iter()
+                                    .map(|e| CensusEnabler {
+                                        callable: callable.contains(e),
+                                        function: e.clone(),
+                                    })
+                                    .collect();
+                                enablers.sort_by_key(|e| !e.callable);
+                                CensusGuard {
+                                    file: at.file.clone(),
+                                    line: at.line,
+                                    function: (!g.function.is_empty()).then_some(g.function),
+                                    kind: (!g.kind.is_empty()).then_some(g.kind),
+                                    condition: (!g.condition.is_empty()).then_some(g.condition),
+                                    state: g.state,
+                                    locals: g.locals,
+                                    calls: g.calls,
+                                    enablers,
+                                }
+                            }),
+                            sample: render.call(&r.sample),
+                            reason: r.reason,
+                            kind: r.kind,
+                            count: r.count,
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        ToolAnswer::json(&RevertCensusOutput {
+            window_seconds,
+            functions,
+        })
+    }
+
+    fn test_vacuity(&self, a: TestVacuityInput, _: &Gate) -> Result<ToolAnswer, ToolError> {
+        let tests = self.campaign.test_vacuity(a.test.as_deref()).map_err(|m| {
+            ToolError::invalid(format!("test: {m}"))
+                .with_details(serde_json::json!({ "field": "test" }))
+        })?;
+        let out = |p: &crate::graph::vacuity::Precondition| PreconditionOut {
+            line: p.line,
+            kind: p.kind,
+            condition: p.condition.clone(),
+            evaluated: p.evaluated,
+            passed: p.passed,
+            stopped: p.stopped,
+            state: p.state.clone(),
+        };
+        let mut tests: Vec<TestVacuity> = tests
+            .into_iter()
+            .map(|row| match row.vacuity {
+                Some(v) => TestVacuity {
+                    test: row.test,
+                    kind: row.kind,
+                    share_stopped: (v.share_stopped() * 10_000.0).round() / 10_000.0,
+                    stopped_most_by: v.stopped_most_by().map(out),
+                    preconditions: v.preconditions.iter().map(out).collect(),
+                    function: Some(v.function),
+                    file: Some(v.file),
+                    line: Some(v.line),
+                    runs: v.entries,
+                    passed: v.passed,
+                },
+                None => TestVacuity {
+                    test: row.test,
+                    kind: row.kind,
+                    function: None,
+                    file: None,
+                    line: None,
+                    runs: 0,
+                    passed: 0,
+                    share_stopped: 0.0,
+                    preconditions: Vec::new(),
+                    stopped_most_by: None,
+                },
+            })
+            .collect();
+        tests.sort_by(|a, b| b.share_stopped.total_cmp(&a.share_stopped));
+        ToolAnswer::json(&TestVacuityOutput { tests })
     }
 
     fn clear_priorities(

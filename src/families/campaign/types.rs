@@ -521,3 +521,192 @@ pub struct FoundryReproducerOutput {
     /// --match-contract {contract} --match-test test_` fails on it.
     pub solidity: Option<String>,
 }
+
+// ---- revert_census ----
+
+/// Where calls revert, per function, over a recent window
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RevertCensusInput {
+    /// One function (canonical signature, or a bare name when it names one
+    /// function); omitted: every function called in the window
+    #[serde(default)]
+    #[schemars(regex(pattern = SIGNATURE_PATTERN))]
+    pub function_signature: Option<String>,
+    /// The window, in seconds, ending now (counted in buckets of ten
+    /// seconds: rounded up to whole buckets)
+    #[serde(default = "default_census_window")]
+    #[schemars(range(min = 1, max = crate::campaign::census::MAX_WINDOW_SECONDS))]
+    pub window_seconds: u64,
+    /// Reasons per function at most, most frequent first
+    #[serde(default = "default_census_top")]
+    #[schemars(range(min = 1, max = 20))]
+    pub top: usize,
+}
+
+fn default_census_window() -> u64 {
+    60
+}
+
+fn default_census_top() -> usize {
+    5
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RevertCensusOutput {
+    /// The window counted, in seconds (whole buckets)
+    pub window_seconds: u64,
+    /// Functions with the most reverts in the window first
+    pub functions: Vec<CensusFunction>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CensusFunction {
+    pub function_signature: String,
+    /// The contract called, when not the target
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contract: Option<String>,
+    /// In the window: calls, reverted calls, successful calls
+    pub calls: u64,
+    pub reverts: u64,
+    pub successes: u64,
+    /// reverts / calls in the window (0 without calls)
+    pub revert_share: f64,
+    /// Since the campaign started
+    pub total_calls: u64,
+    pub total_reverts: u64,
+    pub reasons: Vec<CensusReason>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CensusReason {
+    /// What the failing frame reverted with, decoded (a message, a custom
+    /// error with its arguments, a panic code), before any caller wrapped it
+    pub reason: String,
+    /// error (a message), panic, custom (a custom error), empty (no data) or
+    /// halt (out of gas, invalid opcode)
+    pub kind: &'static str,
+    /// Reverts in the window with this reason at this place
+    pub count: u64,
+    /// count / the function's reverts in the window
+    pub share: f64,
+    /// Where the revert started (the REVERT's source line)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revert_at: Option<SourcePlace>,
+    /// The branch decided last before the revert: the guard that failed
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<CensusGuard>,
+    /// The last call seen failing there, in call syntax
+    pub sample: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SourcePlace {
+    pub file: String,
+    pub line: u32,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CensusGuard {
+    pub file: String,
+    pub line: u32,
+    /// `Contract.name` of the function holding it
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    /// require, if, assert, while, for, ternary; absent: a branch of no
+    /// statement (a checked operation, an ABI decoder's check)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The condition's source text
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+    /// State variables the condition reads (`Contract.name`)
+    pub state: Vec<String>,
+    /// Locals it reads, with what they were set to (`name = expression`):
+    /// where it reads state through a helper
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub locals: Vec<String>,
+    /// Functions the condition calls
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<String>,
+    /// Entry points whose writes can change what it reads (themselves or
+    /// through the functions they call), the campaign's own first
+    pub enablers: Vec<CensusEnabler>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CensusEnabler {
+    /// `Contract.signature`
+    pub function: String,
+    /// Whether workers call it (prioritize_function and inject_transaction
+    /// take it)
+    pub callable: bool,
+}
+
+// ---- test_vacuity ----
+
+/// How often each test got past its own preconditions
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TestVacuityInput {
+    /// One test (its name, as `status` lists it); omitted: every test
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 200))]
+    pub test: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TestVacuityOutput {
+    /// The most vacuous tests first
+    pub tests: Vec<TestVacuity>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TestVacuity {
+    pub test: String,
+    /// property, assertion, optimization or overflow
+    pub kind: &'static str,
+    /// `Contract.name` of the function the test runs, with its place
+    /// (absent: the code graph has no coverage of it)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// Runs seen reaching its first precondition (a sample: checks record
+    /// coverage for some of their runs), and runs past the last one
+    pub runs: u64,
+    pub passed: u64,
+    /// The share of runs a precondition stopped (0 without runs or
+    /// preconditions): 1 means the test has checked nothing yet
+    pub share_stopped: f64,
+    /// Its `require`s, `assert`s and `if`s that leave early, at its top
+    /// level, in source order
+    pub preconditions: Vec<PreconditionOut>,
+    /// The precondition that stopped the most runs
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_most_by: Option<PreconditionOut>,
+}
+
+#[derive(Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PreconditionOut {
+    pub line: u32,
+    /// require, assert or if (an early exit)
+    pub kind: &'static str,
+    pub condition: String,
+    pub evaluated: u64,
+    pub passed: u64,
+    pub stopped: u64,
+    /// State variables it reads (`Contract.name`)
+    pub state: Vec<String>,
+}
