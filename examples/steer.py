@@ -47,6 +47,12 @@ call-count checkpoints does what an agent would do with the tools:
    directory, tried three times without gain is skipped). Functions holding
    gaps that nothing solved are prioritized (`prioritize_function`); after
    three fruitless plateaus the priorities are cleared.
+5. Builds precondition chains from the revert census (`revert_census`): for
+   the functions that revert most, the guard their calls fail at and the
+   callable functions whose writes can change what it reads (its enablers):
+   an enabler before the failing call (and the enabler's own enabler before
+   it), arguments from the corpus or drawn (`?`), screened with
+   `run_sequence` like the gaps' candidates; the enablers are prioritized.
 
 usage: python3 examples/steer.py [--seed S] [--timeout SECS] [--test-limit N]
            TARGET [--contract C] [--config YAML] [--workers N] [--out-dir D]
@@ -100,6 +106,9 @@ INJECT_BEST = 3           # injected per plateau
 FRUITLESS_CLEAR = 3       # fruitless plateaus before priorities are cleared
 ETG_GIVE_UP = 3           # earlier fruitless attempts on a branch before it is skipped
 CORPUS_PREFIXES = 40      # corpus entries a stuck call is appended to
+CENSUS_FUNCTIONS = 4      # functions that revert most, whose guards' enablers are tried per plateau
+CENSUS_MIN_SHARE = 0.3    # ... when at least this share of their calls reverted in the window
+CENSUS_ENABLERS = 3       # enablers tried per guard
 
 
 def log(*parts):
@@ -852,6 +861,8 @@ class Steer:
         before it solves anything)."""
         gaps = await self.read_gaps()
         await self.read_corpus()
+        if "revert_census" in self.tools:
+            await self.call("revert_census", {"windowSeconds": 600, "top": 3})
         for _, chain in gaps:
             await self.given_up(chain[-1])
         log(f"{len(gaps)} gaps read (sham: no steering)")
@@ -864,6 +875,7 @@ class Steer:
         corpus = await self.read_corpus()
         found = []      # (score, sequence, gap key)
         stuck = []
+        found += await self.census_chains(corpus)
         for key, chain in gaps:
             g = chain[-1]
             if await self.given_up(g):
@@ -922,6 +934,80 @@ class Steer:
                 self.prioritized.add(sig)
                 await self.call("prioritize_function", {"functionSignature": sig})
         return bool(found)
+
+    async def census_chains(self, corpus):
+        """Precondition chains from the revert census: the functions that
+        revert most in the last ten minutes (at least CENSUS_MIN_SHARE of
+        their calls), each one's most frequent failure with the guard that
+        failed and the callable functions whose writes can change what the
+        guard reads (its enablers). Candidates: an enabler (its corpus calls,
+        else wildcards) before the failing function (its failing call, its
+        corpus calls), and one level further when the enabler's own calls
+        revert at a guard with enablers. Screened with run_sequence; what
+        passes a guard (new coverage) or breaks a test is a candidate for
+        injection; the enablers are prioritized."""
+        if "revert_census" not in self.tools:
+            return []
+        census = await self.call("revert_census", {"windowSeconds": 600, "top": 3})
+        if not census:
+            return []
+        by_sig = {f["functionSignature"]: f for f in census["functions"]}
+
+        def enablers_of(f):
+            for reason in f.get("reasons", []):
+                g = reason.get("guard") or {}
+                own = f["functionSignature"]
+                es = [e["function"].split(".", 1)[1] for e in g.get("enablers", []) if e.get("callable")]
+                es = [e for e in es if e != own and e in self.functions]
+                if es:
+                    return reason, g, es
+            return None, None, []
+
+        def calls_of(sig, sample=None, n=2):
+            out = [c for _, c in self.base_calls(sig, corpus, n)]
+            if sample and sample not in out:
+                out.insert(0, sample)
+            if not out:
+                out = [f"{sig_name(sig)}({', '.join('?' for _ in sig_types(sig))})"]
+            return out[:n + 1]
+
+        found = []
+        ranked = sorted((f for f in census["functions"]
+                         if f["calls"] and f["reverts"] / f["calls"] >= CENSUS_MIN_SHARE),
+                        key=lambda f: -f["reverts"])
+        for f in ranked[:CENSUS_FUNCTIONS]:
+            sig = f["functionSignature"]
+            reason, g, enablers = enablers_of(f)
+            if not enablers:
+                continue
+            key = f"census:{sig}:{g.get('file')}:{g.get('line')}"
+            attempt = f"steer:{key}:{self.plateaus}"
+            gap = {"file": g.get("file", ""), "line": g.get("line", 0), "function": g.get("function", sig),
+                   "condition": g.get("condition", reason["reason"])}
+            await self.etg(attempt, f"plateau {self.plateaus}: {sig} reverts {f['reverts']}/{f['calls']} "
+                                    f"({reason['reason']}) at `{gap['condition']}`; enablers {enablers[:CENSUS_ENABLERS]}", gap)
+            cands = []
+            for e in enablers[:CENSUS_ENABLERS]:
+                # One level further: the enabler's own most frequent guard.
+                _, _, deeper = enablers_of(by_sig.get(e, {}))
+                for ec in calls_of(e):
+                    for fc in calls_of(sig, reason.get("sample")):
+                        cands.append([ec, fc])
+                        for d in deeper[:1]:
+                            cands.append([calls_of(d)[0], ec, fc])
+            best, screened = await self.screen(cands[:MAX_CANDIDATES])
+            if best:
+                found.append((best[0], best[1], key, attempt, gap))
+                log(f"{key}: {best[1]} -> {best[0][0]} falsified, {best[0][1]} new points")
+            else:
+                self.unsolved[key] = f"{screened} enabler chains screened, none reached new code"
+                await self.etg(attempt, f"screened {screened} enabler chains, none reached new code", gap)
+            if "prioritize_function" in self.tools:
+                for e in enablers[:1]:
+                    if e not in self.prioritized:
+                        self.prioritized.add(e)
+                        await self.call("prioritize_function", {"functionSignature": e})
+        return found
 
     async def screen(self, seqs):
         """Runs each new sequence once; the best (tests falsified, new
