@@ -192,14 +192,14 @@ impl Family for CampaignTools {
             ),
             ToolDef::method::<RevertCensusInput, RevertCensusOutput, _>(
                 "revert_census",
-                "Where calls revert, per function, over a recent window: calls, reverts and successes, and the most frequent reasons, each with what the failing frame reverted with (decoded, before a caller wrapped it), where the revert started, the guard that failed (file:line, its condition, the state it reads) and the enablers: entry points whose writes can change that state (the campaign's own marked callable), with the last call seen failing there. Functions with the most reverts first. What to call before a function that keeps reverting.",
+                "Where calls revert, per function, over a recent window: calls, reverts, and the top reasons, each with the deepest revert's decoded reason and line, the guard that failed (condition, state it reads) and its enablers: entry points whose writes change that state. What to call first.",
                 Access::Inline,
                 self,
                 Self::revert_census,
             ),
             ToolDef::method::<TestVacuityInput, TestVacuityOutput, _>(
                 "test_vacuity",
-                "How often each test got past its own preconditions: for the function a property or assertion test runs, its top-level requires, asserts and ifs that return early, in source order, each with how often it was evaluated, let the test go on and stopped it (from coverage, a sample of the checks), the share of runs stopped before the body and the precondition that stopped the most. A test that returns true while the protocol is empty has checked nothing: reach the state its top precondition reads first. Most vacuous first.",
+                "How often each test got past its own preconditions (top-level requires and early-return ifs of its function, from sampled coverage): per precondition evaluated/passed/stopped, the share of runs stopped and the one stopping most. Most vacuous first.",
                 Access::Inline,
                 self,
                 Self::test_vacuity,

@@ -528,17 +528,15 @@ pub struct FoundryReproducerOutput {
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RevertCensusInput {
-    /// One function (canonical signature, or a bare name when it names one
-    /// function); omitted: every function called in the window
+    /// One function (signature or a bare name); omitted: all called
     #[serde(default)]
     #[schemars(regex(pattern = SIGNATURE_PATTERN))]
     pub function_signature: Option<String>,
-    /// The window, in seconds, ending now (counted in buckets of ten
-    /// seconds: rounded up to whole buckets)
+    /// Seconds ending now (in 10 s buckets)
     #[serde(default = "default_census_window")]
     #[schemars(range(min = 1, max = crate::campaign::census::MAX_WINDOW_SECONDS))]
     pub window_seconds: u64,
-    /// Reasons per function at most, most frequent first
+    /// Reasons per function at most
     #[serde(default = "default_census_top")]
     #[schemars(range(min = 1, max = 20))]
     pub top: usize,
@@ -655,7 +653,7 @@ pub struct CensusEnabler {
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TestVacuityInput {
-    /// One test (its name, as `status` lists it); omitted: every test
+    /// One test's name; omitted: every test
     #[serde(default)]
     #[schemars(length(min = 1, max = 200))]
     pub test: Option<String>,
