@@ -140,7 +140,7 @@ impl CampaignRead {
             .collect())
     }
     /// Where calls revert, joined with the code graph (see
-    /// [`census::report`](super::census::report)).
+    /// [`census::report`]).
     pub fn revert_census(&self, q: &super::census::Query) -> Vec<super::census::FunctionReport> {
         let graph = self.1.graph.graph();
         super::census::report(&self.0.census, &self.0.target, &self.0.callable, &graph, q)
