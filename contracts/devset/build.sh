@@ -4,7 +4,7 @@
 # changes that target them (each case's manifest records its commit), into
 # contracts/devset/out/NAME.json (solc standard-JSON output; not committed:
 # Lending alone is 5 MB), with the pinned solcjs 0.8.30 of contracts/.tools
-# (installed by contracts/steer/build.sh's rule if missing), optimizer off.
+# (contracts/pinned-solc.sh installs it if missing), optimizer off.
 # Deterministic: running it twice gives byte-identical files.
 #
 # usage: contracts/devset/build.sh [NAME ...]   (default: every case)
@@ -12,15 +12,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CONTRACTS="$(dirname "$HERE")"
 ROOT="$(dirname "$CONTRACTS")"
-SOLC_VERSION=0.8.30
-TOOLS="$CONTRACTS/.tools"
-SOLC="$TOOLS/node_modules/solc"
-if [ ! -f "$SOLC/package.json" ] ||
-   [ "$(node -p "require('$SOLC/package.json').version")" != "$SOLC_VERSION" ]; then
-  mkdir -p "$TOOLS"
-  [ -f "$TOOLS/package.json" ] || echo '{"name":"rudder-contract-tools","private":true}' > "$TOOLS/package.json"
-  (cd "$TOOLS" && npm install --no-audit --no-fund --silent "solc@$SOLC_VERSION" >&2)
-fi
+# shellcheck source=../pinned-solc.sh
+source "$CONTRACTS/pinned-solc.sh"
 mkdir -p "$HERE/out"
 cd "$ROOT"
 if [ $# -eq 0 ]; then

@@ -9,15 +9,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CONTRACTS="$(dirname "$HERE")"
 ROOT="$(dirname "$CONTRACTS")"
-SOLC_VERSION=0.8.30
-TOOLS="$CONTRACTS/.tools"
-SOLC="$TOOLS/node_modules/solc"
-if [ ! -f "$SOLC/package.json" ] ||
-   [ "$(node -p "require('$SOLC/package.json').version")" != "$SOLC_VERSION" ]; then
-  mkdir -p "$TOOLS"
-  [ -f "$TOOLS/package.json" ] || echo '{"name":"rudder-contract-tools","private":true}' > "$TOOLS/package.json"
-  (cd "$TOOLS" && npm install --no-audit --no-fund --silent "solc@$SOLC_VERSION" >&2)
-fi
+# shellcheck source=../pinned-solc.sh
+source "$CONTRACTS/pinned-solc.sh"
 
 mkdir -p "$HERE/out"
 cd "$ROOT"
