@@ -288,6 +288,24 @@ impl Census {
     }
 }
 
+/// The callable functions by `Contract.signature` (the code graph's name
+/// of an entry point), with their indices.
+fn callable_index(target: &Target, callable: &[Callable]) -> HashMap<String, u32> {
+    callable
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let contract = c.contract.as_deref().unwrap_or(&target.contract.name);
+            (format!("{contract}.{}", c.function.signature()), i as u32)
+        })
+        .collect()
+}
+
+/// The window a reader asked for, as counted: whole buckets.
+pub fn counted_window(window: Duration) -> Duration {
+    Duration::from_millis(Census::buckets_of(window) * BUCKET_MS)
+}
+
 /// The kind of a failure, in the census' words.
 pub fn reason_kind(outcome: &Outcome) -> &'static str {
     match outcome {
@@ -367,6 +385,9 @@ pub struct Guard {
     /// Entry points (`Contract.signature`) that write the state it reads,
     /// themselves or through the functions they call.
     pub enablers: Vec<String>,
+    /// Which of them workers call (set by [`report`]; parallel to
+    /// `enablers`, which it orders callable first).
+    pub callable: Vec<bool>,
 }
 
 /// The graph's reading of the guard at `place` (the function holding it
@@ -434,6 +455,7 @@ fn guard_among<'g>(
             .collect(),
         calls: d.calls.clone(),
         enablers,
+        callable: Vec::new(),
     })
 }
 
@@ -486,6 +508,7 @@ pub fn report(
     q: &Query,
 ) -> Vec<FunctionReport> {
     let reach = crate::graph::join::Reach::new(graph);
+    let index = callable_index(target, callable);
     let counts = census.functions(q.window);
     let mut out = Vec::new();
     for (k, (window, total)) in counts.into_iter().enumerate() {
@@ -504,7 +527,14 @@ pub fn report(
                     .site
                     .and_then(|x| x.guard)
                     .and_then(|(code, pc)| place(target, code, pc));
-                let guard = guard_at.as_ref().and_then(|p| guard_of(graph, &reach, p));
+                let guard = guard_at
+                    .as_ref()
+                    .and_then(|p| guard_of(graph, &reach, p))
+                    .map(|mut g| {
+                        g.enablers.sort_by_key(|e| !index.contains_key(e));
+                        g.callable = g.enablers.iter().map(|e| index.contains_key(e)).collect();
+                        g
+                    });
                 ReasonReport {
                     reason: target.errors.describe(&s.outcome),
                     kind: reason_kind(&s.outcome),
@@ -565,14 +595,7 @@ impl EnablerTable {
     /// [`guard_of`]) whose enablers include callable functions.
     pub fn build(target: &Target, callable: &[Callable], graph: &crate::graph::CodeGraph) -> Self {
         let reach = crate::graph::join::Reach::new(graph);
-        let index: HashMap<String, u32> = callable
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let contract = c.contract.as_deref().unwrap_or(&target.contract.name);
-                (format!("{contract}.{}", c.function.signature()), i as u32)
-            })
-            .collect();
+        let index = callable_index(target, callable);
         // One answer per source range: many JUMPIs share a statement's.
         let mut by_range: HashMap<(u32, u32, u32), Option<Enablers>> = HashMap::new();
         let mut by_file: HashMap<&str, Vec<&crate::graph::FunctionNode>> = HashMap::new();

@@ -504,24 +504,7 @@ impl CampaignTools {
             window: std::time::Duration::from_secs(a.window_seconds),
             top: a.top,
         };
-        let window_seconds =
-            q.window
-                .as_millis()
-                .div_ceil(crate::campaign::census::BUCKET_MS as u128) as u64
-                * crate::campaign::census::BUCKET_MS
-                / 1000;
-        let callable: std::collections::HashSet<String> = self
-            .campaign
-            .callable()
-            .iter()
-            .map(|c| {
-                let contract = c
-                    .contract
-                    .as_deref()
-                    .unwrap_or(&self.campaign.target().contract.name);
-                format!("{contract}.{}", c.function.signature())
-            })
-            .collect();
+        let window_seconds = crate::campaign::census::counted_window(q.window).as_secs();
         let render = self.campaign.renderer();
         let place = |p: &crate::campaign::census::Place| SourcePlace {
             file: p.file.clone(),
@@ -550,15 +533,15 @@ impl CampaignTools {
                             revert_at: r.revert_at.as_ref().map(place),
                             guard: r.guard_at.as_ref().map(|at| {
                                 let g = r.guard.clone().unwrap_or_default();
-                                let mut enablers: Vec<CensusEnabler> = g
+                                let enablers = g
                                     .enablers
                                     .iter()
-                                    .map(|e| CensusEnabler {
-                                        callable: callable.contains(e),
+                                    .zip(&g.callable)
+                                    .map(|(e, callable)| CensusEnabler {
                                         function: e.clone(),
+                                        callable: *callable,
                                     })
                                     .collect();
-                                enablers.sort_by_key(|e| !e.callable);
                                 CensusGuard {
                                     file: at.file.clone(),
                                     line: at.line,
