@@ -385,7 +385,7 @@ pub struct Guard {
     /// Entry points (`Contract.signature`) that write the state it reads,
     /// themselves or through the functions they call.
     pub enablers: Vec<String>,
-    /// Which of them workers call (set by [`report`]; parallel to
+    /// Which of them workers call (set by [`report()`]; parallel to
     /// `enablers`, which it orders callable first).
     pub callable: Vec<bool>,
 }
