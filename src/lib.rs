@@ -42,7 +42,7 @@
 //! * [`appendvec`]: the append-only vector under the corpus and tests stores
 //!   (from `rudder-lockfree`, with the ring and [`priority`]).
 
-pub use rudder_calls::{parser, tx};
+pub use rudder_calls::{parser, reference, tx};
 pub use rudder_lockfree::{appendvec, priority};
 
 pub mod artifacts;

@@ -235,3 +235,82 @@ fn a_wildcard_injection_runs_repeat_times_with_fresh_values_where_the_holes_are(
         "{log}"
     );
 }
+
+/// `deposit(?, "a"); deposit(3, "b"); withdraw($1.amount)` repeated: each
+/// run's withdrawal takes the amount the first deposit's event carried
+/// in that run (drawn anew each time), and the command log keeps the
+/// reference as written.
+#[test]
+fn an_injected_reference_takes_what_the_earlier_call_emitted_in_that_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = campaign("Vault", 1, dir.path());
+    let sequence = [
+        "deposit(?, \"a\")".to_string(),
+        "deposit(3, \"b\"); withdraw($1.amount)".to_string(),
+    ];
+    let receipt = c
+        .control()
+        .inject_calls_repeated(&sequence, None, Default::default(), 4)
+        .unwrap();
+    assert_eq!(receipt.calls, 3);
+    let engine = c.engine().clone();
+    let journal = engine.journal().expect("journal on");
+    let calls = |j: &rudder::journal::Journal| -> Vec<String> {
+        j.flush();
+        let r = j.reader().unwrap();
+        let mut stmt = r
+            .conn()
+            .prepare(
+                "SELECT json_extract(properties, '$.call') FROM events
+                 WHERE injection = ?1 AND kind = 'CallExecuted' ORDER BY id",
+            )
+            .unwrap();
+        stmt.query_map([receipt.id.0 as i64], |row| row.get::<_, String>(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    // Runs start at each first deposit; the one that breaks
+    // `echidna_total_small` ends there (its executor goes to shrinking).
+    let runs = |seen: &[String]| -> Vec<Vec<String>> {
+        let mut runs: Vec<Vec<String>> = Vec::new();
+        for call in seen {
+            if call.ends_with(", \"a\")") || runs.is_empty() {
+                runs.push(Vec::new());
+            }
+            runs.last_mut().unwrap().push(call.clone());
+        }
+        runs
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = calls(journal);
+    while !(runs(&seen).len() == 4 && runs(&seen)[3].len() == 3) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        seen = calls(journal);
+    }
+    c.stop();
+    let runs = runs(&seen);
+    assert_eq!(runs.len(), 4, "four runs: {seen:?}");
+    let whole: Vec<&Vec<String>> = runs.iter().filter(|r| r.len() == 3).collect();
+    assert!(
+        whole.len() >= 3,
+        "at most one run is cut by a falsification: {seen:?}"
+    );
+    let mut amounts = std::collections::BTreeSet::new();
+    for run in whole {
+        let amount = run[0]
+            .strip_prefix("deposit(")
+            .and_then(|a| a.strip_suffix(", \"a\")"))
+            .unwrap_or_else(|| panic!("the first deposit: {run:?}"));
+        assert_eq!(run[1], "deposit(3, \"b\")", "{run:?}");
+        assert_eq!(run[2], format!("withdraw({amount})"), "{run:?}");
+        amounts.insert(amount.to_string());
+    }
+    assert!(
+        amounts.len() > 1,
+        "the wildcard is drawn anew each run: {seen:?}"
+    );
+    engine.flush();
+    let log = std::fs::read_to_string(engine.layout().command_log()).unwrap();
+    assert!(log.contains("withdraw($1.amount)"), "{log}");
+}

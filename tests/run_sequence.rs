@@ -246,3 +246,74 @@ async fn reload_corpus_adds_what_another_run_wrote_and_names_what_it_cannot_read
     c.stop();
     c.wait();
 }
+
+/// `$n` references through the tool: a later call reads an earlier one's
+/// named output (`$1.newTotal`) and an emitted event's argument
+/// (`$1.amount`); a reference to a call that failed stops the run there,
+/// saying why; one that names no earlier call, or a field the call does
+/// not have, is refused before anything runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_later_call_reads_what_an_earlier_call_returned_or_emitted() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start("contracts/out/Vault.json", config(1), dir.path());
+    let s = server(c.control());
+    idle(&s).await;
+    let v = call(
+        &s,
+        "run_sequence",
+        json!({"sequence": [
+            "deposit(600, \"a\")",
+            "deposit($1.newTotal, \"b\"); withdraw($1.amount)"
+        ]}),
+    )
+    .await;
+    assert_eq!(v["complete"], true, "{v}");
+    let calls = v["calls"].as_array().unwrap();
+    assert_eq!(calls[1]["call"], "deposit(600, \"b\")", "{v}");
+    assert_eq!(calls[1]["returns"][0]["value"], "1200");
+    assert_eq!(calls[1]["failing"], json!(["echidna_total_small"]));
+    assert_eq!(calls[2]["call"], "withdraw(600)", "{v}");
+    assert_eq!(calls[2]["outcome"], "success");
+
+    // The second deposit overflows: the withdrawal reading it does not run.
+    let v = call(
+        &s,
+        "run_sequence",
+        json!({"sequence": [
+            "deposit(1, \"a\")",
+            format!("deposit({}, \"b\")", alloy_primitives::U256::MAX),
+            "withdraw($2.newTotal)"
+        ]}),
+    )
+    .await;
+    assert_eq!(v["complete"], false, "{v}");
+    assert_eq!(v["calls"].as_array().unwrap().len(), 2);
+    let stopped = v["stopped"].as_str().unwrap();
+    assert!(
+        stopped.contains("call 3 was not run") && stopped.contains("call 2 failed"),
+        "{stopped}"
+    );
+
+    for (sequence, field, says) in [
+        (
+            json!(["withdraw($2)", "deposit(1, \"a\")"]),
+            "sequence[0]",
+            "names no earlier call",
+        ),
+        (
+            json!(["deposit(1, \"a\")", "withdraw($1.shares)"]),
+            "sequence[1]",
+            "no output or event argument named `shares`",
+        ),
+        (
+            json!(["deposit(1, \"a\"); withdraw($1)"]),
+            "sequence[0]",
+            "returns 2 values",
+        ),
+    ] {
+        let e = err(&s, "run_sequence", json!({ "sequence": sequence })).await;
+        assert_eq!(e["details"]["field"], field, "{e}");
+        assert!(e["message"].as_str().unwrap().contains(says), "{e}");
+    }
+    c.stop();
+}

@@ -4,6 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rudder_calls::parser::{CallDefaults, format_template, parse_sequence, parse_templates, parse_txs};
+use rudder_calls::tx::{Abis, Holes, Tx};
 use std::sync::{Arc, OnceLock};
 
 fn abi() -> &'static Vec<Arc<alloy_json_abi::Function>> {
@@ -18,11 +19,33 @@ fn abi() -> &'static Vec<Arc<alloy_json_abi::Function>> {
             "arrays(uint16[],address[2],bool[][])",
             "mix((int16,uint8,address,bool),uint32)",
             "pay()",
+            "function make(uint8 k) returns (uint256 id, address who)",
         ]
         .iter()
         .map(|s| Arc::new(alloy_json_abi::Function::parse(s).unwrap()))
         .collect()
     })
+}
+
+fn events() -> &'static Vec<Arc<alloy_json_abi::Event>> {
+    static EVENTS: OnceLock<Vec<Arc<alloy_json_abi::Event>>> = OnceLock::new();
+    EVENTS.get_or_init(|| {
+        ["event Made(uint256 indexed id, int64 amount, string note)"]
+            .iter()
+            .map(|s| Arc::new(alloy_json_abi::Event::parse(s).unwrap()))
+            .collect()
+    })
+}
+
+/// Calls and holes with the references' spans (positions in the text they
+/// were parsed from) left out.
+fn unplaced(mut calls: Vec<(Tx, Holes)>) -> Vec<(Tx, Holes)> {
+    for (_, h) in &mut calls {
+        for r in &mut h.refs {
+            r.span = 0..0;
+        }
+    }
+    calls
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -45,26 +68,25 @@ fuzz_target!(|data: &[u8]| {
         let s = e.span();
         assert!(s.start <= s.end && s.end <= src.len(), "{e:?} in {src:?}");
     }
-    // Calls with `?` wildcards: errors point into the text; what parses
-    // prints back to text that parses to the same calls and holes.
-    match parse_templates(src, abi(), &defaults) {
+    // Calls with `?` wildcards and `$n` references: errors point into the
+    // text; what parses prints back to text that parses to the same calls,
+    // holes and references.
+    match parse_templates(src, abi(), &defaults, events()) {
         Err(e) => {
             let s = e.span();
             assert!(s.start <= s.end && s.end <= src.len(), "{e:?} in {src:?}");
         }
         Ok(calls) => {
-            for (tx, holes) in calls {
-                let text = format_template(
-                    &tx,
-                    &holes,
-                    rudder_calls::tx::Abis::target_only(abi()),
-                    Some(defaults.sender),
-                );
-                let mut back = parse_templates(&text, abi(), &defaults)
-                    .unwrap_or_else(|e| panic!("{src:?} printed as {text:?}: {e}"));
-                assert_eq!(back.len(), 1, "{text}");
-                assert_eq!(back.remove(0), (tx, holes), "{src:?} printed as {text:?}");
-            }
+            let text: Vec<String> = calls
+                .iter()
+                .map(|(tx, holes)| {
+                    format_template(tx, holes, Abis::target_only(abi()), Some(defaults.sender))
+                })
+                .collect();
+            let text = text.join("\n");
+            let back = parse_templates(&text, abi(), &defaults, events())
+                .unwrap_or_else(|e| panic!("{src:?} printed as {text:?}: {e}"));
+            assert_eq!(unplaced(back), unplaced(calls), "{src:?} printed as {text:?}");
         }
     }
 });

@@ -167,7 +167,57 @@ fuzz_target!(|input: Input| {
         template.sender = defaults.sender;
     }
     let text = format_template(&template, &holes, Abis::target_only(&functions), Some(defaults.sender));
-    let mut back = parse_templates(&text, &functions, &defaults).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let mut back = parse_templates(&text, &functions, &defaults, &[]).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(back.len(), 1);
-    assert_eq!(back.remove(0), (template, holes), "{text}");
+    assert_eq!(back.remove(0), (template.clone(), holes.clone()), "{text}");
+    // After a call that returns an id and an address, the integer and
+    // address arguments the seed picks read them (`$1.id`, `$1.who`).
+    let make = Arc::new(
+        alloy_json_abi::Function::parse("function make() returns (uint256 id, address who)").unwrap(),
+    );
+    let mut functions = functions;
+    functions.push(make.clone());
+    let first = Tx {
+        function: make,
+        args: vec![],
+        sender: SENDERS[0],
+        value: U256::ZERO,
+        delay: Delay::default(),
+        gas_price: 0,
+        to: None,
+    };
+    let mut refs = holes;
+    for (i, t) in types.iter().enumerate() {
+        let field = match t {
+            DynSolType::Uint(_) | DynSolType::Int(_) => "id",
+            DynSolType::Address => "who",
+            _ => continue,
+        };
+        if input.seed >> (24 + i % 8) & 1 == 1 && !refs.at(&[i]) {
+            refs.refs.push(rudder_calls::reference::Reference {
+                path: vec![i],
+                call: 0,
+                field: Some(field.into()),
+                span: 0..0,
+                source: None,
+            });
+            template.args[i] = zero_of(t);
+        }
+    }
+    let abis = Abis::target_only(&functions);
+    let text = format!(
+        "{}; {}",
+        format_template(&first, &Holes::default(), abis, Some(defaults.sender)),
+        format_template(&template, &refs, abis, Some(defaults.sender))
+    );
+    let back = parse_templates(&text, &functions, &defaults, &[]).unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert_eq!(back.len(), 2);
+    let (tx, mut got) = back[1].clone();
+    assert_eq!(tx, template, "{text}");
+    for r in &mut got.refs {
+        assert!(r.source.is_some(), "{text}: {r:?} not bound");
+        r.span = 0..0;
+        r.source = None;
+    }
+    assert_eq!(got, refs, "{text}");
 });

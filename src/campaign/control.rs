@@ -192,48 +192,63 @@ impl Control {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(
             s.seed ^ self.next_injection.load(Ordering::Relaxed) ^ now_ms(),
         );
-        let txs: Vec<Tx> = templates
-            .iter()
+        let (txs, holes): (Vec<Tx>, Vec<Holes>) = templates
+            .into_iter()
             .map(|(t, h)| {
                 if h.is_empty() {
-                    t.clone()
+                    (t, h)
                 } else {
-                    super::generate::fill_holes(&mut rng, &s.dictionary, &ctx, t, h)
+                    (
+                        super::generate::fill_holes(&mut rng, &s.dictionary, &ctx, &t, &h),
+                        h,
+                    )
                 }
             })
-            .collect();
-        Ok(super::run_report::run(s, &txs, deadline, None, None))
+            .unzip();
+        Ok(super::run_report::run(
+            s, &txs, &holes, deadline, None, None,
+        ))
     }
 
-    /// Parses and resolves calls that may hold `?` wildcards.
+    /// Parses and resolves calls that may hold `?` wildcards and `$n`
+    /// references (checked against the earlier calls of the whole sequence).
     pub fn parse_templates(
         &self,
         calls: &[String],
         sender: Option<Address>,
         value: U256,
     ) -> Result<Vec<(Tx, Holes)>, ControlError> {
-        self.parse_each(calls, sender, value, crate::parser::parse_templates)
+        let (mut out, owners) =
+            self.parse_each(calls, sender, value, crate::parser::parse_template_calls)?;
+        crate::reference::bind(&mut out, &self.engine.target.events()).map_err(|e| {
+            let i = owners[e.call];
+            ControlError::invalid(format!("sequence[{i}]"), format!("{:?}: {e}", calls[i]))
+        })?;
+        Ok(out)
     }
 
     /// Parses each call text with `parse` (under the caller's defaults),
-    /// naming the one that fails as `sequence[i]`.
+    /// naming the one that fails as `sequence[i]`; with, for each call
+    /// parsed, the index of the text it came from.
     fn parse_each<T, E: std::fmt::Display>(
         &self,
         calls: &[String],
         sender: Option<Address>,
         value: U256,
         parse: impl Fn(&str, &[Arc<alloy_json_abi::Function>], &CallDefaults) -> Result<Vec<T>, E>,
-    ) -> Result<Vec<T>, ControlError> {
+    ) -> Result<(Vec<T>, Vec<usize>), ControlError> {
         self.check_count(calls)?;
         let defaults = self.defaults(sender, value);
         let mut out = Vec::with_capacity(calls.len());
+        let mut owners = Vec::with_capacity(calls.len());
         for (i, text) in calls.iter().enumerate() {
             let parsed = parse(text, &self.engine.target.functions, &defaults).map_err(|e| {
                 ControlError::invalid(format!("sequence[{i}]"), format!("{text:?}: {e}"))
             })?;
+            owners.resize(owners.len() + parsed.len(), i);
             out.extend(parsed);
         }
-        Ok(out)
+        Ok((out, owners))
     }
 
     fn check_count(&self, calls: &[String]) -> Result<(), ControlError> {
@@ -265,6 +280,7 @@ impl Control {
         value: U256,
     ) -> Result<Vec<Tx>, ControlError> {
         self.parse_each(calls, sender, value, parse_txs)
+            .map(|(txs, _)| txs)
     }
 
     /// Sends `txs` to every worker; each runs it from the deployed state at

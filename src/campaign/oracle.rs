@@ -35,6 +35,8 @@ impl<'c> Goal<'c> {
 /// One call of a [`Oracle::dry_run`].
 #[derive(Clone, Debug)]
 pub struct DryStep {
+    /// The call as it ran (its references filled in).
+    pub call: Tx,
     pub result: CallResult,
     /// Points the call reached that the executor's coverage map had not.
     pub new_points: u32,
@@ -52,6 +54,9 @@ pub enum DryStop {
     Deadline,
     /// The next call's block time was past the window's end.
     Window,
+    /// A `$n` reference of the next call could not be filled (the call it
+    /// reads failed, or produced no such value).
+    Unbound,
 }
 
 /// What a dry run did.
@@ -59,6 +64,8 @@ pub enum DryStop {
 pub struct DryRun {
     pub steps: Vec<DryStep>,
     pub stop: DryStop,
+    /// Why the next call could not run ([`DryStop::Unbound`]).
+    pub unbound: Option<String>,
 }
 
 /// A replay that met its goal.
@@ -355,6 +362,7 @@ impl<'a> Oracle<'a> {
     pub fn dry_run(
         &mut self,
         seq: &[Tx],
+        holes: &[crate::tx::Holes],
         deadline: std::time::Instant,
         start: Option<u64>,
         end: Option<u64>,
@@ -374,6 +382,8 @@ impl<'a> Oracle<'a> {
         properties.sort_by_key(|c| c.at_end);
         let mut steps = Vec::with_capacity(seq.len());
         let mut stop = DryStop::Complete;
+        let mut unbound = None;
+        let mut produced: Vec<Option<crate::reference::Produced>> = Vec::new();
         for (i, tx) in seq.iter().enumerate() {
             if std::time::Instant::now() >= deadline {
                 stop = DryStop::Deadline;
@@ -385,7 +395,24 @@ impl<'a> Oracle<'a> {
                 stop = DryStop::Window;
                 break;
             }
+            let mut tx = tx.clone();
+            if let Some(h) = holes.get(i).filter(|h| !h.refs.is_empty())
+                && let Err(why) = crate::reference::apply(&mut tx, h, &produced)
+            {
+                stop = DryStop::Unbound;
+                unbound = Some(format!("call {} was not run: {why}", i + 1));
+                break;
+            }
+            let tx = &tx;
             let result = self.ex.call(tx);
+            if !holes.is_empty() {
+                produced.push(match &result.outcome {
+                    Outcome::Success { output } => {
+                        Some(crate::reference::Produced::of(tx, output, &result.logs))
+                    }
+                    _ => None,
+                });
+            }
             let new_points = self.ex.commit_coverage();
             let reverted = self.call_reverted(&result).is_some();
             let mut failing: Vec<TestId> = properties
@@ -402,12 +429,17 @@ impl<'a> Oracle<'a> {
                 failing.push(c.id);
             }
             steps.push(DryStep {
+                call: tx.clone(),
                 result,
                 new_points,
                 failing,
             });
         }
-        DryRun { steps, stop }
+        DryRun {
+            steps,
+            stop,
+            unbound,
+        }
     }
 
     /// Resets the executor to the deployed state.

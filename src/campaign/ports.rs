@@ -229,8 +229,8 @@ impl CampaignRead {
         end: Option<u64>,
     ) -> (oracle::DryRun, run_report::SequenceReport) {
         let mut ex = self.0.target.isolated_executor();
-        let run = Oracle::new(&self.0, &mut ex).dry_run(txs, deadline, start, end);
-        let report = run_report::describe(&self.0, txs, &run);
+        let run = Oracle::new(&self.0, &mut ex).dry_run(txs, &[], deadline, start, end);
+        let report = run_report::describe(&self.0, &run);
         (run, report)
     }
     /// The shared campaign as this node last saw it (`None`: not shared).

@@ -76,9 +76,13 @@ pub struct SequenceReport {
     pub calls: Vec<CallReport>,
     /// Every test some call broke, in the order they first failed.
     pub falsified: Vec<String>,
-    /// Whether every call ran (false: the time budget ran out first, or a
-    /// call's block time passed the window's end).
+    /// Whether every call ran (false: the time budget ran out first, a
+    /// call's block time passed the window's end, or `stopped`).
     pub complete: bool,
+    /// Why a call was not run: a `$n` reference it holds could not be
+    /// filled (the call it reads failed, or emitted no such event).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// Runs `txs` once on an isolated executor from the deployed state and
@@ -87,23 +91,25 @@ pub struct SequenceReport {
 pub fn run(
     engine: &Engine,
     txs: &[Tx],
+    holes: &[crate::tx::Holes],
     deadline: Instant,
     start: Option<u64>,
     end: Option<u64>,
 ) -> SequenceReport {
     let mut ex = engine.target.isolated_executor();
-    let run = Oracle::new(engine, &mut ex).dry_run(txs, deadline, start, end);
-    describe(engine, txs, &run)
+    let run = Oracle::new(engine, &mut ex).dry_run(txs, holes, deadline, start, end);
+    describe(engine, &run)
 }
 
-/// The report of `run`, a dry run of `txs`.
-pub fn describe(engine: &Engine, txs: &[Tx], run: &DryRun) -> SequenceReport {
+/// The report of `run`, a dry run.
+pub fn describe(engine: &Engine, run: &DryRun) -> SequenceReport {
     let abi = ProjectAbi::of(engine);
     let mut falsified: Vec<String> = Vec::new();
-    let calls = txs
+    let calls = run
+        .steps
         .iter()
-        .zip(&run.steps)
-        .map(|(tx, step)| {
+        .map(|step| {
+            let tx = &step.call;
             let failing: Vec<String> = step
                 .failing
                 .iter()
@@ -131,6 +137,7 @@ pub fn describe(engine: &Engine, txs: &[Tx], run: &DryRun) -> SequenceReport {
         calls,
         falsified,
         complete: run.stop == DryStop::Complete,
+        stopped: run.unbound.clone(),
     }
 }
 

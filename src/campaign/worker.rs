@@ -25,6 +25,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 mod checks;
+mod inject;
 mod input_to_state;
 mod reverts;
 mod solve;
@@ -214,6 +215,9 @@ pub(crate) struct Worker {
     pub(crate) checks: super::check_cache::CheckCache,
     /// The solving stage ([`solve`]).
     solving: solve::Solving,
+    /// The running injection's `$n` references and what its calls
+    /// produced so far ([`inject`]).
+    binding: Option<inject::Binding>,
 }
 
 /// The calls an input-to-state candidate follows, and the state they left
@@ -299,6 +303,7 @@ impl Worker {
             census: Default::default(),
             census_seen: Vec::new(),
             reverted_at: None,
+            binding: None,
             budget: CallBudget::default(),
             seen_reverts: Default::default(),
             tracing: engine.keeps_traces(),
@@ -497,36 +502,6 @@ impl Worker {
         reason
     }
 
-    /// Runs an injection `repeat` times, its `?`s drawn anew each time.
-    fn run_injection(&mut self, inj: &Injection) {
-        for _ in 0..inj.repeat.max(1) {
-            let txs = if inj.holes.is_empty() {
-                inj.txs.clone()
-            } else {
-                let engine = self.engine.clone();
-                let ctx = GenContext::of(&engine.config);
-                inj.txs
-                    .iter()
-                    .zip(&inj.holes)
-                    .map(|(tx, holes)| {
-                        generate::fill_holes(&mut self.rng, &self.dict, &ctx, tx, holes)
-                    })
-                    .collect()
-            };
-            let r = self.run_sequence(Source::Injected(inj.id.0), txs, inj.txs.len());
-            self.engine.stats.workers[self.id.0 as usize]
-                .injections
-                .fetch_add(1, Ordering::Relaxed);
-            self.emit(Payload::InjectionExecuted {
-                injection: inj.id,
-                executed: r.executed,
-                reverted: r.reverted,
-                new_points: r.new_points,
-                falsified: r.falsified,
-            });
-        }
-    }
-
     fn flush_batch(&mut self) {
         if self.batch.calls > 0 || self.batch.sequences > 0 {
             self.emit(Payload::TransactionExecuted {
@@ -600,9 +575,26 @@ impl Worker {
             {
                 break;
             }
-            let tx = match planned.next().or_else(|| detour.pop()) {
-                Some(t) => t,
-                None => self.random_or_repeated_tx(run.executed.last(), &mut streak),
+            let tx = match planned.next() {
+                // An injected call's `$n` references are filled from what
+                // the calls before it produced; one that cannot be ends
+                // the injection.
+                Some(mut t) => match self.bind(i - first, &mut t) {
+                    Ok(()) => t,
+                    Err(why) => {
+                        tracing::debug!(
+                            worker = self.id.0,
+                            call = i - first + 1,
+                            why,
+                            "injection cut short"
+                        );
+                        break;
+                    }
+                },
+                None => match detour.pop() {
+                    Some(t) => t,
+                    None => self.random_or_repeated_tx(run.executed.last(), &mut streak),
+                },
             };
             self.reverted_at = None;
             // The candidate of an input-to-state sequence logs its whole
@@ -673,6 +665,9 @@ impl Worker {
             && i < I2S_PREFIX;
         let started = journal.then(Instant::now);
         let r = self.ex.call(&tx);
+        if self.binding.is_some() {
+            self.produced(&tx, &r);
+        }
         if candidate {
             self.ex.set_comparisons_on_path(false);
         }

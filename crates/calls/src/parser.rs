@@ -28,6 +28,8 @@ pub enum CallError {
     Parse(#[from] ParseError),
     #[error("{0}")]
     Resolve(#[from] ResolveError),
+    #[error("{0}")]
+    Reference(#[from] crate::reference::BindError),
 }
 
 impl CallError {
@@ -35,6 +37,7 @@ impl CallError {
         match self {
             CallError::Parse(e) => e.span.clone(),
             CallError::Resolve(e) => e.span.clone(),
+            CallError::Reference(e) => e.span.clone(),
         }
     }
 }
@@ -49,8 +52,24 @@ pub fn parse_txs(
 }
 
 /// Parses `src` (one call or a sequence) whose calls may hold `?`
-/// wildcards, and resolves every call: each with where its `?`s are.
+/// wildcards and `$n` references, and resolves every call: each with where
+/// its `?`s and references are, the references checked against the earlier
+/// calls and `events` (the project's events, for `$n.argument`).
 pub fn parse_templates(
+    src: &str,
+    functions: &[Arc<Function>],
+    defaults: &CallDefaults,
+    events: &[Arc<alloy_json_abi::Event>],
+) -> Result<Vec<(Tx, Holes)>, CallError> {
+    let mut calls = parse_template_calls(src, functions, defaults)?;
+    crate::reference::bind(&mut calls, events)?;
+    Ok(calls)
+}
+
+/// [`parse_templates`] without checking the references: for a sequence
+/// given in parts, whose references [`crate::reference::bind`] checks once
+/// every part is parsed.
+pub fn parse_template_calls(
     src: &str,
     functions: &[Arc<Function>],
     defaults: &CallDefaults,
@@ -114,6 +133,13 @@ pub fn format_template(
                 s.push_str(&t.sol_type_name());
                 s.push_str("(?)");
             }
+            Some(t) if holes.reference_at(&[i]).is_some() => {
+                let r = holes.reference_at(&[i]).expect("guarded");
+                s.push_str(&t.sol_type_name());
+                s.push('(');
+                s.push_str(&r.text());
+                s.push(')');
+            }
             Some(t) if !holes.under(&[i]) => write_cast(&mut s, a, Some(t)),
             _ => write_holes(&mut s, a, &mut vec![i], holes),
         }
@@ -126,6 +152,10 @@ pub fn format_template(
 fn write_holes(s: &mut String, v: &DynSolValue, path: &mut Vec<usize>, holes: &Holes) {
     if holes.at(path) {
         s.push('?');
+        return;
+    }
+    if let Some(r) = holes.reference_at(path) {
+        s.push_str(&r.text());
         return;
     }
     if !holes.under(path) {

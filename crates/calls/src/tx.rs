@@ -109,7 +109,8 @@ impl<'a> Abis<'a> {
 }
 
 /// Where a call's `?` wildcards are: each worker draws these anew every
-/// time it runs the call (`transfer(?, 7)`, `deposit{value: ?}()`).
+/// time it runs the call (`transfer(?, 7)`, `deposit{value: ?}()`); and
+/// where its `$n` references are (`redeem($1.shares)`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Holes {
     /// Paths of the `?` arguments: the argument's index, then indices into
@@ -119,11 +120,19 @@ pub struct Holes {
     pub value: bool,
     /// `{from: ?}`.
     pub sender: bool,
+    /// The `$n` references: values earlier calls of the sequence produced,
+    /// filled in when the call runs ([`crate::reference::apply`]).
+    pub refs: Vec<crate::reference::Reference>,
 }
 
 impl Holes {
     pub fn is_empty(&self) -> bool {
-        self.args.is_empty() && !self.value && !self.sender
+        self.args.is_empty() && !self.value && !self.sender && self.refs.is_empty()
+    }
+
+    /// The reference at `path`, if one stands there.
+    pub fn reference_at(&self, path: &[usize]) -> Option<&crate::reference::Reference> {
+        self.refs.iter().find(|r| r.path == path)
     }
 
     /// Whether the value at `path` is a `?`.
@@ -131,9 +140,10 @@ impl Holes {
         self.args.iter().any(|p| p == path)
     }
 
-    /// Whether some `?` lies at or under `path`.
+    /// Whether some `?` or `$n` lies at or under `path`.
     pub fn under(&self, path: &[usize]) -> bool {
         self.args.iter().any(|p| p.starts_with(path))
+            || self.refs.iter().any(|r| r.path.starts_with(path))
     }
 }
 

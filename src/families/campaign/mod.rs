@@ -140,7 +140,7 @@ impl Family for CampaignTools {
             ),
             ToolDef::method::<InjectTransactionInput, InjectTransactionOutput, _>(
                 "inject_transaction",
-                "Inject a call sequence into every worker: each runs it from the deployed state at its next call boundary (`repeat` times). Calls are Solidity-like: transfer(0x…, 100), deposit{value: 1 ether}(), set((1, true)); per-call {from, value, delay, blocks} options; `?` is any value, drawn anew by each worker each run: transfer(?, 7), f([1, ?]), g{value: ?, from: ?}(), uint8(?) for an overload.",
+                "Inject a call sequence into every worker: each runs it from the deployed state at its next call boundary (`repeat` times). Calls are Solidity-like: transfer(0x…, 100), deposit{value: 1 ether}(), set((1, true)); per-call {from, value, delay, blocks} options; `?` is any value, drawn anew by each worker each run: transfer(?, 7), f([1, ?]), g{value: ?, from: ?}(), uint8(?) for an overload; `$n`, `$n.name` is what call n returned or emitted: open(?); fund($1.id, 5).",
                 Access::Blocking,
                 self,
                 Self::inject,
@@ -206,7 +206,7 @@ impl Family for CampaignTools {
             ),
             ToolDef::method::<WriteHtmlReportInput, WriteHtmlReportOutput, _>(
                 "write_html_report",
-                "Write the campaign's self-contained HTML report (one index.html, no network needed to view it): every source with covered and uncovered lines and branches, per-function hit counts, every test with its status and its original and shrunk sequence replayed call by call (sender, value, delays, decoded arguments, returns, events, revert reason), coverage and calls/s over time, and a summary. outputPath is a folder inside the exports folder ({outDir}/exports; default `report`; `..` and paths leaving it are INVALID_INPUT).",
+                "Write the campaign's self-contained HTML report (one index.html, works offline): sources with covered and uncovered lines and branches, per-function hits, every test with its status and its original and shrunk sequence replayed call by call (decoded arguments, returns, events, revert reason), coverage and calls/s over time, a summary. outputPath is a folder inside the exports folder ({outDir}/exports; default `report`; `..` and paths leaving it are INVALID_INPUT).",
                 Access::Blocking,
                 self,
                 Self::write_html_report,

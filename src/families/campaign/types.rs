@@ -456,7 +456,7 @@ pub struct TargetInput {}
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSequenceInput {
-    /// Ordered list of function calls (same syntax as inject_transaction; `?` drawn once)
+    /// Ordered list of function calls (same syntax as inject_transaction; `?` drawn once, `$n` filled as it runs)
     #[schemars(length(min = 1, max = MAX_INJECTED_CALLS))]
     pub sequence: Vec<CallText>,
     /// Transaction sender address

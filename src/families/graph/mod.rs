@@ -335,7 +335,7 @@ impl Family for GraphTools {
             ),
             ToolDef::method::<ContextInput, ContextOutput, _>(
                 "graph_context_for_files",
-                "Summarized context of files, functions (name, Contract.name or signature) or state variables (name or Contract.name: the functions that read or write it), coverage gaps first: each uncovered branch with its condition, what is missing (never true / never reached / never false), the parameters, state variables, constants and environment it depends on, the entry points that set that state and reach it; then contracts and functions (least covered first) with lines covered, reads, writes, calls and callers. What to prioritize or inject next.",
+                "Summarized context of files, functions (name, Contract.name or signature) or state variables (name or Contract.name: the functions that read or write it), coverage gaps first: each uncovered branch with its condition, what is missing (never true / never reached / never false), the parameters, state variables, constants and environment it depends on, the entry points that set that state and reach it; then contracts and functions (least covered first) with lines covered, reads, writes, calls and callers.",
                 Access::Blocking,
                 self,
                 Self::context,

@@ -9,6 +9,7 @@
 //! always comes from the chosen ABI signature.
 
 use super::syntax::{CallExpr, Expr, ExprKind};
+use crate::reference::Reference;
 use crate::tx::{Delay, Holes, Tx};
 use alloy_dyn_abi::{DynSolType, DynSolValue, Specifier};
 use alloy_json_abi::Function;
@@ -102,6 +103,10 @@ fn fit(e: &Expr, ty: &DynSolType) -> Result<(DynSolValue, u32), Misfit> {
         // Any value: a placeholder of the type (workers draw the real one);
         // it decides no overload.
         (ExprKind::Hole, _) => Ok((zero_of(ty), 0)),
+        // A reference: a placeholder too, filled when the call runs; its
+        // type is checked against the earlier call once the sequence is
+        // known (`reference::bind`).
+        (ExprKind::Ref { .. }, _) => Ok((zero_of(ty), 0)),
         (ExprKind::Cast(name, inner), _) => {
             let cast: DynSolType = name.parse().map_err(|_| Misfit {
                 span: e.span.clone(),
@@ -297,6 +302,7 @@ fn fit(e: &Expr, ty: &DynSolType) -> Result<(DynSolValue, u32), Misfit> {
                 ExprKind::Tuple(_) => "a tuple",
                 ExprKind::Cast(..) => "a cast",
                 ExprKind::Hole => "?",
+                ExprKind::Ref { .. } => "a reference",
             };
             misfit(&e.span, format!("{what} where {want} is expected"))
         }
@@ -386,6 +392,28 @@ fn hole_paths(e: &Expr, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
     }
 }
 
+/// The `$n` references in `e` (at `path`), not yet bound.
+fn ref_paths(e: &Expr, path: &mut Vec<usize>, out: &mut Vec<Reference>) {
+    match &e.kind {
+        ExprKind::Ref { call, field } => out.push(Reference {
+            path: path.clone(),
+            call: call - 1,
+            field: field.clone(),
+            span: e.span.clone(),
+            source: None,
+        }),
+        ExprKind::Array(items) | ExprKind::Tuple(items) => {
+            for (i, item) in items.iter().enumerate() {
+                path.push(i);
+                ref_paths(item, path, out);
+                path.pop();
+            }
+        }
+        ExprKind::Cast(_, inner) => ref_paths(inner, path, out),
+        _ => {}
+    }
+}
+
 fn is_hole(e: Option<&Expr>) -> bool {
     e.is_some_and(|e| e.kind == ExprKind::Hole)
 }
@@ -419,6 +447,13 @@ pub fn resolve(
             candidates: vec![],
         });
     }
+    if let Some(e) = call.args.iter().find(|a| a.has_ref()) {
+        return Err(ResolveError {
+            span: e.span.clone(),
+            message: "`$n` (a value an earlier call produced) is taken by inject_transaction and run_sequence only; give a value here".into(),
+            candidates: vec![],
+        });
+    }
     resolve_template(call, functions, defaults).map(|(tx, _)| tx)
 }
 
@@ -447,6 +482,24 @@ pub fn resolve_template(
             });
         }
     }
+    for (name, e) in [
+        ("value", &o.value),
+        ("from", &o.from),
+        ("to", &o.to),
+        ("delay", &o.delay),
+        ("blocks", &o.blocks),
+        ("gasprice", &o.gas_price),
+    ] {
+        if let Some(e) = e
+            && e.has_ref()
+        {
+            return Err(ResolveError {
+                span: e.span.clone(),
+                message: format!("{name}: a `$n` reference is taken in arguments only"),
+                candidates: vec![],
+            });
+        }
+    }
     let mut holes = Holes {
         value: is_hole(o.value.as_ref()),
         sender: is_hole(o.from.as_ref()),
@@ -454,6 +507,7 @@ pub fn resolve_template(
     };
     for (i, a) in call.args.iter().enumerate() {
         hole_paths(a, &mut vec![i], &mut holes.args);
+        ref_paths(a, &mut vec![i], &mut holes.refs);
     }
     let to = match &o.to {
         None => None,

@@ -6,6 +6,7 @@
 //! option   := ('value' | 'from' | 'delay' | 'blocks' | 'gasprice' | 'to') ':' expr
 //! expr     := number [unit] | '-' number [unit] | 0x… | true | false
 //!           | "string" | hex"…" | '[' exprs ']' | '(' exprs [','] ')' | TYPE '(' expr ')'
+//!           | '?' | '$' digits ['.' (NAME | digits)]
 //! unit     := wei | gwei | ether | seconds | minutes | hours | days | weeks
 //! ```
 
@@ -155,6 +156,17 @@ fn lex(src: &str) -> Result<Vec<(Tok, Range<usize>)>, ParseError> {
                     })?;
                     out.push((Tok::HexStr(bytes), start..end));
                     i = end;
+                } else if is_reference(word) && b.get(i) == Some(&b'.') {
+                    // `$2.shares`: a reference and its field, one token.
+                    let fs = i + 1;
+                    i = fs;
+                    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                        i += 1;
+                    }
+                    if i == fs {
+                        return err(fs..fs + 1, "a field name after `.`", "none");
+                    }
+                    out.push((Tok::Ident(src[start..i].to_string()), start..i));
                 } else {
                     out.push((Tok::Ident(word.to_string()), start..i));
                 }
@@ -256,6 +268,15 @@ pub enum ExprKind {
     Cast(String, Box<Expr>),
     /// `?`: any value, drawn anew by each worker each time the call runs.
     Hole,
+    /// `$2`, `$2.shares`, `$2.1`: a value call 2 of the same sequence
+    /// produced (its return value, a named or numbered output, or an
+    /// argument of an event it emitted), filled in when the call runs.
+    Ref {
+        /// The earlier call, numbered from 1 in the sequence's order.
+        call: usize,
+        /// The output or event argument, as written after the `.`.
+        field: Option<String>,
+    },
 }
 
 impl Expr {
@@ -268,6 +289,43 @@ impl Expr {
             _ => false,
         }
     }
+
+    /// Whether this expression is or contains a `$n` reference.
+    pub fn has_ref(&self) -> bool {
+        match &self.kind {
+            ExprKind::Ref { .. } => true,
+            ExprKind::Array(items) | ExprKind::Tuple(items) => items.iter().any(Expr::has_ref),
+            ExprKind::Cast(_, inner) => inner.has_ref(),
+            _ => false,
+        }
+    }
+}
+
+/// Whether an identifier is a reference's head: `$` and digits.
+fn is_reference(word: &str) -> bool {
+    word.len() > 1 && word.starts_with('$') && word[1..].bytes().all(|c| c.is_ascii_digit())
+}
+
+/// `$2` or `$2.field` as an expression.
+fn reference(word: &str, span: Range<usize>) -> Result<Expr, ParseError> {
+    let (head, field) = match word.split_once('.') {
+        Some((h, f)) => (h, Some(f.to_string())),
+        None => (word, None),
+    };
+    let call = match head[1..].parse::<usize>() {
+        Ok(n) if n >= 1 => n,
+        _ => {
+            return err(
+                span.start..span.start + head.len(),
+                "a call number from $1 (the sequence's first call)",
+                format!("`{head}`"),
+            );
+        }
+    };
+    Ok(Expr {
+        kind: ExprKind::Ref { call, field },
+        span,
+    })
 }
 
 /// Per-call options: `f{value: 1 ether, from: 0x…, delay: 1 days, blocks: 10, gasprice: 5 gwei}(…)`;
@@ -609,6 +667,10 @@ impl P {
                     span,
                 })
             }
+            Tok::Ident(w) if is_reference(w.split('.').next().unwrap_or_default()) => {
+                self.next();
+                reference(&w, span)
+            }
             Tok::Ident(w) if w == "true" || w == "false" => {
                 self.next();
                 Ok(Expr {
@@ -628,7 +690,7 @@ impl P {
             }
             other => err(
                 span,
-                "a value (number, address, true/false, string, hex\"…\", [..], (..) or ? for any)",
+                "a value (number, address, true/false, string, hex\"…\", [..], (..), ? for any or $n for call n's result)",
                 describe(&other),
             ),
         }

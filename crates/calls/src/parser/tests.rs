@@ -342,14 +342,14 @@ fn wildcards_parse_keep_their_holes_and_round_trip() {
     ];
     for (src, paths, value, sender_hole) in cases {
         let mut got =
-            parse_templates(src, &f, &defaults()).unwrap_or_else(|e| panic!("{src}: {e}"));
+            parse_templates(src, &f, &defaults(), &[]).unwrap_or_else(|e| panic!("{src}: {e}"));
         assert_eq!(got.len(), 1);
         let (tx, holes) = got.remove(0);
         let want: Vec<Vec<usize>> = paths.iter().map(|p| p.to_vec()).collect();
         assert_eq!(holes.args, want, "{src}");
         assert_eq!((holes.value, holes.sender), (*value, *sender_hole), "{src}");
         let printed = format_template(&tx, &holes, abis, sender);
-        let mut again = parse_templates(&printed, &f, &defaults())
+        let mut again = parse_templates(&printed, &f, &defaults(), &[])
             .unwrap_or_else(|e| panic!("{src} printed as {printed}: {e}"));
         let (tx2, holes2) = again.remove(0);
         assert_eq!(
@@ -360,9 +360,9 @@ fn wildcards_parse_keep_their_holes_and_round_trip() {
     }
     // Concrete calls refuse `?`; so do options a worker does not draw.
     assert!(parse_txs("transfer(?, 7)", &f, &defaults()).is_err());
-    let e = parse_templates("transfer{delay: ?}(?, 7)", &f, &defaults()).unwrap_err();
+    let e = parse_templates("transfer{delay: ?}(?, 7)", &f, &defaults(), &[]).unwrap_err();
     assert!(e.to_string().contains("delay"), "{e}");
     // A bare `?` decides no overload: ambiguous, with the way out named.
-    let e = parse_templates("over(?)", &f, &defaults()).unwrap_err();
+    let e = parse_templates("over(?)", &f, &defaults(), &[]).unwrap_err();
     assert!(e.to_string().contains("cast"), "{e}");
 }
