@@ -92,6 +92,10 @@ fn main() {
         ("revert_census", json!({"top": 5})),
         ("test_vacuity", json!({})),
         (
+            "evaluate_predicates",
+            json!({"predicates": ["balanceOf(0x0000000000000000000000000000000000010000)"], "entries": 5}),
+        ),
+        (
             "inject_transaction",
             json!({"sequence": ["approve(0x0000000000000000000000000000000000020000, 5)"]}),
         ),

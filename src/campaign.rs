@@ -18,6 +18,7 @@ pub mod generate;
 pub mod oracle;
 pub mod persist;
 pub mod ports;
+pub mod predicates;
 pub mod properties;
 pub mod render;
 pub mod report;

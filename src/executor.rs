@@ -182,6 +182,9 @@ pub struct Target {
     /// With `allContracts`: the other contracts deployed with the target
     /// whose code is one of the project's, which calls may go to.
     pub others: Arc<[crate::tx::Callee]>,
+    /// Every other deployed contract whose code is one of the project's,
+    /// with its whole ABI: what a predicate may read (`getCash{to: 0x…}()`).
+    pub readable: Arc<[crate::tx::Callee]>,
     deployed: CacheDB<EmptyDB>,
     /// Coverage row used for deployment and campaign-side calls.
     pub campaign_row: usize,
@@ -715,12 +718,17 @@ impl Executor {
     /// A view call with its calldata (a spec's condition), under the
     /// property gas limit, without coverage.
     pub fn call_view_data(&mut self, data: Bytes, sender: Address) -> CallResult {
+        self.call_view_at(self.target.address, data, sender)
+    }
+
+    /// [`call_view_data`](Self::call_view_data) to the contract at `to`.
+    pub fn call_view_at(&mut self, to: Address, data: Bytes, sender: Address) -> CallResult {
         self.set_block();
         self.evm.inspector.enabled = false;
         let mut env = tx_env(
             &self.target.settings,
             sender,
-            TxKind::Call(self.target.address),
+            TxKind::Call(to),
             data,
             U256::ZERO,
         );

@@ -124,6 +124,7 @@ async fn tools_list_matches_the_seed() {
             "foundry_reproducer",
             "revert_census",
             "test_vacuity",
+            "evaluate_predicates",
             "write_html_report",
             "status",
             "get_events_by_type",

@@ -317,3 +317,138 @@ async fn a_later_call_reads_what_an_earlier_call_returned_or_emitted() {
     }
     c.stop();
 }
+
+/// `evaluate_predicates`: view calls read after every call of a sequence
+/// (each state's values), on the corpus' states (values with counts and
+/// the functions that changed them), on another deployed contract the
+/// workers do not call (`{to: …}`, Bank's constructor-made Oracle); bad
+/// input names its field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn predicates_are_read_on_reached_states_with_the_calls_that_changed_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start("contracts/out/Vault.json", config(3_000), dir.path());
+    let s = server(c.control());
+    idle(&s).await;
+    let v = call(
+        &s,
+        "evaluate_predicates",
+        json!({
+            "predicates": ["total()", "share(0)", "echidna_total_small()"],
+            "sequence": ["deposit(600, \"a\")", "deposit($1.newTotal, \"b\")", "withdraw(1200)"]
+        }),
+    )
+    .await;
+    assert_eq!(v["complete"], true, "{v}");
+    let values: Vec<Value> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["values"].clone())
+        .collect();
+    assert_eq!(values.len(), 4, "{v}");
+    assert_eq!(values[0][0], "0");
+    assert_eq!(values[2], json!(["1200", values[2][1], "false"]));
+    assert!(
+        values[2][1].as_str().unwrap().starts_with("panic"),
+        "share(0) divides by zero: {v}"
+    );
+    assert_eq!(values[3][0], "0");
+    let total = &v["predicates"][0];
+    assert_eq!(total["predicate"], "total()");
+    assert_eq!(total["distinct"], 3);
+    let changes = total["changedBy"].as_array().unwrap();
+    assert!(
+        changes
+            .iter()
+            .any(|c| c["function"] == "withdraw(uint256)" && c["from"] == "1200" && c["to"] == "0"),
+        "{v}"
+    );
+
+    // The corpus' states: the campaign's deposits moved `total`.
+    assert!(!c.engine().corpus.is_empty());
+    let v = call(
+        &s,
+        "evaluate_predicates",
+        json!({"predicates": ["total()"], "entries": 200}),
+    )
+    .await;
+    assert_eq!(v["complete"], true, "{v}");
+    assert!(v["statesRead"].as_u64().unwrap() > 1);
+    assert_eq!(v["entriesReplayed"], v["entriesAsked"]);
+    let total = &v["predicates"][0];
+    assert!(total["distinct"].as_u64().unwrap() > 1, "{v}");
+    assert!(
+        total["changedBy"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["function"] == "deposit(uint256,string)" && c["from"] == "0"),
+        "{v}"
+    );
+    for (args, field, says) in [
+        (
+            json!({"predicates": ["total()", "nope()"]}),
+            "predicates[1]",
+            "no function named `nope`",
+        ),
+        (
+            json!({"predicates": ["total(); total()"]}),
+            "predicates[0]",
+            "one call per predicate",
+        ),
+        (
+            json!({"predicates": ["total()"], "entries": 0}),
+            "entries",
+            "",
+        ),
+        (
+            json!({"predicates": ["total()"], "sequence": ["withdraw($2)"]}),
+            "sequence[0]",
+            "names no earlier call",
+        ),
+        (
+            json!({"predicates": ["share(?)"]}),
+            "predicates[0]",
+            "give a value here",
+        ),
+    ] {
+        let e = err(&s, "evaluate_predicates", args.clone()).await;
+        assert_eq!(e["details"]["field"], field, "{args}: {e}");
+        assert!(e["message"].as_str().unwrap().contains(says), "{args}: {e}");
+    }
+    c.stop();
+
+    // Another contract, which workers do not call (no allContracts).
+    let dir = tempfile::tempdir().unwrap();
+    let c = start("contracts/out/Bank.json", config(1), dir.path());
+    let s = server(c.control());
+    idle(&s).await;
+    let oracle = c
+        .engine()
+        .target
+        .readable
+        .iter()
+        .find(|o| o.name == "Oracle")
+        .expect("the Oracle is readable")
+        .address;
+    assert!(
+        c.engine().target.others.is_empty(),
+        "calls go to the target only"
+    );
+    let v = call(
+        &s,
+        "evaluate_predicates",
+        json!({"predicates": [format!("price{{to: {oracle}}}()")], "sequence": ["deposit(5)"]}),
+    )
+    .await;
+    let price = &v["predicates"][0];
+    assert_eq!(price["distinct"], 1, "{v}");
+    assert!(
+        !price["values"][0]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("revert"),
+        "{v}"
+    );
+    c.stop();
+}

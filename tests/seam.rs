@@ -66,7 +66,7 @@ async fn the_server_serves_the_selected_families_only() {
     );
     let campaign_only = RudderServer::with_families(c.control(), &[FamilyName("campaign")]);
     assert_eq!(campaign_only.families(), [FamilyName("campaign")]);
-    assert_eq!(campaign_only.tool_list().len(), 17);
+    assert_eq!(campaign_only.tool_list().len(), 18);
     let none = RudderServer::with_families(c.control(), &[FamilyName("events")]);
     assert!(none.tool_list().iter().all(|t| t.name != "read_logs"));
     let v = answer(&none, "read_logs", json!({})).await;

@@ -185,14 +185,28 @@ impl Control {
         value: U256,
         deadline: std::time::Instant,
     ) -> Result<super::run_report::SequenceReport, ControlError> {
-        use rand::SeedableRng;
         let templates = self.parse_templates(calls, sender, value)?;
+        let (txs, holes): (Vec<Tx>, Vec<Holes>) = self.drawn(templates).into_iter().unzip();
+        Ok(super::run_report::run(
+            &self.engine,
+            &txs,
+            &holes,
+            deadline,
+            None,
+            None,
+        ))
+    }
+
+    /// `templates` with each `?` drawn once from the campaign's dictionary
+    /// (their `$n`s are filled as they run).
+    fn drawn(&self, templates: Vec<(Tx, Holes)>) -> Vec<(Tx, Holes)> {
+        use rand::SeedableRng;
         let s = &self.engine;
         let ctx = super::generate::GenContext::of(&s.config);
         let mut rng = rand::rngs::SmallRng::seed_from_u64(
             s.seed ^ self.next_injection.load(Ordering::Relaxed) ^ now_ms(),
         );
-        let (txs, holes): (Vec<Tx>, Vec<Holes>) = templates
+        templates
             .into_iter()
             .map(|(t, h)| {
                 if h.is_empty() {
@@ -204,9 +218,65 @@ impl Control {
                     )
                 }
             })
-            .unzip();
-        Ok(super::run_report::run(
-            s, &txs, &holes, deadline, None, None,
+            .collect()
+    }
+
+    /// Reads `predicates` (one view call each, to the target or, with `to`,
+    /// any deployed contract of the project) after every call of the
+    /// newest `entries` corpus entries, or of `sequence` when given (see
+    /// [`super::predicates`]). Nothing of the campaign changes.
+    pub fn evaluate_predicates(
+        &self,
+        predicates: &[String],
+        sequence: Option<&[String]>,
+        entries: usize,
+        deadline: std::time::Instant,
+    ) -> Result<super::predicates::PredicateReport, ControlError> {
+        use super::predicates::{MAX_ENTRIES, MAX_PREDICATES, States};
+        if predicates.is_empty() || predicates.len() > MAX_PREDICATES {
+            return Err(ControlError::invalid(
+                "predicates",
+                format!(
+                    "has {} predicates; give 1 to {MAX_PREDICATES}",
+                    predicates.len()
+                ),
+            ));
+        }
+        if !(1..=MAX_ENTRIES).contains(&entries) {
+            return Err(ControlError::invalid(
+                "entries",
+                format!("{entries}: between 1 and {MAX_ENTRIES}"),
+            ));
+        }
+        let target = &self.engine.target;
+        let defaults = CallDefaults {
+            others: target.readable.clone(),
+            ..self.defaults(None, U256::ZERO)
+        };
+        let mut parsed = Vec::with_capacity(predicates.len());
+        for (i, text) in predicates.iter().enumerate() {
+            let field = format!("predicates[{i}]");
+            let mut calls = parse_txs(text, &target.functions, &defaults)
+                .map_err(|e| ControlError::invalid(&field, format!("{text:?}: {e}")))?;
+            if calls.len() != 1 {
+                return Err(ControlError::invalid(
+                    field,
+                    format!("{text:?}: one call per predicate, not {}", calls.len()),
+                ));
+            }
+            parsed.push(calls.remove(0));
+        }
+        let states = match sequence {
+            Some(calls) => {
+                States::Sequence(self.drawn(self.parse_templates(calls, None, U256::ZERO)?))
+            }
+            None => States::Corpus(entries),
+        };
+        Ok(super::predicates::evaluate(
+            &self.engine,
+            &parsed,
+            states,
+            deadline,
         ))
     }
 

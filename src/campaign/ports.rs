@@ -389,6 +389,18 @@ impl Steer {
     ) -> Result<run_report::SequenceReport, ControlError> {
         self.0.run_once(calls, sender, value, deadline)
     }
+    /// Reads predicates on reached states within `deadline` (see
+    /// [`Control::evaluate_predicates`]).
+    pub fn evaluate_predicates(
+        &self,
+        predicates: &[String],
+        sequence: Option<&[String]>,
+        entries: usize,
+        deadline: Instant,
+    ) -> Result<super::predicates::PredicateReport, ControlError> {
+        self.0
+            .evaluate_predicates(predicates, sequence, entries, deadline)
+    }
     /// Injects parsed calls to every worker (see [`Control::inject_templates`]).
     pub fn inject_templates(
         &self,

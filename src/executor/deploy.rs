@@ -435,10 +435,11 @@ fn deploy_all(
     })
 }
 
-/// Every contract with code after deployment (sorted), and those callable
+/// Every contract with code after deployment (sorted); those callable
 /// beside the target: deployed contracts that are `candidates` (and, in a
-/// suite, among its targets, with its selected functions). Their runtime
-/// code joins `runtime_codes` for coverage.
+/// suite, among its targets, with its selected functions); and every
+/// deployed contract of the project with its whole ABI (what predicates
+/// may read). Their runtime code joins `runtime_codes` for coverage.
 fn discover_others(
     db: &CacheDB<EmptyDB>,
     target: Address,
@@ -447,7 +448,7 @@ fn discover_others(
     project: &Project,
     runtime_codes: &mut Vec<(Address, CodeId)>,
     callable: bool,
-) -> (Vec<Address>, Vec<crate::tx::Callee>) {
+) -> (Vec<Address>, Vec<crate::tx::Callee>, Vec<crate::tx::Callee>) {
     let mut deployed: Vec<Address> = db
         .cache
         .accounts
@@ -460,6 +461,7 @@ fn discover_others(
         .collect();
     deployed.sort();
     let mut others: Vec<crate::tx::Callee> = Vec::new();
+    let mut readable: Vec<crate::tx::Callee> = Vec::new();
     for a in &deployed {
         // Libraries are no candidates; the target is itself.
         if *a == target {
@@ -483,6 +485,11 @@ fn discover_others(
         if let Some(id) = id {
             runtime_codes.push((*a, *id));
         }
+        readable.push(crate::tx::Callee {
+            name: c.name.clone(),
+            address: *a,
+            functions: abi_functions(&c.abi),
+        });
         if !callable {
             continue;
         }
@@ -552,7 +559,7 @@ fn discover_others(
             functions,
         });
     }
-    (deployed, others)
+    (deployed, others, readable)
 }
 
 /// The contracts a suite's calls may create that become targets (forge:
@@ -658,7 +665,7 @@ impl Target {
         {
             acc.info.balance = settings.balance_contract;
         }
-        let (deployed_contracts, mut others) = discover_others(
+        let (deployed_contracts, mut others, readable) = discover_others(
             &db,
             address,
             &codes.candidates,
@@ -717,6 +724,7 @@ impl Target {
             runtime_codes,
             deployed_contracts,
             others: others.into(),
+            readable: readable.into(),
             initial_block,
             initial_chain_id,
         })

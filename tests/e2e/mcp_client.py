@@ -24,7 +24,7 @@ KEY_DEC = str(int(KEY, 16))
 TOOLS = {
     "read_logs", "show_coverage", "dump_lcov", "get_corpus_size",
     "inspect_corpus_transactions", "find_transaction_in_corpus",
-    "inject_transaction", "prioritize_function", "clear_priorities", "target", "run_sequence", "reload_corpus", "foundry_reproducer", "revert_census", "test_vacuity", "write_html_report", "status",
+    "inject_transaction", "prioritize_function", "clear_priorities", "target", "run_sequence", "reload_corpus", "foundry_reproducer", "revert_census", "test_vacuity", "evaluate_predicates", "write_html_report", "status",
     # the events family (seed 000)
     "get_events_by_type", "get_events_by_entity", "aggregate_metrics",
     "get_state_snapshot", "query_event_sequence", "get_validation_errors",
@@ -79,6 +79,7 @@ async def exercise(session, label, inject=True):
         ("find_transaction_in_corpus", {"functionSignature": "unlock(uint256)"}),
         ("prioritize_function", {"functionSignature": "unlock(uint256)"}),
         ("clear_priorities", {}), ("status", {}), ("revert_census", {"top": 3}), ("test_vacuity", {}),
+        ("evaluate_predicates", {"predicates": ["tries()"], "entries": 3}),
     ]:
         r, v = await call(session, name, args)
         check(not is_error(r), f"{label}: {name} failed: {v}")

@@ -140,7 +140,7 @@ impl Family for CampaignTools {
             ),
             ToolDef::method::<InjectTransactionInput, InjectTransactionOutput, _>(
                 "inject_transaction",
-                "Inject a call sequence into every worker: each runs it from the deployed state at its next call boundary (`repeat` times). Calls are Solidity-like: transfer(0x…, 100), deposit{value: 1 ether}(), set((1, true)); per-call {from, value, delay, blocks} options; `?` is any value, drawn anew by each worker each run: transfer(?, 7), f([1, ?]), g{value: ?, from: ?}(), uint8(?) for an overload; `$n`, `$n.name` is what call n returned or emitted: open(?); fund($1.id, 5).",
+                "Inject a call sequence into every worker: each runs it from the deployed state at its next call boundary (`repeat` times). Solidity-like calls: transfer(0x…, 100), deposit{value: 1 ether}(), set((1, true)); options {from, value, delay, blocks}; `?` is any value, drawn anew each run: transfer(?, 7), f([1, ?]), g{value: ?}(), uint8(?) for an overload; `$n`, `$n.name`: what call n returned or emitted: open(?); fund($1.id, 5).",
                 Access::Blocking,
                 self,
                 Self::inject,
@@ -163,14 +163,14 @@ impl Family for CampaignTools {
             ),
             ToolDef::method::<TargetInput, crate::campaign::target_info::TargetInfo, _>(
                 "target",
-                "What the campaign fuzzes: the deployed contracts with their addresses, each function with its canonical signature, selector, mutability, named parameters and returns and whether workers call it, each test with its kind and status, the deployer, the senders, and the block every sequence starts from (number, timestamp, the largest delays a call adds).",
+                "What the campaign fuzzes: the deployed contracts and addresses, each function's signature, selector, mutability, named parameters and returns and whether workers call it, each test's kind and status, the deployer, the senders, and the starting block (number, timestamp, largest delays).",
                 Access::Inline,
                 self,
                 Self::target,
             ),
             ToolDef::method::<RunSequenceInput, RunSequenceOutput, _>(
                 "run_sequence",
-                "Run a call sequence once from the deployed state on a copy (the campaign is unchanged) and see everything: per call the decoded return values, decoded events (raw topics where no ABI knows them), revert reason (custom errors decoded) or panic code, gas, coverage points the campaign has not reached, and the tests failing after it. Same call syntax as inject_transaction; each `?` is drawn once.",
+                "Run a call sequence once from the deployed state on a copy (the campaign is unchanged): per call decoded returns and events, revert reason (custom errors decoded) or panic code, gas, coverage points the campaign has not reached, tests failing after it. inject_transaction's call syntax.",
                 Access::Blocking,
                 self,
                 Self::run_sequence,
@@ -204,9 +204,16 @@ impl Family for CampaignTools {
                 self,
                 Self::test_vacuity,
             ),
+            ToolDef::method::<EvaluatePredicatesInput, EvaluatePredicatesOutput, _>(
+                "evaluate_predicates",
+                "What view calls answer on reached states (isMember(0x…), markets(0), getCash{to: 0x…}() on any deployed contract), after every call of the newest corpus entries or of `sequence`: each value with its state count, and which functions changed it from what to what.",
+                Access::Blocking,
+                self,
+                Self::evaluate_predicates,
+            ),
             ToolDef::method::<WriteHtmlReportInput, WriteHtmlReportOutput, _>(
                 "write_html_report",
-                "Write the campaign's self-contained HTML report (one index.html, works offline): sources with covered and uncovered lines and branches, per-function hits, every test with its status and its original and shrunk sequence replayed call by call (decoded arguments, returns, events, revert reason), coverage and calls/s over time, a summary. outputPath is a folder inside the exports folder ({outDir}/exports; default `report`; `..` and paths leaving it are INVALID_INPUT).",
+                "Write the campaign's self-contained HTML report (index.html, works offline): sources with line and branch coverage, per-function hits, every test with its status and its original and shrunk sequences replayed call by call (arguments, returns, events, revert reasons), coverage and calls/s over time. outputPath: a folder in {outDir}/exports (default `report`; `..` and paths leaving it are INVALID_INPUT).",
                 Access::Blocking,
                 self,
                 Self::write_html_report,
@@ -642,6 +649,26 @@ impl CampaignTools {
             .steer
             .run_once(&calls, sender, value, answer_by(gate))?;
         ToolAnswer::json(&RunSequenceOutput {
+            success: true,
+            report,
+        })
+    }
+
+    fn evaluate_predicates(
+        &self,
+        a: EvaluatePredicatesInput,
+        gate: &Gate,
+    ) -> Result<ToolAnswer, ToolError> {
+        let predicates: Vec<String> = a.predicates.into_iter().map(|c| c.0).collect();
+        let sequence: Option<Vec<String>> =
+            a.sequence.map(|s| s.into_iter().map(|c| c.0).collect());
+        let report = self.steer.evaluate_predicates(
+            &predicates,
+            sequence.as_deref(),
+            a.entries,
+            answer_by(gate),
+        )?;
+        ToolAnswer::json(&EvaluatePredicatesOutput {
             success: true,
             report,
         })

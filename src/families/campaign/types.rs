@@ -284,6 +284,11 @@ pub struct FindTransactionOutput {
 ]))]
 pub struct CallText(#[schemars(regex(pattern = CALL_PATTERN))] pub String);
 
+/// A call (inject_transaction's syntax)
+#[derive(Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct CallLine(#[schemars(regex(pattern = CALL_PATTERN))] pub String);
+
 /// Inject transaction sequence to all workers
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -456,9 +461,9 @@ pub struct TargetInput {}
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSequenceInput {
-    /// Ordered list of function calls (same syntax as inject_transaction; `?` drawn once, `$n` filled as it runs)
+    /// Calls in order (`?` drawn once, `$n` filled as it runs)
     #[schemars(length(min = 1, max = MAX_INJECTED_CALLS))]
-    pub sequence: Vec<CallText>,
+    pub sequence: Vec<CallLine>,
     /// Transaction sender address
     #[schemars(regex(pattern = ADDRESS_PATTERN))]
     pub sender: Option<String>,
@@ -520,6 +525,37 @@ pub struct FoundryReproducerOutput {
     /// The Solidity source (null until the test is falsified): `forge test
     /// --match-contract {contract} --match-test test_` fails on it.
     pub solidity: Option<String>,
+}
+
+// ---- evaluate_predicates ----
+
+/// View calls read on reached states
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EvaluatePredicatesInput {
+    /// One view call each
+    #[schemars(length(min = 1, max = crate::campaign::predicates::MAX_PREDICATES))]
+    pub predicates: Vec<CallLine>,
+    /// Read along this sequence, not the corpus
+    #[serde(default)]
+    #[schemars(length(min = 1, max = MAX_INJECTED_CALLS))]
+    pub sequence: Option<Vec<CallLine>>,
+    /// Newest corpus entries to replay
+    #[serde(default = "default_predicate_entries")]
+    #[schemars(range(min = 1, max = crate::campaign::predicates::MAX_ENTRIES))]
+    pub entries: usize,
+}
+
+fn default_predicate_entries() -> usize {
+    20
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluatePredicatesOutput {
+    pub success: bool,
+    #[serde(flatten)]
+    pub report: crate::campaign::predicates::PredicateReport,
 }
 
 // ---- revert_census ----

@@ -335,14 +335,14 @@ impl Family for GraphTools {
             ),
             ToolDef::method::<ContextInput, ContextOutput, _>(
                 "graph_context_for_files",
-                "Summarized context of files, functions (name, Contract.name or signature) or state variables (name or Contract.name: the functions that read or write it), coverage gaps first: each uncovered branch with its condition, what is missing (never true / never reached / never false), the parameters, state variables, constants and environment it depends on, the entry points that set that state and reach it; then contracts and functions (least covered first) with lines covered, reads, writes, calls and callers.",
+                "Context of files, functions (name, Contract.name or signature) or state variables (name or Contract.name: their readers and writers), coverage gaps first: each uncovered branch with its condition, what is missing (never true/reached/false), the parameters, state, constants and environment it depends on, the entry points setting that state; then contracts and functions (least covered first) with lines covered, reads, writes, calls, callers.",
                 Access::Blocking,
                 self,
                 Self::context,
             ),
             ToolDef::method::<LogEventInput, LogEventOutput, _>(
                 "etg_log_event",
-                "Record a step of your steering attempt (what you tried and why) in the execution trace graph; the attempt becomes this session's current one and every later tool call is logged under it. Payload per kind: checkpoint {message, files?, branch?, function?}; context_retrieved {files, snippets?}; answer_rendered {content, citations?}; tool_start {tool, arguments}; tool_end {tool, status, duration_ms}.",
+                "Record a step of your steering attempt in the execution trace graph; it becomes this session's current attempt and later tool calls are logged under it. Payload per kind: checkpoint {message, files?, branch?, function?}; context_retrieved {files, snippets?}; answer_rendered {content, citations?}; tool_start {tool, arguments}; tool_end {tool, status, duration_ms}.",
                 Access::Blocking,
                 self,
                 Self::log_event,
@@ -351,7 +351,7 @@ impl Family for GraphTools {
             .unlogged(),
             ToolDef::method::<SimilarAttemptsInput, SimilarAttemptsOutput, _>(
                 "etg_query_similar_attempts",
-                "Earlier attempts (this run and earlier runs of the corpus directory) on the same functions, argument shapes (transfer(address,uint)), branches (Bank.sol:33) or files as the query, best first, each with how it turned out: coverage its injections reached, coverage and falsified tests within 60 s. score: the share of the query's features (weighted by rarity) the attempt has; 1 = all.",
+                "Earlier attempts (this run and earlier runs of the corpus directory) on the query's functions, argument shapes (transfer(address,uint)), branches (Bank.sol:33) or files, best first, with how each turned out: coverage its injections reached, coverage and falsified tests within 60 s. score: the share of the query's features (rarity-weighted) it has; 1 = all.",
                 Access::Blocking,
                 self,
                 Self::similar,

@@ -249,7 +249,7 @@ impl Family for OpsTools {
         vec![
             ToolDef::method::<PriceParams, PriceAnswer, _>(
                 "get_current_price",
-                "The latest value of a campaign metric (symbol: calls, calls_per_s, coverage_points, corpus_size, open_properties, falsified, sequences; campaign_calls, campaign_calls_per_s, campaign_coverage_points over every node of a shared campaign), its change over the last hour and day, and calls in the last day as volume. Cached 5 s (force_refresh bypasses).",
+                "The latest value of a campaign metric (symbol), its change over the last hour and day, and calls in the last day as volume. Cached 5 s (force_refresh bypasses).",
                 Inline,
                 self,
                 Self::current_price,
@@ -298,7 +298,7 @@ impl Family for OpsTools {
             ),
             ToolDef::method::<SignalParams, SignalAnswer, _>(
                 "get_strategy_signal",
-                "For one function (symbol: its signature), a recommendation — BUY: prioritize, SELL: deprioritize, HOLD: leave — from a strategy (coverage: uncovered branches it reaches; constants: the values its blocked conditions compare with; reverts: how often it fails; all), with the evidence in parameters. Cached 10 s.",
+                "For one function (symbol: its signature) a recommendation (BUY: prioritize, SELL: deprioritize, HOLD: leave) from a strategy, with the evidence in parameters. Cached 10 s.",
                 Inline,
                 self,
                 Self::strategy_signal,
@@ -319,14 +319,14 @@ impl Family for OpsTools {
             ),
             ToolDef::method::<ImplementationsParams, ImplementationsAnswer, _>(
                 "get_implementations",
-                "The code behind a test or function (spec_id: a test's name or a function's signature), from the code graph: source span, state read and written, callers; for a test, the entry points writing what it reads, each with its call statistics. Status: DEPLOYED (the test itself), VALIDATED (succeeded), CANDIDATE (never succeeded), RETIRED (not called by the fuzzer). Cached 30 s.",
+                "The code behind a test or function (spec_id: a test's name or a signature) from the code graph: span, state read and written, callers; for a test, the entry points writing what it reads, with call statistics. Status: DEPLOYED (the test), VALIDATED (succeeded), CANDIDATE (never succeeded), RETIRED (not called). Cached 30 s.",
                 Inline,
                 self,
                 Self::implementations,
             ),
             ToolDef::method::<SubmitSpecParams, SubmitSpecAnswer, _>(
                 "submit_new_spec",
-                "Adds an invariant while the campaign runs: entry_conditions are relations (==, !=, <, <=, >, >=) between a view call and a constant or another view call, all of which must hold after every call; an exit condition that holds exempts the state. Checked by every worker like an echidna_ property, shrunk when it fails, kept in specs.json and reloaded on resume.",
+                "Adds an invariant while the campaign runs: entry_conditions are relations (==, !=, <, <=, >, >=) between a view call and a constant or view call, all holding after every call; a holding exit condition exempts the state. Checked like an echidna_ property by every worker, shrunk when it fails, kept in specs.json, reloaded on resume.",
                 Blocking,
                 self,
                 Self::submit_spec,
@@ -347,7 +347,7 @@ impl Family for OpsTools {
             ),
             ToolDef::method::<BacktestParams, BacktestAnswer, _>(
                 "run_backtest",
-                "Replays a sequence (strategy_id: inline with calls, corpus:N, or test:NAME) on a fresh deployment in an isolated EVM, from start_date's block time, up to end_date: per call outcome, gas, coverage it would add and properties failing; totals as return (new points), win rate (calls that succeeded), drawdown (longest run without new coverage). Changes no store.",
+                "Replays a sequence (strategy_id) on a fresh deployment in an isolated EVM from start_date's block time to end_date: per call outcome, gas, coverage it would add, failing properties; totals as return (new points), win rate (calls that succeeded), drawdown (longest run without new coverage). Changes nothing.",
                 Blocking,
                 self,
                 Self::backtest,

@@ -237,7 +237,7 @@ impl Family for TracesTools {
         let tools = vec![
             ToolDef::method::<ListTracesInput, ListTracesOutput, _>(
                 "list_traces",
-                "List recent traces (executed call sequences), newest first. A trace is a corpus entry, one worker's run of an injection, a falsifying sequence, an accepted shrink step, an optimization improvement, or a recent ordinary sequence (a bounded window). sessionId: a campaign run; datasetRunId: a group (injection-N, falsification-trace-N, corpus, recent, optimization).",
+                "Recent traces (executed call sequences), newest first: corpus entries, workers' runs of injections, falsifying sequences, accepted shrink steps, optimization improvements, recent ordinary sequences (a bounded window). sessionId: a campaign run; datasetRunId: a group (injection-N, falsification-trace-N, corpus, recent, optimization).",
                 Access::Blocking,
                 self,
                 Self::list,
@@ -258,7 +258,7 @@ impl Family for TracesTools {
             ),
             ToolDef::method::<SearchSpansInput, SearchSpansOutput, _>(
                 "search_spans",
-                "Search executed calls (spans) across traces or within one (traceId), filters ANDed: name (signature), status (error: reverted/panicked/halted), times, and data.* fields: function, call, args, args.N (256-bit compare), sender, value, delays, gasUsed, outcome, reason, panicCode, coverageGained, durationUs, position, falsified, properties.NAME (the test held after the call).",
+                "Search executed calls (spans) across traces or in one (traceId), filters ANDed: name (signature), status (error: reverted/panicked/halted), times, data.* fields: function, call, args, args.N (256-bit compare), sender, value, delays, gasUsed, outcome, reason, panicCode, coverageGained, durationUs, position, falsified, properties.NAME (held after the call).",
                 Access::Blocking,
                 self,
                 Self::search_spans,
