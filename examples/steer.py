@@ -993,8 +993,13 @@ class Steer:
                 for ec in calls_of(e):
                     for fc in calls_of(sig, reason.get("sample")):
                         cands.append([ec, fc])
+                        # The failing call reading what the enabler
+                        # returned (an id, shares): `f($1.id, …)`.
+                        linked = self.linked(e, sig, fc, 1)
+                        if linked:
+                            cands.append([ec, linked])
                         for d in deeper[:1]:
-                            cands.append([calls_of(d)[0], ec, fc])
+                            cands.append([calls_of(d)[0], ec, linked or fc])
             best, screened = await self.screen(cands[:MAX_CANDIDATES])
             if best:
                 found.append((best[0], best[1], key, attempt, gap))
@@ -1008,6 +1013,40 @@ class Steer:
                         self.prioritized.add(e)
                         await self.call("prioritize_function", {"functionSignature": e})
         return found
+
+    def linked(self, producer, consumer, call, n):
+        """`call` (of `consumer`) with the arguments that fit an output of
+        `producer` (call `n` of the sequence) replaced by a reference to it:
+        an output and a parameter of the same type whose names match
+        (`id` and `marketId`, `shares` and `shares`), or the producer's only
+        output of the parameter's type for the consumer's first parameter
+        of that type. None when nothing fits."""
+        outs = self.functions.get(producer, {}).get("outputs", [])
+        ins = self.functions.get(consumer, {}).get("inputs", [])
+        p = parse_call(call)
+        if not outs or not ins or not p or len(p[2]) != len(ins):
+            return None
+        norm = lambda name: name.strip("_").lower()
+        args, used, changed = list(p[2]), set(), False
+        for j, param in enumerate(ins):
+            if not re.fullmatch(r"u?int\d*|address|bytes32", param["type"]):
+                continue
+            same = [k for k, o in enumerate(outs) if o["type"] == param["type"]]
+            by_name = [k for k in same if outs[k]["name"] and param["name"] and
+                       (norm(outs[k]["name"]) in norm(param["name"]) or norm(param["name"]) in norm(outs[k]["name"]))]
+            first_of_type = all(ins[i]["type"] != param["type"] for i in range(j))
+            pick = by_name[0] if by_name else (same[0] if len(same) == 1 and first_of_type else None)
+            if pick is None or pick in used:
+                continue
+            used.add(pick)
+            if len(outs) == 1:
+                args[j] = f"${n}"
+            elif outs[pick]["name"]:
+                args[j] = f"${n}.{outs[pick]['name']}"
+            else:
+                args[j] = f"${n}.{pick}"
+            changed = True
+        return render_call(p[0], p[1], args) if changed else None
 
     async def screen(self, seqs):
         """Runs each new sequence once; the best (tests falsified, new
