@@ -165,6 +165,15 @@ pub struct Config {
     /// code among the project's contracts), not only the target
     /// (`allContracts`).
     pub all_contracts: bool,
+    /// Fork mode: the RPC node whose chain state the campaign runs on
+    /// (`rpcUrl`, `ECHIDNA_RPC_URL`, `--fork-url`).
+    pub rpc_url: Option<String>,
+    /// The block to fork at (`rpcBlock`, `ECHIDNA_RPC_BLOCK`,
+    /// `--fork-block-number`); none: the node's latest, pinned at start.
+    pub rpc_block: Option<u64>,
+    /// Where fetched chain state is kept between runs (`rpcCacheDir`;
+    /// default: the user's cache directory, `rudder/rpc`).
+    pub rpc_cache_dir: Option<PathBuf>,
     /// Contracts of the project to deploy at fixed addresses before the
     /// target (`deployContracts: [["0x1f", "Name"], …]`).
     pub deploy_contracts: Vec<(Address, String)>,
@@ -295,6 +304,9 @@ impl Default for Config {
             exclude_view_pure: false,
             fail_on_revert: false,
             all_contracts: false,
+            rpc_url: None,
+            rpc_block: None,
+            rpc_cache_dir: None,
             deploy_contracts: Vec::new(),
             constructor_args: Vec::new(),
             deploy_bytecodes: Vec::new(),
@@ -365,6 +377,9 @@ const KNOWN: &[&str] = &[
     "excludeViewPure",
     "failOnRevert",
     "allContracts",
+    "rpcUrl",
+    "rpcBlock",
+    "rpcCacheDir",
     "deployContracts",
     "constructorArgs",
     "deployBytecodes",
@@ -568,6 +583,9 @@ impl Config {
                 "excludeViewPure" => c.exclude_view_pure = as_bool(key, v)?,
                 "failOnRevert" => c.fail_on_revert = as_bool(key, v)?,
                 "allContracts" => c.all_contracts = as_bool(key, v)?,
+                "rpcUrl" => c.rpc_url = Some(as_string(key, v)?).filter(|u| !u.is_empty()),
+                "rpcBlock" => c.rpc_block = Some(as_u64(key, v)?),
+                "rpcCacheDir" => c.rpc_cache_dir = Some(PathBuf::from(as_string(key, v)?)),
                 "allowFFI" => c.allow_ffi = as_bool(key, v)?,
                 "journal" => c.journal = as_bool(key, v)?,
                 "traces" => c.traces = as_bool(key, v)?,

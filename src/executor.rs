@@ -15,7 +15,7 @@ use alloy_json_abi::Function;
 use alloy_primitives::{Address, B256, Bytes, Log, TxKind, U256};
 use revm::context::result::{ExecutionResult, Output};
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
-use revm::database::{CacheDB, EmptyDB};
+use revm::database::CacheDB;
 use revm::handler::{MainBuilder, MainContext, MainnetContext, MainnetEvm};
 use revm::primitives::hardfork::SpecId;
 use revm::state::AccountInfo;
@@ -28,6 +28,7 @@ mod constructor;
 mod deploy;
 pub mod errors;
 pub mod foundry;
+pub mod fork;
 pub mod inspector;
 mod outcome;
 pub mod reads;
@@ -94,6 +95,9 @@ pub struct EvmSettings {
     /// deployment and call the contracts (selectors, senders) its target
     /// lists name, not the suite itself ([`foundry`]).
     pub foundry: bool,
+    /// What the state reads below the deployment: a fresh chain, or a
+    /// fork ([`fork`]), whose block values are the initial block's.
+    pub backend: fork::Backend,
 }
 
 impl Default for EvmSettings {
@@ -116,6 +120,7 @@ impl Default for EvmSettings {
             allow_ffi: false,
             all_contracts: false,
             foundry: false,
+            backend: fork::Backend::Empty,
         }
     }
 }
@@ -185,7 +190,7 @@ pub struct Target {
     /// Every other deployed contract whose code is one of the project's,
     /// with its whole ABI: what a predicate may read (`getCash{to: 0x…}()`).
     pub readable: Arc<[crate::tx::Callee]>,
-    deployed: CacheDB<EmptyDB>,
+    deployed: StateDb,
     /// Coverage row used for deployment and campaign-side calls.
     pub campaign_row: usize,
 }
@@ -199,9 +204,13 @@ impl std::fmt::Debug for Target {
     }
 }
 
-type Evm = MainnetEvm<MainnetContext<CacheDB<EmptyDB>>, CoverageInspector>;
+/// An executor's state: what it holds over what the backend reads (a
+/// fresh chain, or a fork).
+pub(crate) type StateDb = CacheDB<fork::Backend>;
 
-fn build_evm(db: CacheDB<EmptyDB>, settings: &EvmSettings, insp: CoverageInspector) -> Evm {
+type Evm = MainnetEvm<MainnetContext<StateDb>, CoverageInspector>;
+
+fn build_evm(db: StateDb, settings: &EvmSettings, insp: CoverageInspector) -> Evm {
     Context::mainnet()
         .with_db(db)
         .modify_cfg_chained(|cfg: &mut CfgEnv| {
@@ -220,6 +229,15 @@ fn build_evm(db: CacheDB<EmptyDB>, settings: &EvmSettings, insp: CoverageInspect
             b.timestamp = U256::from(settings.timestamp);
             b.gas_limit = u64::MAX;
             b.basefee = 0;
+            if let fork::Backend::Fork(f) = &settings.backend {
+                b.basefee = f.block().base_fee;
+                b.beneficiary = f.block().coinbase;
+            }
+        })
+        .modify_cfg_chained(|cfg: &mut CfgEnv| {
+            if let fork::Backend::Fork(f) = &settings.backend {
+                cfg.chain_id = f.block().chain_id;
+            }
         })
         .build_mainnet_with_inspector(insp)
 }

@@ -117,6 +117,19 @@ struct FuzzArgs {
     /// every call), or verify (every check, comparing each skip).
     #[arg(long)]
     check_cache: Option<String>,
+    /// Fork mode: run on this RPC node's chain state (reads accounts, code
+    /// and storage as calls touch them; `rpcUrl` in the config; else
+    /// ECHIDNA_RPC_URL).
+    #[arg(long, value_name = "URL")]
+    fork_url: Option<String>,
+    /// The block to fork at (default: the node's latest, pinned at start;
+    /// `rpcBlock`; else ECHIDNA_RPC_BLOCK).
+    #[arg(long, value_name = "N")]
+    fork_block_number: Option<u64>,
+    /// Where fork state read from the node is kept between runs (default:
+    /// the user's cache directory, rudder/rpc; `rpcCacheDir`).
+    #[arg(long, value_name = "DIR")]
+    rpc_cache_dir: Option<PathBuf>,
     /// Write LCOV here at the end.
     #[arg(long)]
     lcov: Option<PathBuf>,
@@ -268,6 +281,28 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     }
     if let Some(d) = &a.repro_dir {
         config.repro_dir = Some(d.clone());
+    }
+    // Fork mode: a flag, else the config, else Echidna's variables.
+    if let Some(u) = a
+        .fork_url
+        .clone()
+        .or_else(|| std::env::var("ECHIDNA_RPC_URL").ok().filter(|_| config.rpc_url.is_none()))
+        .filter(|u| !u.is_empty())
+    {
+        config.rpc_url = Some(u);
+    }
+    if let Some(b) = a.fork_block_number {
+        config.rpc_block = Some(b);
+    } else if config.rpc_block.is_none()
+        && let Ok(b) = std::env::var("ECHIDNA_RPC_BLOCK")
+        && !b.is_empty()
+    {
+        config.rpc_block = Some(b.trim().parse().map_err(|_| {
+            format!("ECHIDNA_RPC_BLOCK: expected a block number, found {b:?}")
+        })?);
+    }
+    if let Some(d) = &a.rpc_cache_dir {
+        config.rpc_cache_dir = Some(d.clone());
     }
     config.keep_alive = a.keep_alive;
     // An agent's campaign (`rudder mcp`, `--keep-alive`) given no limit

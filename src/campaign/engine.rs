@@ -558,5 +558,10 @@ impl Engine {
         if let Some(j) = &self.journal {
             j.flush();
         }
+        if let crate::executor::fork::Backend::Fork(f) = &self.target.settings.backend
+            && let Err(e) = f.write()
+        {
+            tracing::warn!(error = %e, "the fork cache could not be written");
+        }
     }
 }

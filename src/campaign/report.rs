@@ -111,6 +111,19 @@ fn as_decimal_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Er
     s.serialize_str(&v.to_string())
 }
 
+/// The chain a forked campaign ran on.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForkSummary {
+    pub url: String,
+    pub block: u64,
+    pub chain_id: u64,
+    /// The cache file: a re-run at this block reads it, not the node.
+    pub cache: String,
+    /// Batches of requests this run sent to the node.
+    pub requests: u64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
@@ -120,6 +133,9 @@ pub struct Report {
     /// (`"foundry-invariant"`: `invariant*` functions, forge's targets).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suite: Option<String>,
+    /// Fork mode: the node, the block and where what was read is kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork: Option<ForkSummary>,
     pub run_id: String,
     /// Printed in JSON as a decimal string: jq and JavaScript round 64-bit
     /// numbers, and the run could not be reproduced from them.
@@ -229,6 +245,16 @@ impl Report {
             mode: s.config.test_mode,
             suite: (s.config.prefix == crate::executor::foundry::INVARIANT_PREFIX)
                 .then(|| "foundry-invariant".to_string()),
+            fork: match &s.target.settings.backend {
+                crate::executor::fork::Backend::Fork(f) => Some(ForkSummary {
+                    url: f.url().to_string(),
+                    block: f.block().number,
+                    chain_id: f.block().chain_id,
+                    cache: f.cache_file().display().to_string(),
+                    requests: f.requests(),
+                }),
+                crate::executor::fork::Backend::Empty => None,
+            },
             run_id: s.run_id.clone(),
             seed: s.seed,
             workers: s.workers(),
@@ -300,6 +326,18 @@ impl Report {
         );
         if let Some(why) = self.end_reason {
             let _ = writeln!(o, "ended: {} ({})", why.as_str(), why.words());
+        }
+        if let Some(f) = &self.fork {
+            let _ = writeln!(
+                o,
+                "fork: {} at block {} (chain {}); {} request batch{} to the node; state kept in {}",
+                f.url,
+                f.block,
+                f.chain_id,
+                f.requests,
+                if f.requests == 1 { "" } else { "es" },
+                f.cache
+            );
         }
         let c = self.checks;
         if c.skipped > 0 {

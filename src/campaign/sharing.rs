@@ -246,6 +246,9 @@ fn manifest(config: &Config, target: &Target) -> Manifest {
         ("filterFunctions", json!(config.filter_functions)),
         ("filterBlacklist", json!(config.filter_blacklist)),
         ("allContracts", json!(config.all_contracts)),
+        // Nodes of one campaign fork at the same block (each may ask its
+        // own node).
+        ("rpcBlock", json!(target.settings.backend.fork_block())),
         ("deployContracts", json!(deploy_contracts)),
         ("deployBytecodes", json!(deploy_bytecodes)),
         ("solcLibs", json!(config.solc_libs)),

@@ -11,7 +11,6 @@ use alloy_primitives::{Address, B256, Bytes, U256, address, hex};
 use revm::bytecode::Bytecode;
 use revm::context_interface::JournalTr;
 use revm::context_interface::journaled_state::account::JournaledAccountTr;
-use revm::database::{CacheDB, EmptyDB};
 use revm::handler::MainnetContext;
 use revm::interpreter::{CallInputs, CallOutcome, Gas, InstructionResult, InterpreterResult};
 use std::collections::HashMap;
@@ -35,7 +34,7 @@ pub const ASSUME_REJECTED: &str = "vm.assume rejected the input";
 /// forge-std's console (`console.log`, and `bound`'s log of its result).
 pub const CONSOLE_ADDRESS: Address = address!("000000000000000000636f6e736f6c652e6c6f67");
 
-pub(crate) type Ctx = MainnetContext<CacheDB<EmptyDB>>;
+pub(crate) type Ctx = MainnetContext<super::StateDb>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Cheat {

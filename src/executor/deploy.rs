@@ -282,8 +282,8 @@ fn genesis(
     project: &Project,
     contract: &Contract,
     settings: &EvmSettings,
-) -> (CacheDB<EmptyDB>, U256) {
-    let mut db = CacheDB::new(EmptyDB::default());
+) -> (super::StateDb, U256) {
+    let mut db = CacheDB::new(settings.backend.clone());
     let endowment = if payable_constructor(contract) {
         settings.balance_contract
     } else {
@@ -441,7 +441,7 @@ fn deploy_all(
 /// deployed contract of the project with its whole ABI (what predicates
 /// may read). Their runtime code joins `runtime_codes` for coverage.
 fn discover_others(
-    db: &CacheDB<EmptyDB>,
+    db: &super::StateDb,
     target: Address,
     candidates: &[(&Contract, Option<CodeId>)],
     suite: Option<&foundry::SuiteTargets>,
