@@ -174,6 +174,9 @@ pub struct Config {
     /// Where fetched chain state is kept between runs (`rpcCacheDir`;
     /// default: the user's cache directory, `rudder/rpc`).
     pub rpc_cache_dir: Option<PathBuf>,
+    /// A Foundry project's `[rpc_endpoints]` (alias, URL), for the fork
+    /// cheatcodes of its suites.
+    pub rpc_endpoints: Vec<(String, String)>,
     /// Contracts of the project to deploy at fixed addresses before the
     /// target (`deployContracts: [["0x1f", "Name"], …]`).
     pub deploy_contracts: Vec<(Address, String)>,
@@ -307,6 +310,7 @@ impl Default for Config {
             rpc_url: None,
             rpc_block: None,
             rpc_cache_dir: None,
+            rpc_endpoints: Vec::new(),
             deploy_contracts: Vec::new(),
             constructor_args: Vec::new(),
             deploy_bytecodes: Vec::new(),

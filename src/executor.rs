@@ -27,8 +27,8 @@ pub mod cheatcodes;
 mod constructor;
 mod deploy;
 pub mod errors;
-pub mod foundry;
 pub mod fork;
+pub mod foundry;
 pub mod inspector;
 mod outcome;
 pub mod reads;
@@ -98,6 +98,12 @@ pub struct EvmSettings {
     /// What the state reads below the deployment: a fresh chain, or a
     /// fork ([`fork`]), whose block values are the initial block's.
     pub backend: fork::Backend,
+    /// A Foundry project's `[rpc_endpoints]` (alias, URL), for the fork
+    /// cheatcodes.
+    pub rpc_endpoints: Vec<(String, String)>,
+    /// Where fork caches live (`rpcCacheDir`; default
+    /// [`fork::default_cache_dir`]).
+    pub rpc_cache_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for EvmSettings {
@@ -121,6 +127,8 @@ impl Default for EvmSettings {
             all_contracts: false,
             foundry: false,
             backend: fork::Backend::Empty,
+            rpc_endpoints: Vec::new(),
+            rpc_cache_dir: None,
         }
     }
 }
@@ -190,6 +198,8 @@ pub struct Target {
     /// Every other deployed contract whose code is one of the project's,
     /// with its whole ABI: what a predicate may read (`getCash{to: 0x…}()`).
     pub readable: Arc<[crate::tx::Callee]>,
+    /// The fork id `setUp()` selected (`activeFork()`), if it forked.
+    active_fork: Option<u64>,
     deployed: StateDb,
     /// Coverage row used for deployment and campaign-side calls.
     pub campaign_row: usize,
@@ -326,6 +336,7 @@ impl Target {
         insp.cheats = cheatcodes::Cheatcodes::new(self.settings.allow_ffi);
         insp.cheats.expect.clone_from(&self.setup_mocks);
         insp.cheats.code = self.code_book.clone();
+        insp.cheats.forks.active = self.active_fork;
         if self.assertion_events {
             insp.assertion_topics = self.assertion_topics.clone();
         }

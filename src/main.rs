@@ -286,7 +286,11 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     if let Some(u) = a
         .fork_url
         .clone()
-        .or_else(|| std::env::var("ECHIDNA_RPC_URL").ok().filter(|_| config.rpc_url.is_none()))
+        .or_else(|| {
+            std::env::var("ECHIDNA_RPC_URL")
+                .ok()
+                .filter(|_| config.rpc_url.is_none())
+        })
         .filter(|u| !u.is_empty())
     {
         config.rpc_url = Some(u);
@@ -297,9 +301,11 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
         && let Ok(b) = std::env::var("ECHIDNA_RPC_BLOCK")
         && !b.is_empty()
     {
-        config.rpc_block = Some(b.trim().parse().map_err(|_| {
-            format!("ECHIDNA_RPC_BLOCK: expected a block number, found {b:?}")
-        })?);
+        config.rpc_block = Some(
+            b.trim()
+                .parse()
+                .map_err(|_| format!("ECHIDNA_RPC_BLOCK: expected a block number, found {b:?}"))?,
+        );
     }
     if let Some(d) = &a.rpc_cache_dir {
         config.rpc_cache_dir = Some(d.clone());

@@ -92,7 +92,12 @@ fn plant(url: &str) -> u64 {
     rpc(url, "anvil_setCode", json!([VAULT, vault_code()])).unwrap();
     let owner = format!("0x{:0>64}", HARNESS.trim_start_matches("0x"));
     rpc(url, "anvil_setStorageAt", json!([VAULT, "0x0", owner])).unwrap();
-    rpc(url, "anvil_setBalance", json!([VAULT, "0x8ac7230489e80000"])).unwrap();
+    rpc(
+        url,
+        "anvil_setBalance",
+        json!([VAULT, "0x8ac7230489e80000"]),
+    )
+    .unwrap();
     rpc(url, "evm_mine", json!([])).unwrap();
     let n = rpc(url, "eth_blockNumber", json!([])).unwrap();
     u64::from_str_radix(n.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
@@ -114,9 +119,17 @@ fn config(url: Option<&str>, block: Option<u64>, cache: &Path) -> Config {
 }
 
 fn run(config: Config, out: &Path) -> Result<rudder::campaign::Report, String> {
+    run_contract(None, config, out)
+}
+
+fn run_contract(
+    contract: Option<&str>,
+    config: Config,
+    out: &Path,
+) -> Result<rudder::campaign::Report, String> {
     let mut c = Campaign::new(
         Path::new("contracts/out/ForkVault.json"),
-        None,
+        contract,
         config,
         Some(out.to_path_buf()),
     )
@@ -160,6 +173,32 @@ fn a_vault_planted_on_a_node_is_drained_through_the_fork_and_again_from_the_cach
         "the vault's account is cached: {kept}"
     );
 
+    // A harness that forks by itself (`createSelectFork` in its
+    // constructor, as a suite's setUp() does), with no fork flags.
+    // SAFETY: this test is the binary's only one; no other thread reads
+    // the environment while it is set.
+    unsafe { std::env::set_var("RUDDER_FORK_URL", &node.url) };
+    let out = tempfile::tempdir().unwrap();
+    let r = run_contract(
+        Some("ForkingVaultHarness"),
+        config(None, None, cache.path()),
+        out.path(),
+    )
+    .unwrap();
+    assert!(
+        drained(&r),
+        "the constructor's fork is drained: {:?}",
+        r.tests
+    );
+    assert!(
+        r.tests
+            .iter()
+            .any(|t| t.name == "echidna_the_fork_stays_selected" && !t.status.is_falsified()),
+        "activeFork() answers the fork selected: {:?}",
+        r.tests
+    );
+    assert_eq!(r.fork.as_ref().map(|f| f.block), Some(block));
+
     // The node gone: the same block runs from the cache alone.
     let url = node.url.clone();
     drop(node);
@@ -171,7 +210,10 @@ fn a_vault_planted_on_a_node_is_drained_through_the_fork_and_again_from_the_cach
     // and says why.
     let empty = tempfile::tempdir().unwrap();
     let e = run(config(Some(&url), Some(block), empty.path()), out.path()).unwrap_err();
-    assert!(e.contains("cannot be reached") && e.contains(&format!("block {block}")), "{e}");
+    assert!(
+        e.contains("cannot be reached") && e.contains(&format!("block {block}")),
+        "{e}"
+    );
     let e = run(config(Some(&url), None, cache.path()), out.path()).unwrap_err();
     assert!(e.contains("without rpcBlock"), "{e}");
 }

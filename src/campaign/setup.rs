@@ -41,6 +41,7 @@ pub(super) fn suite_config(
     // Where forge deploys a suite (its default sender creates the test
     // contract): every contract setUp() creates lands where it does in
     // forge, so reproducers name the same addresses.
+    config.rpc_endpoints = settings.rpc_endpoints.clone();
     let defaults = Config::default();
     if config.deployer == defaults.deployer {
         config.deployer = crate::executor::foundry::FORGE_DEPLOYER;
@@ -68,6 +69,8 @@ pub(super) fn evm_settings(config: &Config, foundry: bool) -> EvmSettings {
         allow_ffi: config.allow_ffi,
         all_contracts: config.all_contracts,
         foundry,
+        rpc_endpoints: config.rpc_endpoints.clone(),
+        rpc_cache_dir: config.rpc_cache_dir.clone(),
         ..EvmSettings::default()
     }
 }

@@ -18,6 +18,8 @@ pub struct InvariantSettings {
     pub depth: Option<u64>,
     pub fail_on_revert: Option<bool>,
     pub call_override: Option<bool>,
+    /// `[rpc_endpoints]`: alias and URL, for the fork cheatcodes.
+    pub rpc_endpoints: Vec<(String, String)>,
     /// The file they came from.
     pub file: Option<PathBuf>,
 }
@@ -55,6 +57,24 @@ pub fn read(path: &Path) -> Result<InvariantSettings, ConfigError> {
         file: Some(path.to_path_buf()),
         ..InvariantSettings::default()
     };
+    let endpoints = root.get("rpc_endpoints").or_else(|| {
+        root.get("profile")
+            .and_then(|p| p.get("default"))
+            .and_then(|d| d.get("rpc_endpoints"))
+    });
+    if let Some(t) = endpoints.and_then(|e| e.as_table_like()) {
+        for (alias, url) in t.iter() {
+            let url = url.as_str().ok_or_else(|| ConfigError::Key {
+                key: format!("rpc_endpoints.{alias}"),
+                message: format!(
+                    "{} where a URL belongs ({})",
+                    url.type_name(),
+                    path.display()
+                ),
+            })?;
+            out.rpc_endpoints.push((alias.to_string(), url.to_string()));
+        }
+    }
     let Some(t) = table else {
         return Ok(out);
     };

@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 mod assertions;
 mod env;
 mod expect;
+pub(crate) mod forks;
 mod observe;
 
 use assertions::{Assertion, assertion_signatures, check_assertion};
@@ -89,10 +90,26 @@ enum Cheat {
     StartBroadcast,
     /// Answered and ignored (`pauseGasMetering`: calls have gas to spare).
     Nothing,
+    CreateFork,
+    CreateSelectFork,
+    SelectFork,
+    RollFork,
+    ActiveFork,
 }
 
 const SIGNATURES: &[(&str, Cheat)] = &[
     ("warp(uint256)", Cheat::Warp),
+    ("createFork(string)(uint256)", Cheat::CreateFork),
+    ("createFork(string,uint256)(uint256)", Cheat::CreateFork),
+    ("createSelectFork(string)(uint256)", Cheat::CreateSelectFork),
+    (
+        "createSelectFork(string,uint256)(uint256)",
+        Cheat::CreateSelectFork,
+    ),
+    ("selectFork(uint256)", Cheat::SelectFork),
+    ("rollFork(uint256)", Cheat::RollFork),
+    ("rollFork(uint256,uint256)", Cheat::RollFork),
+    ("activeFork()(uint256)", Cheat::ActiveFork),
     ("roll(uint256)", Cheat::Roll),
     ("fee(uint256)", Cheat::Fee),
     ("chainId(uint256)", Cheat::ChainId),
@@ -259,6 +276,8 @@ pub struct Cheatcodes {
     /// the `env*` cheatcodes and the commands `ffi` runs); the process's
     /// own environment is never changed.
     env_set: std::sync::Arc<HashMap<String, String>>,
+    /// Foundry's forks ([`forks`]).
+    pub forks: forks::ForkBook,
 }
 
 /// A contract of the project as `getCode` finds it.
@@ -770,6 +789,11 @@ impl Cheatcodes {
                 vec![]
             }
             Cheat::Nothing => vec![],
+            Cheat::CreateFork
+            | Cheat::CreateSelectFork
+            | Cheat::SelectFork
+            | Cheat::RollFork
+            | Cheat::ActiveFork => self.fork_cheat(ctx, *cheat, &args)?,
         };
         Ok(if out.is_empty() {
             Bytes::new()

@@ -625,6 +625,13 @@ impl Target {
         let (db, endowment) = genesis(&project, contract, &settings);
         let mut insp = CoverageInspector::new(coverage.recorder(campaign_row), Vec::new());
         insp.cheats = cheatcodes::Cheatcodes::new(settings.allow_ffi);
+        insp.cheats.forks = cheatcodes::forks::ForkBook::for_setup(
+            settings.rpc_endpoints.clone(),
+            settings
+                .rpc_cache_dir
+                .clone()
+                .unwrap_or_else(super::fork::default_cache_dir),
+        );
         let mut evm = build_evm(db, &settings, insp);
         let Deployed {
             address,
@@ -657,6 +664,9 @@ impl Target {
         settings.timestamp = initial_block.timestamp.saturating_to();
         let setup_mocks = evm.inspector.cheats.expect.mocks_only();
         let mut db = std::mem::take(&mut evm.ctx.journaled_state.database);
+        // The chain set-up forked (`createSelectFork`), if it did.
+        settings.backend = db.db.clone();
+        let active_fork = evm.inspector.cheats.forks.active;
         // A constructor that is not payable got no funds: the target is
         // credited `balanceContract` once it ran.
         if !payable_constructor(contract)
@@ -725,6 +735,7 @@ impl Target {
             deployed_contracts,
             others: others.into(),
             readable: readable.into(),
+            active_fork,
             initial_block,
             initial_chain_id,
         })

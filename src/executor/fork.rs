@@ -121,7 +121,9 @@ impl Node {
         self.jobs
             .send((Value::Array(body), tx))
             .map_err(|_| "the RPC thread is gone".to_string())?;
-        let answer = rx.recv().map_err(|_| "the RPC thread is gone".to_string())??;
+        let answer = rx
+            .recv()
+            .map_err(|_| "the RPC thread is gone".to_string())??;
         let items = match answer {
             Value::Array(items) => items,
             // A node that answers a batch with one error object.
@@ -131,7 +133,10 @@ impl Node {
         for item in items {
             let id = item["id"].as_u64().unwrap_or(u64::MAX) as usize;
             if let Some(e) = item.get("error").filter(|e| !e.is_null()) {
-                return Err(format!("{} failed: {e}", calls.get(id).map_or("?", |c| c.0)));
+                return Err(format!(
+                    "{} failed: {e}",
+                    calls.get(id).map_or("?", |c| c.0)
+                ));
             }
             if let Some(slot) = out.get_mut(id) {
                 *slot = item["result"].clone();
@@ -217,7 +222,11 @@ impl ForkSource {
             Ok(r) => {
                 let chain = quantity(&r[0], "eth_chainId").map_err(ForkError)?;
                 let latest = quantity(&r[1], "eth_blockNumber").map_err(ForkError)?;
-                (Some(node), Some(chain.to::<u64>()), block.unwrap_or(latest.to::<u64>()))
+                (
+                    Some(node),
+                    Some(chain.to::<u64>()),
+                    block.unwrap_or(latest.to::<u64>()),
+                )
             }
             Err(why) => {
                 let Some(b) = block else {
@@ -225,7 +234,11 @@ impl ForkSource {
                         "the node at {url} cannot be reached ({why}); without rpcBlock there is no block to run from the cache"
                     )));
                 };
-                tracing::warn!(url, why, "the node cannot be reached: running from the fork cache alone");
+                tracing::warn!(
+                    url,
+                    why,
+                    "the node cannot be reached: running from the fork cache alone"
+                );
                 (None, None, b)
             }
         };
@@ -239,9 +252,8 @@ impl ForkSource {
             })?,
         };
         let mut cache: Cache = match std::fs::read(&file) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                ForkError(format!("{}: not a fork cache: {e}", file.display()))
-            })?,
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| ForkError(format!("{}: not a fork cache: {e}", file.display())))?,
             Err(_) => Cache::default(),
         };
         let header = match (cache.block, &node) {
@@ -341,7 +353,9 @@ impl ForkSource {
         if let Some(dir) = self.file.parent() {
             std::fs::create_dir_all(dir).map_err(fail)?;
         }
-        let tmp = self.file.with_extension(format!("json.{}.tmp", std::process::id()));
+        let tmp = self
+            .file
+            .with_extension(format!("json.{}.tmp", std::process::id()));
         std::fs::write(&tmp, &bytes).map_err(fail)?;
         std::fs::rename(&tmp, &self.file).map_err(fail)?;
         *self.last_write.lock() = Instant::now();
@@ -507,7 +521,12 @@ impl DatabaseRef for Backend {
                     return Ok(None);
                 }
                 let code = Bytecode::new_raw(acc.code.clone());
-                Ok(Some(AccountInfo::new(acc.balance, acc.nonce, code.hash_slow(), code)))
+                Ok(Some(AccountInfo::new(
+                    acc.balance,
+                    acc.nonce,
+                    code.hash_slow(),
+                    code,
+                )))
             }
         }
     }
@@ -587,7 +606,10 @@ mod tests {
         );
         assert_eq!(b.storage_ref(kept, U256::from(1)).unwrap(), U256::from(42));
         let e = b.storage_ref(kept, U256::from(2)).unwrap_err().to_string();
-        assert!(e.contains("storage slot 0x2 of") && e.contains("block 7"), "{e}");
+        assert!(
+            e.contains("storage slot 0x2 of") && e.contains("block 7"),
+            "{e}"
+        );
         let other = Address::repeat_byte(0x22);
         let e = b.basic_ref(other).unwrap_err().to_string();
         assert!(e.contains(&format!("account {other}")), "{e}");
