@@ -276,7 +276,7 @@ pub struct Cheatcodes {
     /// the `env*` cheatcodes and the commands `ffi` runs); the process's
     /// own environment is never changed.
     env_set: std::sync::Arc<HashMap<String, String>>,
-    /// Foundry's forks ([`forks`]).
+    /// Foundry's forks (`createSelectFork` and the others, in set-up).
     pub forks: forks::ForkBook,
 }
 
