@@ -164,7 +164,7 @@ fn lex(src: &str) -> Result<Vec<(Tok, Range<usize>)>, ParseError> {
                         i += 1;
                     }
                     if i == fs {
-                        return err(fs..fs + 1, "a field name after `.`", "none");
+                        return err(fs - 1..fs, "a field name after `.`", "none");
                     }
                     out.push((Tok::Ident(src[start..i].to_string()), start..i));
                 } else {

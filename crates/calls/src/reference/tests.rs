@@ -141,10 +141,14 @@ fn a_reference_that_does_not_fit_is_refused_with_the_reason() {
         ),
         ("open(1); deposit($0, 1)", "a call number from $1"),
         ("open(1); deposit($1., 1)", "a field name after `.`"),
+        // At the end of the text, the error still points into it.
+        ("open(1); $1.", "a field name after `.`"),
     ] {
         let e = parse(src).expect_err(src);
         assert!(e.contains(says), "{src}: {e}");
     }
+    let e = parse_templates("$55.", &abi(), &defaults(), &events()).unwrap_err();
+    assert_eq!(e.span(), 3..4, "{e}");
     // Calls that run as given (reproducers, corpus files) take no references.
     let e = parse_txs("open(1); deposit($1, 1)", &abi(), &defaults()).unwrap_err();
     assert!(
