@@ -173,6 +173,8 @@ pub struct ForkSource {
     dirty: AtomicBool,
     last_write: Mutex<Instant>,
     requests: AtomicU64,
+    /// Whether something the cache lacks was asked for with the node gone.
+    missed: AtomicBool,
 }
 
 /// Two backends are the same when they read the same source.
@@ -313,6 +315,7 @@ impl ForkSource {
             dirty: AtomicBool::new(true),
             last_write: Mutex::new(Instant::now()),
             requests: AtomicU64::new(0),
+            missed: AtomicBool::new(false),
         });
         source.write()?;
         Ok(source)
@@ -378,13 +381,19 @@ impl ForkSource {
             return Ok(v);
         }
         let Some(node) = &self.node else {
-            return Err(ForkError(format!(
+            let e = ForkError(format!(
                 "{} at block {} is not in the fork cache ({}) and the node at {} cannot be reached",
                 what(),
                 self.block.number,
                 self.file.display(),
                 self.url
-            )));
+            ));
+            // Each call that needs it halts with this reason; said once here
+            // too, as the campaign goes on without that state.
+            if !self.missed.swap(true, Ordering::Relaxed) {
+                tracing::error!("{e}; calls that read it halt");
+            }
+            return Err(e);
         };
         self.requests.fetch_add(1, Ordering::Relaxed);
         let v = ask(node).map_err(|e| ForkError(format!("{}: {e}", what())))?;
