@@ -29,6 +29,23 @@ fn campaign(name: &str, workers: usize, dir: &Path) -> Campaign {
     c
 }
 
+/// The calls workers ran for injection `id`, as the journal printed them.
+fn injected_calls(j: &rudder::journal::Journal, id: u64) -> Vec<String> {
+    j.flush();
+    let r = j.reader().unwrap();
+    let mut stmt = r
+        .conn()
+        .prepare(
+            "SELECT json_extract(properties, '$.call') FROM events
+             WHERE injection = ?1 AND kind = 'CallExecuted' ORDER BY id",
+        )
+        .unwrap();
+    stmt.query_map([id as i64], |row| row.get::<_, String>(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
 const KEY: &str = "0x6c6f6f6b206f757420666f7220746865206d616769632076616c756521212121";
 
 #[test]
@@ -190,21 +207,7 @@ fn a_wildcard_injection_runs_repeat_times_with_fresh_values_where_the_holes_are(
     assert_eq!((receipt.calls, receipt.workers), (1, 1));
     let engine = c.engine().clone();
     let journal = engine.journal().expect("journal on");
-    let calls = |j: &rudder::journal::Journal| -> Vec<String> {
-        j.flush();
-        let r = j.reader().unwrap();
-        let mut stmt = r
-            .conn()
-            .prepare(
-                "SELECT json_extract(properties, '$.call') FROM events
-                 WHERE injection = ?1 AND kind = 'CallExecuted' ORDER BY id",
-            )
-            .unwrap();
-        stmt.query_map([receipt.id.0 as i64], |row| row.get::<_, String>(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
-    };
+    let calls = |j: &rudder::journal::Journal| injected_calls(j, receipt.id.0);
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut seen = calls(journal);
     while seen.len() < 6 && Instant::now() < deadline {
@@ -255,21 +258,7 @@ fn an_injected_reference_takes_what_the_earlier_call_emitted_in_that_run() {
     assert_eq!(receipt.calls, 3);
     let engine = c.engine().clone();
     let journal = engine.journal().expect("journal on");
-    let calls = |j: &rudder::journal::Journal| -> Vec<String> {
-        j.flush();
-        let r = j.reader().unwrap();
-        let mut stmt = r
-            .conn()
-            .prepare(
-                "SELECT json_extract(properties, '$.call') FROM events
-                 WHERE injection = ?1 AND kind = 'CallExecuted' ORDER BY id",
-            )
-            .unwrap();
-        stmt.query_map([receipt.id.0 as i64], |row| row.get::<_, String>(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
-    };
+    let calls = |j: &rudder::journal::Journal| injected_calls(j, receipt.id.0);
     // Runs start at each first deposit; the one that breaks
     // `echidna_total_small` ends there (its executor goes to shrinking).
     let runs = |seen: &[String]| -> Vec<Vec<String>> {
