@@ -327,6 +327,8 @@ pub struct Campaign {
     sync: Option<sharing::SyncThread>,
     /// Warnings to show the user (unused config keys, skipped corpus files).
     pub warnings: Vec<String>,
+    /// The output directory held for this run (`Config::lock_out_dir`).
+    _out_lock: Option<persist::OutDirLock>,
 }
 
 impl Campaign {
@@ -447,6 +449,12 @@ impl Campaign {
             .clone()
             .unwrap_or_else(|| persist::Layout::default_corpus_dir(&out_dir));
         let (seed, started_ms, run_id) = run_identity(&config);
+        // Taken before anything is written there.
+        let out_lock = config
+            .lock_out_dir
+            .then(|| persist::OutDirLock::acquire(&out_dir))
+            .transpose()
+            .map_err(CampaignError::Setup)?;
         let layout = persist::Layout::new(out_dir, corpus_dir, run_id.clone());
         let journal_path = layout.journal();
         // A corpus directory that cannot be written is an error now, before
@@ -563,6 +571,7 @@ impl Campaign {
             handles: Vec::new(),
             sync,
             warnings: project_warnings,
+            _out_lock: out_lock,
         })
     }
 

@@ -177,6 +177,10 @@ pub struct Config {
     /// A Foundry project's `[rpc_endpoints]` (alias, URL), for the fork
     /// cheatcodes of its suites.
     pub rpc_endpoints: Vec<(String, String)>,
+    /// Hold the output directory for the run, refusing one another run
+    /// holds (`rudder fuzz` and `rudder mcp` do; off for embedders, whose
+    /// tests may open campaigns side by side).
+    pub lock_out_dir: bool,
     /// Contracts of the project to deploy at fixed addresses before the
     /// target (`deployContracts: [["0x1f", "Name"], …]`).
     pub deploy_contracts: Vec<(Address, String)>,
@@ -311,6 +315,7 @@ impl Default for Config {
             rpc_block: None,
             rpc_cache_dir: None,
             rpc_endpoints: Vec::new(),
+            lock_out_dir: false,
             deploy_contracts: Vec::new(),
             constructor_args: Vec::new(),
             deploy_bytecodes: Vec::new(),

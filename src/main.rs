@@ -311,6 +311,7 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
         config.rpc_cache_dir = Some(d.clone());
     }
     config.keep_alive = a.keep_alive;
+    config.lock_out_dir = true;
     // An agent's campaign (`rudder mcp`, `--keep-alive`) given no limit
     // fuzzes until its client leaves or it is signalled: the agent steers a
     // running campaign, not one that ended before it connected.

@@ -293,3 +293,65 @@ fn echidnas_three_coverage_formats_are_written() {
             .contains("SF:")
     );
 }
+
+/// A second run on an output directory a live run holds is exit 2 naming
+/// the other process, and writes nothing there; once the first run has
+/// ended the directory is free again.
+#[test]
+fn an_output_directory_in_use_by_a_live_run_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap();
+    let mut first = Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args([
+            "fuzz",
+            "contracts/out/SetSeven.json",
+            "--out-dir",
+            out_s,
+            "--keep-alive",
+            "--timeout",
+            "60",
+            "--no-ui",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("rudder runs");
+    let lock = out.join(".rudder.lock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_to_string(&lock).is_ok_and(|s| s.starts_with("pid ")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first run never took the directory"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let journal = out.join("journal");
+    let runs_before = std::fs::read_dir(&journal).map_or(0, |d| d.count());
+    let (code, err) = rudder(&["fuzz", "contracts/out/SetSeven.json", "--out-dir", out_s]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("is in use by another rudder run")
+            && err.contains(&format!("pid {}", first.id())),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&journal).map_or(0, |d| d.count()),
+        runs_before,
+        "the refused run wrote no journal files"
+    );
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let (code, err) = rudder(&[
+        "fuzz",
+        "contracts/out/SetSeven.json",
+        "--out-dir",
+        out_s,
+        "--test-limit",
+        "1000",
+    ]);
+    assert_ne!(
+        code, 2,
+        "the directory is free once the first run is gone: {err}"
+    );
+}

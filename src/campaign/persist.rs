@@ -157,6 +157,51 @@ pub struct Layout {
     run_id: String,
 }
 
+/// An output directory held by one run (`.rudder.lock`, an advisory
+/// `flock` released when the run ends or its process dies): a second
+/// run on the same directory would interleave its journal, corpus and
+/// reproducers with this one's.
+#[derive(Debug)]
+pub struct OutDirLock {
+    _file: File,
+}
+
+impl OutDirLock {
+    /// Takes `dir` for this run, or says which run holds it.
+    pub fn acquire(dir: &Path) -> Result<OutDirLock, String> {
+        use std::os::fd::AsRawFd;
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let path = dir.join(".rudder.lock");
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        // SAFETY: `flock` on a descriptor this function owns (kept open in
+        // the returned lock); it reads and writes no memory of ours.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc != 0 {
+            let holder = std::fs::read_to_string(&path).unwrap_or_default();
+            let holder = holder.trim();
+            return Err(format!(
+                "{} is in use by another rudder run{}; give this run another --out-dir, or stop that one",
+                dir.display(),
+                if holder.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({holder})")
+                }
+            ));
+        }
+        let _ = file.set_len(0);
+        let _ = write!(file, "pid {}", std::process::id());
+        let _ = file.flush();
+        Ok(OutDirLock { _file: file })
+    }
+}
+
 impl Layout {
     pub fn new(out_dir: PathBuf, corpus_dir: PathBuf, run_id: String) -> Self {
         Layout {
