@@ -435,6 +435,15 @@ async fn predicates_are_read_on_reached_states_with_the_calls_that_changed_them(
         c.engine().target.others.is_empty(),
         "calls go to the target only"
     );
+    let t = call(&s, "target", json!({})).await;
+    assert!(
+        t["contracts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k["name"] == "Oracle" && k["role"] == "readable"),
+        "target lists what predicates may read: {t}"
+    );
     let v = call(
         &s,
         "evaluate_predicates",

@@ -112,7 +112,7 @@ fn as_decimal_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Er
 }
 
 /// The chain a forked campaign ran on.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ForkSummary {
     pub url: String,

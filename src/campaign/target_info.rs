@@ -16,8 +16,10 @@ pub struct DeployedContract {
     /// Lowercase hex.
     pub address: String,
     /// `target` (the fuzzed contract), `callable` (another contract calls
-    /// may go to, `allContracts`) or `deployed` (a library or a
-    /// `deployContracts` entry).
+    /// may go to, `allContracts`), `deployed` (a library or a
+    /// `deployContracts` entry) or `readable` (a contract of the project
+    /// the deployment created, which calls do not go to: its views may be
+    /// read with `evaluate_predicates`, `f{to: …}()`).
     pub role: String,
 }
 
@@ -99,6 +101,9 @@ pub struct TargetInfo {
     pub tests: Vec<TargetTest>,
     /// The block each sequence starts from.
     pub block: BlockInfo,
+    /// Fork mode: the chain the campaign runs on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork: Option<super::report::ForkSummary>,
 }
 
 fn mutability(f: &alloy_json_abi::Function) -> String {
@@ -174,6 +179,15 @@ impl TargetInfo {
                 });
             }
         }
+        for c in t.readable.iter() {
+            if !contracts.iter().any(|k| k.address == hex(&c.address)) {
+                contracts.push(DeployedContract {
+                    name: c.name.clone(),
+                    address: hex(&c.address),
+                    role: "readable".into(),
+                });
+            }
+        }
         let report = super::Report::build(s);
         let (number, timestamp) = t.initial_block();
         TargetInfo {
@@ -189,6 +203,7 @@ impl TargetInfo {
             senders: s.config.senders.iter().map(hex).collect(),
             contracts,
             functions,
+            fork: report.fork.clone(),
             tests: report
                 .tests
                 .into_iter()
