@@ -305,20 +305,6 @@ impl Target {
         }
     }
 
-    /// Every non-anonymous event the project's ABIs declare (once per
-    /// signature and inputs): what a `$n.argument` reference may read.
-    pub fn events(&self) -> Vec<Arc<alloy_json_abi::Event>> {
-        let mut out: Vec<Arc<alloy_json_abi::Event>> = Vec::new();
-        for c in &self.project.contracts {
-            for e in c.abi.events().filter(|e| !e.anonymous) {
-                if !out.iter().any(|k| k.name == e.name && k.inputs == e.inputs) {
-                    out.push(Arc::new(e.clone()));
-                }
-            }
-        }
-        out
-    }
-
     /// The block every sequence starts from (after deployment): number and
     /// timestamp.
     pub fn initial_block(&self) -> (u64, u64) {

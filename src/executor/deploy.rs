@@ -599,6 +599,20 @@ fn abi_functions(abi: &alloy_json_abi::JsonAbi) -> Vec<Arc<Function>> {
 }
 
 impl Target {
+    /// Every non-anonymous event the project's ABIs declare (once per
+    /// signature and inputs): what a `$n.argument` reference may read.
+    pub fn events(&self) -> Vec<Arc<alloy_json_abi::Event>> {
+        let mut out: Vec<Arc<alloy_json_abi::Event>> = Vec::new();
+        for c in &self.project.contracts {
+            for e in c.abi.events().filter(|e| !e.anonymous) {
+                if !out.iter().any(|k| k.name == e.name && k.inputs == e.inputs) {
+                    out.push(Arc::new(e.clone()));
+                }
+            }
+        }
+        out
+    }
+
     /// Deploys `contract` of `project` at `settings.contract_addr` (its
     /// constructor runs there), after its libraries and what the config
     /// asks to deploy; runs a Foundry suite's `setUp()`. `workers` coverage
