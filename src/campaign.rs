@@ -360,27 +360,7 @@ impl Campaign {
             .map_err(|e| CampaignError::Setup(e.to_string()))?;
         let (mut config, foundry, suite_notes) = suite_config(&project, contract, config)?;
         let mut settings = evm_settings(&config, foundry);
-        if let Some(url) = &config.rpc_url {
-            let dir = config
-                .rpc_cache_dir
-                .clone()
-                .unwrap_or_else(crate::executor::fork::default_cache_dir);
-            let source = crate::executor::fork::ForkSource::open(url, config.rpc_block, &dir)
-                .map_err(|e| CampaignError::Setup(format!("rpcUrl: {e}")))?;
-            let b = source.block();
-            tracing::info!(
-                url,
-                block = b.number,
-                chain = b.chain_id,
-                cache = %source.cache_file().display(),
-                "fork mode: the chain's state at block {} (chain {})",
-                b.number,
-                b.chain_id
-            );
-            settings.block_number = b.number;
-            settings.timestamp = b.timestamp;
-            settings.backend = crate::executor::fork::Backend::Fork(source);
-        }
+        fork(&config, &mut settings)?;
         let target = Arc::new(Target::deploy(
             project.clone(),
             contract,

@@ -52,6 +52,33 @@ pub(super) fn suite_config(
     Ok((config, true, notes))
 }
 
+/// Fork mode asked by the configuration (`rpcUrl`): opens the fork (the
+/// block pinned, its cache read) and makes its block the initial one.
+pub(super) fn fork(config: &Config, settings: &mut EvmSettings) -> Result<(), CampaignError> {
+    if let Some(url) = &config.rpc_url {
+        let dir = config
+            .rpc_cache_dir
+            .clone()
+            .unwrap_or_else(crate::executor::fork::default_cache_dir);
+        let source = crate::executor::fork::ForkSource::open(url, config.rpc_block, &dir)
+            .map_err(|e| CampaignError::Setup(format!("rpcUrl: {e}")))?;
+        let b = source.block();
+        tracing::info!(
+            url,
+            block = b.number,
+            chain = b.chain_id,
+            cache = %source.cache_file().display(),
+            "fork mode: the chain's state at block {} (chain {})",
+            b.number,
+            b.chain_id
+        );
+        settings.block_number = b.number;
+        settings.timestamp = b.timestamp;
+        settings.backend = crate::executor::fork::Backend::Fork(source);
+    }
+    Ok(())
+}
+
 /// What the deployment and every executor take from the configuration.
 pub(super) fn evm_settings(config: &Config, foundry: bool) -> EvmSettings {
     EvmSettings {
