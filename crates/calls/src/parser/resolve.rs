@@ -466,22 +466,8 @@ pub fn resolve_template(
     defaults: &CallDefaults,
 ) -> Result<(Tx, Holes), ResolveError> {
     let o = &call.options;
-    for (name, e) in [
-        ("to", &o.to),
-        ("delay", &o.delay),
-        ("blocks", &o.blocks),
-        ("gasprice", &o.gas_price),
-    ] {
-        if let Some(e) = e
-            && e.has_hole()
-        {
-            return Err(ResolveError {
-                span: e.span.clone(),
-                message: format!("{name}: `?` is taken in arguments, `value` and `from` only"),
-                candidates: vec![],
-            });
-        }
-    }
+    // Workers draw `?` for arguments, `value` and `from`; references stand
+    // for arguments only.
     for (name, e) in [
         ("value", &o.value),
         ("from", &o.from),
@@ -490,15 +476,19 @@ pub fn resolve_template(
         ("blocks", &o.blocks),
         ("gasprice", &o.gas_price),
     ] {
-        if let Some(e) = e
-            && e.has_ref()
-        {
-            return Err(ResolveError {
-                span: e.span.clone(),
-                message: format!("{name}: a `$n` reference is taken in arguments only"),
-                candidates: vec![],
-            });
-        }
+        let Some(e) = e else { continue };
+        let why = if e.has_ref() {
+            "a `$n` reference is taken in arguments only"
+        } else if e.has_hole() && !matches!(name, "value" | "from") {
+            "`?` is taken in arguments, `value` and `from` only"
+        } else {
+            continue;
+        };
+        return Err(ResolveError {
+            span: e.span.clone(),
+            message: format!("{name}: {why}"),
+            candidates: vec![],
+        });
     }
     let mut holes = Holes {
         value: is_hole(o.value.as_ref()),
