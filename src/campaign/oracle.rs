@@ -406,12 +406,7 @@ impl<'a> Oracle<'a> {
             let tx = &tx;
             let result = self.ex.call(tx);
             if !holes.is_empty() {
-                produced.push(match &result.outcome {
-                    Outcome::Success { output } => {
-                        Some(crate::reference::Produced::of(tx, output, &result.logs))
-                    }
-                    _ => None,
-                });
+                produced.push(result.produced(tx));
             }
             let new_points = self.ex.commit_coverage();
             let reverted = self.call_reverted(&result).is_some();

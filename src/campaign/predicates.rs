@@ -194,10 +194,7 @@ pub fn evaluate(
                     break;
                 }
                 let r = ex.call(&tx);
-                produced.push(match &r.outcome {
-                    Outcome::Success { output } => Some(Produced::of(&tx, output, &r.logs)),
-                    _ => None,
-                });
+                produced.push(r.produced(&tx));
                 read(&mut ex, &mut report, Some(&tx), &mut before);
                 report.steps.push(StepValues {
                     call: Some(engine.print_call(&tx)),

@@ -169,6 +169,19 @@ pub struct CallResult {
     pub asserted: bool,
 }
 
+impl CallResult {
+    /// What the call produced for the `$n` references of later calls of
+    /// its sequence (`None`: it failed).
+    pub fn produced(&self, tx: &crate::tx::Tx) -> Option<crate::reference::Produced> {
+        match &self.outcome {
+            Outcome::Success { output } => {
+                Some(crate::reference::Produced::of(tx, output, &self.logs))
+            }
+            _ => None,
+        }
+    }
+}
+
 pub(super) fn convert(result: ExecutionResult<HaltReason>) -> CallResult {
     let gas_used = result.tx_gas_used();
     match result {

@@ -67,10 +67,7 @@ impl Worker {
         if let Some(b) = &mut self.binding
             && b.produced.len() < b.injection.txs.len()
         {
-            b.produced.push(match &r.outcome {
-                Outcome::Success { output } => Some(Produced::of(tx, output, &r.logs)),
-                _ => None,
-            });
+            b.produced.push(r.produced(tx));
         }
     }
 }
