@@ -2,7 +2,7 @@
 //! or replayed ones), appended by workers and read by tools.
 //!
 //! Append-only over an [`AppendVec`], so entry ids are stable and readers
-//! never lock. The tools of seed 002 see the corpus as a flat list of
+//! never lock. The campaign tools see the corpus as a flat list of
 //! transactions: entry 0's calls, then entry 1's, and so on. Each entry
 //! records the flat index of its first call, so paging by transaction index is
 //! a binary search.
@@ -220,7 +220,7 @@ impl Corpus {
         self.entries.is_empty()
     }
 
-    /// Number of transactions over all sequences (seed 002's corpus size).
+    /// Number of transactions over all sequences (the corpus size the campaign tools report).
     /// May briefly lag [`len`](Self::len) while an entry is being added.
     pub fn tx_count(&self) -> u64 {
         self.tx_count.load(Ordering::Acquire)

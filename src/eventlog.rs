@@ -44,7 +44,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use rudder_lockfree::ring::Iter;
 
-/// How many events the log keeps unless told otherwise (seed 002).
+/// How many events the log keeps unless told otherwise (`read_logs` documents 2,500).
 pub const DEFAULT_CAPACITY: usize = 2500;
 
 /// Timestamps are kept in 48 bits of milliseconds (until the year 10889).
@@ -105,7 +105,7 @@ macro_rules! define_events {
         $(#[$doc:meta])*
         $name:ident = $code:literal { $($field:ident : $ty:ty),* $(,)? } => $sev:ident, $cat:ident, $drop:expr;
     )*) => {
-        /// The category of an event. The first five are seed 002's
+        /// The category of an event. The first five are `read_logs`'s
         /// `eventType` enum; the others are rudder's documented extensions.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[repr(u8)]

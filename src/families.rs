@@ -5,18 +5,18 @@
 //! * [`family`]: typed tool declarations, derived schemas, the gate, the
 //!   [`Family`] trait a family implements.
 //! * [`errors`]: the seeds' `ErrorResponse` and codes.
-//! * [`conventions`]: seed 001's envelope, TTL cache, `_metadata`.
+//! * [`conventions`]: the ops family's envelope, TTL cache, `_metadata`.
 //! * [`journal_read`]: the journal port (pooled reads within the budget,
 //!   memoized answers) the events and traces families read through.
 //!
 //! The slices (each `mod.rs`: the `Family` impl and thin handlers;
 //! `types.rs`: parameters and answers):
-//! * [`campaign`]: seed 002's nine campaign tools and `status`.
-//! * [`events`]: seed 000's query tools over the SQLite journal.
-//! * [`traces`]: seed 003's executed sequences as traces and spans.
-//! * [`graph`]: seed 004's code graph with coverage gaps, and the ETG of
+//! * [`campaign`]: the nine campaign tools and `status`.
+//! * [`events`]: query tools over the SQLite journal.
+//! * [`traces`]: executed sequences as traces and spans.
+//! * [`graph`]: the code graph with coverage gaps, and the ETG of
 //!   the agent's attempts.
-//! * [`ops`]: seed 001's sixteen tools as campaign analogues.
+//! * [`ops`]: sixteen tools as campaign analogues.
 
 pub mod conventions;
 pub mod errors;

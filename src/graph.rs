@@ -1,4 +1,4 @@
-//! The code graph of the target's Solidity (seed 004), built from the
+//! The code graph of the target's Solidity, built from the
 //! compiler's AST that the artifacts already hold, and joined live with the
 //! campaign's coverage; and the execution trace graph (ETG) of what an agent
 //! tried ([`etg`]).

@@ -1,6 +1,6 @@
 //! The journal: every event of every run, in one embedded SQLite database per
 //! corpus directory (`{corpusDir}/journal.sqlite`, WAL), queryable by the
-//! events family (seed 000) while the campaign appends.
+//! events family while the campaign appends.
 //!
 //! What it holds, beyond the 2500 events the ring keeps: the run and worker
 //! lifecycle, the workers' aggregated execution batches, every call that

@@ -1,4 +1,4 @@
-//! What the ops family (seed 001) reads beyond the other stores: a history
+//! What the ops family reads beyond the other stores: a history
 //! of the campaign's metrics (sampled four times a second, halved in
 //! resolution when full, so any campaign length fits a fixed budget), the
 //! agent's steering decisions (kept in the journal database and reloaded on

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
 
-/// Most calls one injection may carry (seed 002).
+/// Most calls one injection may carry (`inject_transaction`'s `maxItems`).
 pub const MAX_INJECTED_CALLS: usize = 100;
 /// Injections queued for one worker at most; past it an injection is refused
 /// with [`ControlError::Busy`] and nothing is queued (backpressure).

@@ -92,7 +92,7 @@ impl Renderer {
             .unwrap_or_default()
     }
 
-    /// The `data` object of an event (seed 002 `read_logs`). Integers that
+    /// The `data` object of an event (as `read_logs` answers it). Integers that
     /// can pass 2^53 (seeds) are decimal strings.
     pub fn data(&self, e: &Event) -> Value {
         match e.payload {

@@ -52,7 +52,7 @@ impl Strategy {
 /// What a signal recommends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
-    /// Call it more (the seed's BUY).
+    /// Call it more (the ops family's BUY).
     Prioritize,
     /// Call it less (SELL).
     Deprioritize,
@@ -61,8 +61,8 @@ pub enum Direction {
 }
 
 impl Direction {
-    /// The seed's word.
-    pub fn seed_word(self) -> &'static str {
+    /// The ops family's word for it (`BUY`, `SELL`, `HOLD`).
+    pub fn ops_word(self) -> &'static str {
         match self {
             Direction::Prioritize => "BUY",
             Direction::Deprioritize => "SELL",

@@ -1,14 +1,14 @@
-//! Seed 001's conventions, written once: the pagination envelope, the TTL
-//! cache with `force_refresh`, the `_metadata` every answer outside seed 002
+//! The ops family's conventions, written once: the pagination envelope, the TTL
+//! cache with `force_refresh`, the `_metadata` every answer outside the campaign family
 //! carries, and the seed's error shape.
 //!
 //! The server adds `_metadata` (`latency_ms`, `cached`,
 //! `cache_ttl_remaining`, `source`) to every structured answer of the
 //! events, traces, graph and ops families; a tool that answered from its
-//! cache says so through [`Cached`]. Seed 002's campaign tools keep their
-//! exact schemas and get none. Errors of the ops family have seed 001's
+//! cache says so through [`Cached`]. The campaign tools keep their
+//! exact schemas and get none. Errors of the ops family have the ops envelope's
 //! shape (`{"error": {code, message, details}, "_metadata": {latency_ms}}`);
-//! the other families keep seed 002's.
+//! the other families keep the campaign tools'.
 
 use super::errors::ToolError;
 use parking_lot::Mutex;
@@ -113,9 +113,9 @@ pub fn metadata_schema() -> Value {
     })
 }
 
-/// Seed 001's error body.
+/// The ops envelope's error body.
 pub fn error_body(e: &ToolError, latency: Duration) -> Value {
-    let mut error = json!({ "code": e.code.seed001(), "message": e.message });
+    let mut error = json!({ "code": e.code.envelope_code(), "message": e.message });
     if let Some(d) = &e.details {
         error["details"] = d.clone();
     }

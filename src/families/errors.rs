@@ -1,19 +1,19 @@
-//! Tool failures as seed 002 defines them: a tool result with `isError: true`
+//! Tool failures as the campaign tools define them: a tool result with `isError: true`
 //! carrying `{ "success": false, "error": { "code", "message", "details" } }`.
 
 use crate::campaign::ControlError;
 use serde_json::{Value, json};
 
-/// Error codes: seed 002's four, and the tool-specific codes seed 001
-/// documents for the ops family (`INVALID_SYMBOL`, `SPEC_NOT_FOUND`, …).
+/// Error codes: the campaign tools' four, and the tool-specific codes
+/// the ops family documents (`INVALID_SYMBOL`, `SPEC_NOT_FOUND`, …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
     InvalidInput,
     ToolNotFound,
     ExecutionTimeout,
     InternalError,
-    /// A code seed 001 documents for one of its tools.
-    Seed001(&'static str),
+    /// A code one tool documents for itself (`INVALID_SYMBOL`, …).
+    Specific(&'static str),
 }
 
 impl ErrorCode {
@@ -23,19 +23,19 @@ impl ErrorCode {
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ExecutionTimeout => "EXECUTION_TIMEOUT",
             ErrorCode::InternalError => "INTERNAL_ERROR",
-            ErrorCode::Seed001(c) => c,
+            ErrorCode::Specific(c) => c,
         }
     }
 
-    /// The code in seed 001's vocabulary (its standard codes for the
+    /// The code in the ops envelope's vocabulary (its standard codes for the
     /// generic failures).
-    pub fn seed001(self) -> &'static str {
+    pub fn envelope_code(self) -> &'static str {
         match self {
             ErrorCode::InvalidInput => "INVALID_PARAMETER",
             ErrorCode::ToolNotFound => "NOT_FOUND",
             ErrorCode::ExecutionTimeout => "TIMEOUT",
             ErrorCode::InternalError => "INTERNAL_ERROR",
-            ErrorCode::Seed001(c) => c,
+            ErrorCode::Specific(c) => c,
         }
     }
 }
@@ -88,10 +88,10 @@ impl ToolError {
         }
     }
 
-    /// A seed-001 error naming `field`.
-    pub fn seed001(code: &'static str, field: &str, message: impl Into<String>) -> Self {
+    /// A tool-specific code naming `field` (the ops envelope's errors).
+    pub fn coded(code: &'static str, field: &str, message: impl Into<String>) -> Self {
         ToolError {
-            code: ErrorCode::Seed001(code),
+            code: ErrorCode::Specific(code),
             message: message.into(),
             details: Some(json!({ "field": field })),
         }
@@ -102,7 +102,7 @@ impl ToolError {
         self
     }
 
-    /// The seed's `ErrorResponse` object.
+    /// The `ErrorResponse` object.
     pub fn to_json(&self) -> Value {
         let mut error = json!({ "code": self.code.as_str(), "message": self.message });
         if let Some(d) = &self.details {
@@ -119,7 +119,7 @@ impl From<ControlError> for ToolError {
                 ToolError::invalid(format!("{field}: {message}"))
                     .with_details(json!({ "field": field }))
             }
-            // Seed 002 has no "busy" code: the call did nothing within its
+            // The campaign tools have no "busy" code: the call did nothing within its
             // budget, which is what EXECUTION_TIMEOUT tells a client; the
             // details say why and when to retry.
             e @ ControlError::Busy { queued, limit } => ToolError {

@@ -343,11 +343,11 @@ pub struct Observed<'a> {
 /// server names no family).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Conventions {
-    /// Seed 001's `_metadata` on every answer and in every output schema,
+    /// The `_metadata` on every answer and in every output schema,
     /// naming this data source (`journal`, `code_graph`, `campaign`);
-    /// `None`: answers stand to the letter of their seed (seed 002's).
+    /// `None`: answers keep their exact schemas (the campaign tools').
     pub metadata: Option<&'static str>,
-    /// Refusals in seed 001's envelope (`success: false`, `error`,
+    /// Refusals in the ops envelope (`success: false`, `error`,
     /// `_metadata`) rather than the plain error object.
     pub error_envelope: bool,
 }

@@ -23,7 +23,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The seed's event kinds.
+/// The kinds of step the execution trace graph records.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
@@ -74,7 +74,7 @@ fn bad(field: &str, message: impl Into<String>) -> PayloadError {
     }
 }
 
-/// Checks `payload` against the fields the seed gives `kind`: required ones
+/// Checks `payload` against the fields `etg_log_event` documents for `kind`: required ones
 /// present with their types, optional ones typed when present.
 pub fn validate(kind: EtgKind, payload: &Value) -> Result<(), PayloadError> {
     let obj = payload.as_object().ok_or_else(|| PayloadError {

@@ -28,7 +28,7 @@ use std::str::FromStr;
 mod search;
 pub use search::*;
 
-/// Totals above this are omitted (seed 003).
+/// Totals above this are omitted (counting further would cost the budget).
 pub const TOTAL_CAP: u64 = 10_000;
 
 /// A filter's operator.

@@ -1,4 +1,4 @@
-//! The trace store (seed 003): executed call sequences as traces, their
+//! The trace store: executed call sequences as traces, their
 //! calls as spans, in the journal's database.
 //!
 //! What is kept: every sequence that became a corpus entry, every injected

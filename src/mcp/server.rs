@@ -99,8 +99,8 @@ impl RudderServer {
                     && let Some(Value::Object(props)) =
                         output.as_mut().and_then(|o| o.get_mut("properties"))
                 {
-                    // Seed 001's response metadata, on every answer outside
-                    // seed 002 (whose schemas stand to the letter).
+                    // The response metadata (`_metadata`), on every answer
+                    // outside the campaign family (whose schemas are exact).
                     props.insert(
                         "_metadata".into(),
                         crate::families::conventions::metadata_schema(),
@@ -153,8 +153,8 @@ impl RudderServer {
         self
     }
 
-    /// The same server with another per-call budget. MCP clients get the
-    /// seed's 100 ms; an embedder on a slow or loaded machine (or a test
+    /// The same server with another per-call budget. MCP clients get
+    /// 100 ms; an embedder on a slow or loaded machine (or a test
     /// checking answers, not latency) may allow more. Timeouts then report
     /// this budget.
     pub fn with_budget(mut self, budget: std::time::Duration) -> Self {

@@ -1,4 +1,4 @@
-//! The campaign family (seed 002's nine tools + `status`): typed parameters
+//! The campaign family (nine tools + `status`): typed parameters
 //! and answers whose derived schemas are the seed's, and thin handlers that
 //! parse, call a store or the control handle, and shape the answer.
 //!
@@ -77,7 +77,7 @@ pub struct CampaignTools {
     steer: Steer,
 }
 
-/// Seed 002: the nine campaign tools and `status`.
+/// The nine campaign tools and `status`.
 pub const NAME: FamilyName = FamilyName("campaign");
 
 impl Family for CampaignTools {
@@ -86,7 +86,7 @@ impl Family for CampaignTools {
     }
 
     fn conventions(&self) -> Conventions {
-        // Seed 002's answers stand to the letter: no `_metadata`.
+        // The campaign tools' answers keep their exact schemas: no `_metadata`.
         Conventions {
             metadata: None,
             error_envelope: false,

@@ -1,4 +1,4 @@
-//! Seed 002's parameters and answers (its JSON Schemas, to the letter), with
+//! The campaign tools' parameters and answers (their published JSON Schemas, exactly), with
 //! rudder's additions marked as extensions.
 
 use super::*;
@@ -7,7 +7,7 @@ use super::*;
 pub const SIGNATURE_PATTERN: &str = r"^[a-zA-Z_$][a-zA-Z0-9_$]*(\([a-zA-Z0-9_,()\[\]]*\))?$";
 /// A call: a name, optional `{options}`, then parenthesised arguments.
 pub const CALL_PATTERN: &str = r"^\s*[a-zA-Z_$][a-zA-Z0-9_$]*\s*(\{[^}]*\})?\s*\(.*\)\s*$";
-/// An address as seed 002 writes it (EIP-55 is checked on top).
+/// An address as the campaign tools' schemas write it (EIP-55 is checked on top).
 pub const ADDRESS_PATTERN: &str = "^0x[0-9a-fA-F]{40}$";
 /// What a value that fails one of the patterns above should have been, in
 /// words, with where it went wrong (a schema's regex quoted back helps no

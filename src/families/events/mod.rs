@@ -1,4 +1,4 @@
-//! The events family (seed 000): six query tools over the journal
+//! The events family: six query tools over the journal
 //! (`{corpusDir}/journal.sqlite`), every run's events with parent links.
 //!
 //! The seed speaks of a trading backtest; in rudder a run is a campaign run
@@ -128,7 +128,7 @@ pub struct EventsTools {
     campaign: CampaignRead,
 }
 
-/// Seed 000: the event journal's query tools.
+/// The event journal's query tools.
 pub const NAME: FamilyName = FamilyName("events");
 
 impl Family for EventsTools {

@@ -1,4 +1,4 @@
-//! The graph family (seed 004): the target's code graph joined with live
+//! The graph family: the target's code graph joined with live
 //! coverage, and the execution trace graph (ETG) of the agent's attempts.
 //!
 //! The seed speaks of a project's code in any language; in rudder the code
@@ -302,7 +302,7 @@ fn graph_error(e: GraphError) -> ToolError {
     }
 }
 
-/// Seed 004: the code graph and the agent's execution trace graph.
+/// The code graph and the agent's execution trace graph.
 pub const NAME: FamilyName = FamilyName("graph");
 
 impl Family for GraphTools {

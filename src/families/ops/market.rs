@@ -94,7 +94,7 @@ impl OpsTools {
             || {
                 let candles = crate::ops::candles(&self.samples(), metric, width);
                 if candles.len() < 2 {
-                    return Err(ToolError::seed001(
+                    return Err(ToolError::coded(
                         "INSUFFICIENT_DATA",
                         "timeframe",
                         format!(
@@ -247,7 +247,7 @@ impl OpsTools {
     ) -> Result<ToolAnswer, ToolError> {
         let s = self.campaign();
         if !(p.size >= 1.0 && p.size <= 100.0 && p.size.fract() == 0.0) {
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "INVALID_SIZE",
                 "size",
                 format!("{}: a whole number of runs from 1 to 100", p.size),
@@ -259,7 +259,7 @@ impl OpsTools {
                 U256::from_str_radix(&format!("{v:.0}"), 10).unwrap_or_default()
             }
             Some(v) => {
-                return Err(ToolError::seed001(
+                return Err(ToolError::coded(
                     "INVALID_PARAMETER",
                     "price",
                     format!("{v}: wei, a whole number ≥ 0"),
@@ -269,9 +269,9 @@ impl OpsTools {
         let txs = self
             .steer
             .parse_calls(std::slice::from_ref(&p.symbol), None, value)
-            .map_err(|e| ToolError::seed001("INVALID_SYMBOL", "symbol", e.to_string()))?;
+            .map_err(|e| ToolError::coded("INVALID_SYMBOL", "symbol", e.to_string()))?;
         let [tx] = txs.as_slice() else {
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "INVALID_SYMBOL",
                 "symbol",
                 format!("{:?}: one call (run it several times with size)", p.symbol),

@@ -1,4 +1,4 @@
-//! The ops family (seed 001): the sixteen TradeStream tools, under their
+//! The ops family: the sixteen TradeStream tools, under their
 //! seed names, as analogues over the running campaign. Each description
 //! says what its seed fields mean here; the README has the whole mapping.
 //!
@@ -46,7 +46,7 @@ mod types;
 
 pub use types::*;
 
-/// Cache TTLs: seed 001's table, written once.
+/// Cache TTLs, one per tool, written once.
 mod ttl {
     use std::time::Duration;
     pub const TOP_STRATEGIES: Duration = Duration::from_secs(30);
@@ -108,7 +108,7 @@ impl OpsTools {
 
     fn metric(&self, symbol: &str) -> Result<Metric, ToolError> {
         Metric::parse(symbol).ok_or_else(|| {
-            ToolError::seed001(
+            ToolError::coded(
                 "INVALID_SYMBOL",
                 "symbol",
                 format!(
@@ -129,7 +129,7 @@ impl OpsTools {
         if symbol == name || symbol == "*" {
             Ok(())
         } else {
-            Err(ToolError::seed001(
+            Err(ToolError::coded(
                 "INVALID_SYMBOL",
                 "symbol",
                 format!("{symbol:?}: the campaign's contract is {name:?} (or `*`)"),
@@ -149,7 +149,7 @@ impl OpsTools {
                     .iter()
                     .map(|c| c.function.signature())
                     .collect();
-                ToolError::seed001(
+                ToolError::coded(
                     "INVALID_SYMBOL",
                     field,
                     format!(
@@ -162,7 +162,7 @@ impl OpsTools {
 
     fn width(&self, timeframe: &str) -> Result<u64, ToolError> {
         crate::ops::parse_width(timeframe).ok_or_else(|| {
-            ToolError::seed001(
+            ToolError::coded(
                 "INVALID_TIMEFRAME",
                 "timeframe",
                 format!("{timeframe:?}: a width such as 1m, 5m, 15m, 1h, 4h, 1d, 10s or 500ms"),
@@ -203,7 +203,7 @@ fn dry_run_from(
 ) -> Result<(Vec<DryCall>, Vec<String>), ToolError> {
     let (run, report) = s.dry_run(txs, gate.deadline(), start, end);
     if run.stop == DryStop::Deadline {
-        return Err(ToolError::seed001(
+        return Err(ToolError::coded(
             "BACKTEST_TIMEOUT",
             "calls",
             format!(
@@ -228,7 +228,7 @@ fn dry_run_from(
     Ok((calls, report.falsified))
 }
 
-/// Seed 001: the shared conventions and the sixteen campaign analogues.
+/// The shared conventions and the sixteen campaign analogues.
 pub const NAME: FamilyName = FamilyName("ops");
 
 impl Family for OpsTools {
@@ -237,7 +237,7 @@ impl Family for OpsTools {
     }
 
     fn conventions(&self) -> Conventions {
-        // Seed 001 wraps refusals in its envelope.
+        // The ops family wraps refusals in its envelope.
         Conventions {
             metadata: Some("campaign"),
             error_envelope: true,

@@ -99,7 +99,7 @@ impl OpsTools {
             .any(|f| f.signature() == p.spec_id);
         if test.is_none() && !is_function {
             let tests: Vec<String> = s.tests().cases().map(|c| c.name.clone()).collect();
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "SPEC_NOT_FOUND",
                 "spec_id",
                 format!(
@@ -226,9 +226,9 @@ impl OpsTools {
             submitted_ms: now_ms(),
         };
         let spec = Spec::parse(src, &s.target().functions)
-            .map_err(|e| ToolError::seed001(e.code, &e.field, e.to_string()))?;
+            .map_err(|e| ToolError::coded(e.code, &e.field, e.to_string()))?;
         if s.tests().cases().any(|c| c.name == spec.source.name) {
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "DUPLICATE_NAME",
                 "name",
                 format!("a test named {:?} exists already", spec.source.name),
@@ -239,24 +239,24 @@ impl OpsTools {
         match self.steer.add_spec(spec) {
             Ok(_) => {}
             Err(SpecRefused::Duplicate(n)) => {
-                return Err(ToolError::seed001(
+                return Err(ToolError::coded(
                     "DUPLICATE_NAME",
                     "name",
                     format!("a test named {n:?} exists already"),
                 ));
             }
             Err(SpecRefused::Full(n)) => {
-                return Err(ToolError::seed001(
+                return Err(ToolError::coded(
                     "SCHEMA_VALIDATION_ERROR",
                     "name",
                     format!("the campaign has {n} tests, the most it can check"),
                 ));
             }
             Err(e @ SpecRefused::Io { .. }) => {
-                return Err(ToolError::seed001("DATABASE_ERROR", "name", e.to_string()));
+                return Err(ToolError::coded("DATABASE_ERROR", "name", e.to_string()));
             }
             Err(SpecRefused::Invalid(e)) => {
-                return Err(ToolError::seed001(e.code, &e.field, e.to_string()));
+                return Err(ToolError::coded(e.code, &e.field, e.to_string()));
             }
         }
         fresh(SubmitSpecAnswer {
@@ -276,21 +276,21 @@ impl OpsTools {
         let s = self.campaign();
         let symbol = p.symbol.trim();
         if symbol.is_empty() || symbol.len() > 256 || symbol.chars().any(char::is_control) {
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "INVALID_SYMBOL",
                 "symbol",
                 "1 to 256 printable characters: a function, a metric, a test or the contract",
             ));
         }
         if !(0.0..=1.0).contains(&p.confidence) {
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "INVALID_CONFIDENCE",
                 "confidence",
                 format!("{}: between 0 and 1", p.confidence),
             ));
         }
         if p.reasoning.len() > crate::ops::MAX_REASONING {
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "REASONING_TOO_LONG",
                 "reasoning",
                 format!(
@@ -301,7 +301,7 @@ impl OpsTools {
             ));
         }
         if p.opportunity_score.is_some_and(|o| !o.is_finite()) {
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "INVALID_PARAMETER",
                 "opportunity_score",
                 "a finite number",
@@ -373,7 +373,7 @@ impl OpsTools {
             d.as_deref()
                 .map(|d| {
                     crate::ops::parse_date(d).ok_or_else(|| {
-                        ToolError::seed001(
+                        ToolError::coded(
                             "INVALID_PARAMETER",
                             field,
                             format!("{d:?}: a date YYYY-MM-DD"),
@@ -387,7 +387,7 @@ impl OpsTools {
         if let (Some(a), Some(b)) = (start, end)
             && a > b
         {
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "INVALID_DATE_RANGE",
                 "start_date",
                 "start_date must not be after end_date",
@@ -400,7 +400,7 @@ impl OpsTools {
                     .parse_calls(&calls, None, U256::ZERO)
                     .map_err(|e| {
                         let e = ToolError::from(e);
-                        ToolError::seed001("INVALID_PARAMETER", "calls", e.message)
+                        ToolError::coded("INVALID_PARAMETER", "calls", e.message)
                     })?
             }
             Some(("corpus", n)) => n
@@ -409,7 +409,7 @@ impl OpsTools {
                 .and_then(|n| s.corpus().get(crate::ids::EntryId(n)))
                 .map(|e| e.txs.clone())
                 .ok_or_else(|| {
-                    ToolError::seed001(
+                    ToolError::coded(
                         "STRATEGY_NOT_FOUND",
                         "strategy_id",
                         format!(
@@ -426,14 +426,14 @@ impl OpsTools {
                 .and_then(|c| s.tests().falsified(c.id))
                 .map(|f| f.sequence().to_vec())
                 .ok_or_else(|| {
-                    ToolError::seed001(
+                    ToolError::coded(
                         "STRATEGY_NOT_FOUND",
                         "strategy_id",
                         format!("{}: no falsified test of that name", p.strategy_id),
                     )
                 })?,
             _ => {
-                return Err(ToolError::seed001(
+                return Err(ToolError::coded(
                     "STRATEGY_NOT_FOUND",
                     "strategy_id",
                     format!("{:?}: inline, corpus:N or test:NAME", p.strategy_id),
@@ -441,7 +441,7 @@ impl OpsTools {
             }
         };
         if txs.len() > crate::campaign::control::MAX_INJECTED_CALLS {
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "INVALID_PARAMETER",
                 "calls",
                 format!(
@@ -497,7 +497,7 @@ impl OpsTools {
                 None
             } else {
                 Some(self.callable(&p.strategy_id, "strategy_id").map_err(|e| {
-                    ToolError::seed001("STRATEGY_NOT_FOUND", "strategy_id", e.message)
+                    ToolError::coded("STRATEGY_NOT_FOUND", "strategy_id", e.message)
                 })?)
             };
         let _ = p.period;
@@ -536,7 +536,7 @@ impl OpsTools {
                 let reverts: u64 = rows.iter().map(|r| r.reverts).sum();
                 let points: u64 = rows.iter().map(|r| r.new_points).sum();
                 if calls == 0 {
-                    return Err(ToolError::seed001(
+                    return Err(ToolError::coded(
                         "NO_PERFORMANCE_DATA",
                         "strategy_id",
                         format!("{}: no call executed yet", p.strategy_id),

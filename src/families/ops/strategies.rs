@@ -64,7 +64,7 @@ impl OpsTools {
         _: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
         let strategy = Strategy::parse(&p.strategy_id).ok_or_else(|| {
-            ToolError::seed001(
+            ToolError::coded(
                 "STRATEGY_NOT_FOUND",
                 "strategy_id",
                 format!("{:?}: coverage, constants, reverts or all", p.strategy_id),
@@ -94,7 +94,7 @@ impl OpsTools {
             None
         } else {
             Some(self.callable(&p.symbol, "symbol").map_err(|_| {
-                ToolError::seed001(
+                ToolError::coded(
                     "INVALID_SYMBOL",
                     "symbol",
                     format!(
@@ -106,7 +106,7 @@ impl OpsTools {
             })?)
         };
         if s.callable().is_empty() {
-            return Err(ToolError::seed001(
+            return Err(ToolError::coded(
                 "NO_ACTIVE_STRATEGIES",
                 "symbol",
                 "the campaign calls no function",
@@ -136,7 +136,7 @@ impl OpsTools {
                         }
                         score += x.direction.score(x.confidence);
                     }
-                    let word = |x: &Signal| x.direction.seed_word().to_string();
+                    let word = |x: &Signal| x.direction.ops_word().to_string();
                     ranked.push(RankedFunction {
                         function: s.callable()[k].function.signature(),
                         score,
@@ -173,7 +173,7 @@ impl OpsTools {
 impl From<&Signal<'_>> for SignalAnswer {
     fn from(x: &Signal<'_>) -> Self {
         SignalAnswer {
-            signal: x.direction.seed_word().into(),
+            signal: x.direction.ops_word().into(),
             confidence: x.confidence,
             triggered_at: rfc3339(x.triggered_ms),
             parameters: SignalEvidence {

@@ -1,4 +1,4 @@
-//! The ops family's parameters and answers (seed 001's shapes, typed).
+//! The ops family's parameters and answers (the TradeStream shapes, typed).
 
 use crate::families::conventions::Pagination;
 use schemars::JsonSchema;

@@ -1,4 +1,4 @@
-//! The traces family (seed 003): executed call sequences as traces, each
+//! The traces family: executed call sequences as traces, each
 //! call a span, from the trace store in the journal's database
 //! ([`crate::journal::traces`]).
 //!
@@ -218,7 +218,7 @@ pub struct TracesTools {
     journal: JournalRead,
 }
 
-/// Seed 003: executed sequences as traces and spans.
+/// Executed sequences as traces and spans.
 pub const NAME: FamilyName = FamilyName("traces");
 
 impl Family for TracesTools {
