@@ -31,7 +31,7 @@ fn run(
     // Time to the first falsification (shrinking excluded), or to the end.
     let mut found = None;
     while !c.is_finished() {
-        if found.is_none() && c.engine().tests.falsified_count() > 0 {
+        if found.is_none() && c.read().tests().falsified_count() > 0 {
             found = Some(t0.elapsed());
         }
         std::thread::sleep(Duration::from_micros(200));

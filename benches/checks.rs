@@ -38,16 +38,16 @@ fn rate(
             entry_conditions: vec![condition.clone()],
             ..Default::default()
         };
-        let spec = Spec::parse(source, &c.engine().target.functions).unwrap();
+        let spec = Spec::parse(source, &c.read().target().functions).unwrap();
         c.control().add_spec(spec).unwrap();
     }
     c.start().unwrap();
     // Past the start (corpus, first sequences), then measured.
     std::thread::sleep(Duration::from_millis(300));
-    let before = c.engine().stats.calls();
+    let before = c.read().stats().calls();
     let t0 = Instant::now();
     std::thread::sleep(Duration::from_secs_f64(secs));
-    let calls = c.engine().stats.calls() - before;
+    let calls = c.read().stats().calls() - before;
     let elapsed = t0.elapsed();
     c.stop();
     let r = c.wait();

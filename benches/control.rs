@@ -11,7 +11,7 @@ fn main() {
     let workers = 2;
     let (_dir, c) = common::busy_campaign("Token", workers);
     std::thread::sleep(Duration::from_millis(300));
-    let s = c.engine().clone();
+    let s = c.read();
     let control = c.control();
     let txs = control
         .parse_calls(
@@ -23,13 +23,13 @@ fn main() {
     let mut lat = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         let before: Vec<u64> = (0..workers)
-            .map(|w| s.stats.workers[w].injections.load(Ordering::Acquire))
+            .map(|w| s.stats().workers[w].injections.load(Ordering::Acquire))
             .collect();
         let t0 = Instant::now();
         control.inject(txs.clone()).unwrap();
         loop {
             let done = (0..workers)
-                .all(|w| s.stats.workers[w].injections.load(Ordering::Acquire) > before[w]);
+                .all(|w| s.stats().workers[w].injections.load(Ordering::Acquire) > before[w]);
             if done {
                 break;
             }
@@ -38,7 +38,7 @@ fn main() {
         lat.push(t0.elapsed().as_nanos() as u64);
         std::thread::sleep(Duration::from_millis(2));
     }
-    let calls = s.stats.calls();
+    let calls = s.stats().calls();
     c.stop();
     let _ = c.wait();
     println!("| injections | workers | p50 | p99 | max | campaign calls meanwhile |");

@@ -98,7 +98,7 @@ fn main() {
                     &entry["valid"],
                     &rt,
                     &server,
-                    &c.engine().run_id,
+                    c.read().run_id(),
                     &mut warmed,
                 );
                 if let Some(t) = warmed {

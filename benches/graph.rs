@@ -280,7 +280,7 @@ fn main() {
     }
     let all_gaps = c.families().graph.gaps();
     c.stop();
-    let calls = c.engine().stats.calls();
+    let calls = c.read().stats().calls();
     let report = c.wait();
     let _ = report;
 

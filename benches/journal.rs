@@ -53,11 +53,11 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign(dir.path(), true, u64::MAX, 1);
     std::thread::sleep(Duration::from_millis(500));
-    let engine = c.engine().clone();
+    let engine = c.read();
     let journal = engine.journal().unwrap().clone();
-    let run = engine.run_id.clone();
+    let run = engine.run_id().to_string();
     let entry = engine
-        .corpus
+        .corpus()
         .get(rudder::ids::EntryId(0))
         .expect("a corpus entry");
     let txs = entry.txs.clone();
@@ -233,7 +233,6 @@ fn main() {
     // measured query time differs).
     c.stop();
     drop(c.wait());
-    engine.flush();
     let comparable = |mut v: Value| {
         if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
             m.remove("queryTimeMs");

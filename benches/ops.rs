@@ -138,10 +138,10 @@ fn main() {
         }
     }
     let rate = || {
-        let before = c.engine().stats.calls();
+        let before = c.read().stats().calls();
         let t0 = Instant::now();
         std::thread::sleep(Duration::from_secs(if quick { 1 } else { 3 }));
-        (c.engine().stats.calls() - before) as f64 / t0.elapsed().as_secs_f64()
+        (c.read().stats().calls() - before) as f64 / t0.elapsed().as_secs_f64()
     };
     let without_specs = rate();
     // submit_new_spec: each a new invariant every worker then checks after

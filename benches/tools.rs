@@ -127,9 +127,9 @@ fn main() {
     } else {
         Duration::from_secs(3)
     };
-    let s = c.engine().clone();
+    let s = c.read();
     let measure = |poll: bool| {
-        let c0 = s.stats.calls();
+        let c0 = s.stats().calls();
         let t0 = Instant::now();
         while t0.elapsed() < window {
             if poll {
@@ -140,7 +140,7 @@ fn main() {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        (s.stats.calls() - c0) as f64 / t0.elapsed().as_secs_f64()
+        (s.stats().calls() - c0) as f64 / t0.elapsed().as_secs_f64()
     };
     let (mut without, mut with) = (0.0, 0.0);
     let rounds = if quick { 1 } else { 4 };

@@ -53,11 +53,11 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign(dir.path(), true, u64::MAX, 1);
     std::thread::sleep(Duration::from_millis(500));
-    let engine = c.engine().clone();
+    let engine = c.read();
     let journal = engine.journal().unwrap().clone();
     let mut pool = Vec::new();
-    for e in 0..engine.corpus.len() as u64 {
-        if let Some(entry) = engine.corpus.get(rudder::ids::EntryId(e)) {
+    for e in 0..engine.corpus().len() as u64 {
+        if let Some(entry) = engine.corpus().get(rudder::ids::EntryId(e)) {
             pool.extend(entry.txs.iter().cloned());
         }
     }
@@ -172,7 +172,7 @@ fn main() {
     // The queries themselves: identical calls are not shared here.
     rudder::mcp::family::set_memos(false);
     let falsified_name = engine
-        .tests
+        .tests()
         .case(TestId(1))
         .map(|c| c.name.clone())
         .unwrap();

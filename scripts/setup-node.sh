@@ -3,7 +3,7 @@
 # (@modelcontextprotocol/inspector-cli), pinned by
 # tests/e2e/conformance/package-lock.json, into
 # tests/e2e/conformance/node_modules, for the conformance suite
-# (tests/conformance.rs). Idempotent (reinstalls when package.json or the
+# (tests/it/conformance.rs). Idempotent (reinstalls when package.json or the
 # lock changes); prints the node binary's path last.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

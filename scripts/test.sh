@@ -26,7 +26,7 @@ debian_tool lcov lcov "the lcov/genhtml acceptance test"
 debian_tool chromium chromium "the HTML report's browser check"
 debian_tool tmux tmux "the dashboard's tmux test"
 # forge (npm, with a solcjs wrapper) runs the Foundry reproducers rudder writes
-# (tests/foundry.rs); the peers' own installer, from registries only.
+# (tests/it/foundry.rs); the peers' own installer, from registries only.
 if [ -d ../shared/peers ] && [ ! -x ../shared/peers/.tools/node_modules/.bin/forge ]; then
   bash ../shared/peers/install.sh forge >/dev/null
 fi

@@ -6,7 +6,7 @@
 //! stores; [`Campaign::start`] replays the corpus directory (resume) and spawns
 //! the workers; [`Campaign::stop`] asks them to finish; [`Campaign::wait`]
 //! joins them and returns the report. Everything a tool needs is reachable
-//! from [`Campaign::engine`], [`Campaign::families`] and [`Campaign::control`].
+//! from [`Campaign::read`], [`Campaign::families`] and [`Campaign::control`].
 
 pub mod census;
 pub mod check_cache;
@@ -555,8 +555,17 @@ impl Campaign {
         })
     }
 
-    pub fn engine(&self) -> &Arc<Engine> {
-        &self.engine
+    /// Reads the campaign's stores (events, corpus, priorities, tests,
+    /// coverage, counters) while it runs and after it ends.
+    pub fn read(&self) -> CampaignRead {
+        self.control.read()
+    }
+
+    /// Fault injection for tests: worker `worker` panics at its next
+    /// sequence; the campaign restarts it (see `WorkerPanicked`).
+    #[doc(hidden)]
+    pub fn inject_worker_panic(&self, worker: usize) {
+        self.engine.inject_worker_panic(worker);
     }
 
     /// What families keep beside the campaign (see [`FamilyData`]).

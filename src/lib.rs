@@ -9,15 +9,16 @@
 //! campaign.start()?;
 //! let control = campaign.control();           // inject, prioritize, stop
 //! control.prioritize("transfer(address,uint256)", 1).ok();
-//! let stores = campaign.engine().clone();     // events, corpus, tests, coverage
-//! println!("{} corpus calls", stores.corpus.tx_count());
+//! let read = campaign.read();                 // events, corpus, tests, coverage
+//! println!("{} corpus calls", read.corpus().tx_count());
 //! let report = campaign.wait();
 //! # Ok::<(), rudder::campaign::CampaignError>(())
 //! ```
 //!
 //! Where things live:
 //!
-//! * [`campaign`]: the campaign's lifecycle, its [`Engine`] and [`Control`],
+//! * [`campaign`]: the campaign's lifecycle, its [`Engine`] (private state,
+//!   read through [`campaign::CampaignRead`]) and [`Control`],
 //!   workers, shrinking, the replay oracle, persistence and reports.
 //! * [`eventlog`]: the event vocabulary (declared once) and the 2500-event
 //!   lock-free log of recent events, on `rudder-lockfree`'s ring.
@@ -69,3 +70,9 @@ pub use coverage::CoverageMap;
 pub use eventlog::EventLog;
 pub use mcp::{FamilyName, RudderServer};
 pub use priority::PrioritySet;
+
+/// The README's Rust blocks, compiled as doc tests: its library example
+/// cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExamples;

@@ -352,15 +352,15 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
 }
 
 fn progress_line(c: &Campaign) -> String {
-    let s = c.engine();
-    let calls = s.stats.calls();
+    let s = c.read();
+    let calls = s.stats().calls();
     let secs = s.elapsed().as_secs_f64().max(1e-3);
     // Shrinking replays are not calls of the campaign: say so, or a long
     // shrink reads as a stall.
     let (shrinking, replays) = s
-        .tests
+        .tests()
         .cases()
-        .filter_map(|c| s.tests.falsified(c.id))
+        .filter_map(|c| s.tests().falsified(c.id))
         .filter(|f| !f.shrink_done)
         .fold((0, 0), |(n, r), f| (n + 1, r + f.shrink_steps));
     let shrinking = if shrinking > 0 {
@@ -371,10 +371,10 @@ fn progress_line(c: &Campaign) -> String {
     format!(
         "calls {calls} ({:.0}/s) | coverage {} points | corpus {} | tests {} open, {} falsified{shrinking}",
         calls as f64 / secs,
-        s.target.coverage.points(),
-        s.corpus.len(),
-        s.tests.len() - s.tests.falsified_count(),
-        s.tests.falsified_count()
+        s.target().coverage.points(),
+        s.corpus().len(),
+        s.tests().len() - s.tests().falsified_count(),
+        s.tests().falsified_count()
     )
 }
 
@@ -395,16 +395,15 @@ fn launch(a: &FuzzArgs) -> Result<Option<(Campaign, tokio::runtime::Runtime)>> {
             Ok(c) => c,
             Err(e) => return usage(&e),
         };
-    if campaign.engine().tests.is_empty()
-        && campaign.engine().config.test_mode != rudder::config::TestMode::Exploration
-    {
-        let c = &campaign.engine().config;
+    let read = campaign.read();
+    if read.tests().is_empty() && read.config().test_mode != rudder::config::TestMode::Exploration {
+        let c = read.config();
         return usage(&format!(
             "{} has no tests to check in {} mode: looked for properties ({}* functions returning bool), \
              Foundry invariants (invariant* functions of a suite with setUp()), assertions (--test-mode assertion: assert failures and AssertionFailed events in any function) \
              and optimizations (--test-mode optimization: {}* returning int256); choose the mode that matches the harness with \
              --test-mode, or --test-mode exploration to fuzz for coverage alone",
-            campaign.engine().target.contract.name,
+            read.target().contract.name,
             c.test_mode.as_str(),
             c.prefix,
             c.prefix,
@@ -536,11 +535,11 @@ fn report_and_exit(campaign: Campaign, a: &FuzzArgs) -> Result<i32> {
 fn finish(campaign: rudder::Campaign, a: &FuzzArgs) -> Result<Report> {
     let read = campaign.control().read();
     // `coverageFormats: [html]`: the HTML report as covered.RUN.html.
-    let html_coverage = (campaign.engine().config.coverage_formats.iter())
+    let html_coverage = (campaign.read().config().coverage_formats.iter())
         .any(|f| f == "html")
         .then(|| {
             let dir = campaign.coverage_report_dir();
-            campaign.engine().layout().coverage_report(&dir, "html")
+            campaign.read().layout().coverage_report(&dir, "html")
         });
     let mut report: Report = campaign.wait();
     if let Some(path) = html_coverage {
@@ -647,7 +646,8 @@ fn replay_and_write(
     a: &ReportArgs,
     history: &rudder::ops::rows::RunHistory,
 ) -> Result<i32> {
-    let name = &campaign.engine().target.contract.name;
+    let read = campaign.read();
+    let name = &read.target().contract.name;
     if &history.contract != name {
         eprintln!(
             "error: --contract: run {} fuzzed {}, not {name}",

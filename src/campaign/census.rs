@@ -654,7 +654,7 @@ mod tests {
             Some(out.path().into()),
         )
         .unwrap();
-        let engine = campaign.engine();
+        let engine = campaign.control().engine().clone();
         let graph = campaign.families().graph.graph();
         let table = EnablerTable::build(&engine.target, &engine.callable, &graph);
         let index = |sig: &str| {

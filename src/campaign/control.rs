@@ -138,7 +138,7 @@ impl Control {
         &self.families
     }
 
-    pub fn engine(&self) -> &Arc<Engine> {
+    pub(crate) fn engine(&self) -> &Arc<Engine> {
         &self.engine
     }
 

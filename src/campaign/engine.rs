@@ -53,41 +53,42 @@ pub enum SpecRefused {
 /// priority set, the tests, coverage and the counters (what families keep
 /// beside it is in [`super::FamilyData`]), which the workers and
 /// [`Control`](super::Control) hold. Tool families never see it: they get the
-/// narrow ports of [`super::ports`]. An embedding program reads it through
-/// `Control::engine` (its fields are public for reading; the campaign's
-/// private working state — the dictionary, the disk writer, the selector
-/// index — is reachable only inside the crate).
+/// narrow ports of [`super::ports`], and so does an embedding program:
+/// it reads through [`CampaignRead`](super::CampaignRead)
+/// ([`Campaign::read`](super::Campaign::read)) and acts through
+/// [`Control`](super::Control). Every field is private to the campaign
+/// module: the end of a run goes through [`Engine::end`], which records why.
 pub struct Engine {
-    pub config: Config,
-    pub target: Arc<Target>,
+    pub(super) config: Config,
+    pub(super) target: Arc<Target>,
     /// The functions workers call; priority indices point into this.
-    pub callable: Vec<Callable>,
+    pub(super) callable: Vec<Callable>,
     /// What a suite's calls may create that becomes a target for the rest
     /// of its sequence (forge's default when `targetContracts` is empty).
-    pub(crate) created: Vec<super::setup::CreatedCallables>,
-    pub events: Arc<EventLog>,
-    pub corpus: Arc<Corpus>,
-    pub priorities: Arc<PrioritySet>,
-    pub tests: Arc<TestStore>,
-    pub stats: Stats,
+    pub(super) created: Vec<super::setup::CreatedCallables>,
+    pub(super) events: Arc<EventLog>,
+    pub(super) corpus: Arc<Corpus>,
+    pub(super) priorities: Arc<PrioritySet>,
+    pub(super) tests: Arc<TestStore>,
+    pub(super) stats: Stats,
     /// Where calls revert, per function, over recent windows.
-    pub(crate) census: super::census::Census,
+    pub(super) census: super::census::Census,
     /// Guards and the callable functions that enable them (set once the
     /// code graph is built).
-    pub(crate) enablers: std::sync::OnceLock<super::census::EnablerTable>,
-    pub stop: AtomicBool,
+    pub(super) enablers: std::sync::OnceLock<super::census::EnablerTable>,
+    pub(super) stop: AtomicBool,
     /// Held while `specs.json` is rewritten.
     pub(super) spec_file: parking_lot::Mutex<()>,
-    pub started: Instant,
-    pub started_ms: u64,
-    pub seed: u64,
-    pub run_id: String,
+    pub(super) started: Instant,
+    pub(super) started_ms: u64,
+    pub(super) seed: u64,
+    pub(super) run_id: String,
     pub(super) layout: persist::Layout,
     /// The corpus files read or written (a reload replays only new ones).
     pub(super) corpus_files: corpus_dir::CorpusFiles,
     pub(super) render: Arc<Renderer>,
     pub(super) journal: Option<crate::journal::Journal>,
-    pub(crate) dictionary: Dictionary,
+    pub(super) dictionary: Dictionary,
     pub(super) selector_index: std::collections::HashMap<
         (
             Option<alloy_primitives::Address>,
@@ -330,7 +331,7 @@ impl Engine {
         Ok(id)
     }
 
-    /// The index in [`Engine::callable`] of the function with `selector`
+    /// The index in [`CampaignRead::callable`](super::CampaignRead::callable) of the function with `selector`
     /// of the contract at `to` (`None`: the target).
     pub fn callable_index(
         &self,

@@ -169,6 +169,17 @@ impl CampaignRead {
     pub fn workers(&self) -> usize {
         self.0.workers()
     }
+    /// The worker id the campaign's own events carry (deployment,
+    /// set-up, the end): one past the last worker.
+    pub fn campaign_worker_id(&self) -> crate::ids::WorkerId {
+        self.0.campaign_worker_id()
+    }
+    /// Waits until everything the campaign sent to disk so far is written
+    /// and everything sent to the journal is committed: a query after it
+    /// sees every event up to now.
+    pub fn flush(&self) {
+        self.0.flush()
+    }
     pub fn finished(&self) -> bool {
         self.0.finished()
     }

@@ -238,7 +238,7 @@ mod tests {
         let config = Config::default();
         let campaign =
             Campaign::new(artifact.as_ref(), None, config, Some(out.path().into())).unwrap();
-        let engine = campaign.engine().clone();
+        let engine = campaign.control().engine().clone();
         // The three calls that break `echidna_not_closed`, buried in noise:
         // the first round of drops alone spends more than one report's worth.
         let mut calls = Vec::new();

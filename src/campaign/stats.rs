@@ -15,7 +15,7 @@ pub struct WorkerStats {
     pub running: AtomicBool,
     /// Whether the worker is shrinking a counterexample now.
     pub shrinking: AtomicBool,
-    /// Per callable function, indexed like [`Engine::callable`].
+    /// Per callable function, indexed like [`CampaignRead::callable`](super::CampaignRead::callable).
     pub functions: Box<[FunctionStats]>,
     /// Per sequence origin ([`Origin::index`]): calls, reverted calls, and
     /// coverage points new to the campaign.

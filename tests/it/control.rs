@@ -1,7 +1,7 @@
 //! The control path on live campaigns: injection to every worker, the
 //! priority set's share of generated calls, the command log and its replay.
 
-mod common;
+use crate::common;
 
 use rudder::campaign::Campaign;
 use rudder::config::{Config, TestMode};
@@ -54,15 +54,15 @@ fn an_injected_call_breaks_a_property_random_fuzzing_cannot() {
     let c = campaign("MagicHash", 2, dir.path());
     // Let the workers get busy on long random sequences first.
     let calls = || {
-        c.engine()
-            .stats
+        c.read()
+            .stats()
             .workers
             .iter()
             .map(|w| w.calls.load(std::sync::atomic::Ordering::Relaxed))
             .sum::<u64>()
     };
     common::wait_until("the workers to run 2,000 calls", 30, || calls() >= 2_000);
-    assert_eq!(c.engine().tests.falsified_count(), 0);
+    assert_eq!(c.read().tests().falsified_count(), 0);
     let t0 = Instant::now();
     let receipt = c
         .control()
@@ -119,20 +119,20 @@ fn c_find(dir: &Path) -> bool {
 fn a_prioritized_function_gets_ninety_percent_of_generated_calls() {
     let dir = tempfile::tempdir().unwrap();
     let c = campaign("Token", 1, dir.path());
-    let s = c.engine().clone();
+    let s = c.read();
     let idx = s
-        .callable
+        .callable()
         .iter()
         .position(|f| f.function.signature() == "transfer(address,uint256)")
         .unwrap();
-    let n = s.callable.len() as f64;
+    let n = s.callable().len() as f64;
     c.control()
         .prioritize("transfer(address,uint256)", 1)
         .unwrap();
     // Let calls generated before the swap drain, then measure.
     std::thread::sleep(Duration::from_millis(50));
-    let snapshot = |s: &rudder::campaign::Engine| -> Vec<u64> {
-        s.stats
+    let snapshot = |s: &rudder::campaign::CampaignRead| -> Vec<u64> {
+        s.stats()
             .function_totals()
             .iter()
             .map(|f| f.generated)
@@ -188,7 +188,7 @@ fn a_prioritized_function_gets_ninety_percent_of_generated_calls() {
     let c2 = campaign("Token", 1, dir2.path());
     assert_eq!(c2.control().replay_commands(&log).unwrap(), 2);
     assert!(
-        c2.engine().priorities.snapshot().is_empty(),
+        c2.read().priorities().snapshot().is_empty(),
         "prioritize then clear"
     );
     c2.stop();
@@ -205,7 +205,7 @@ fn a_wildcard_injection_runs_repeat_times_with_fresh_values_where_the_holes_are(
         .inject_calls_repeated(&["transfer(?, 7)".to_string()], None, Default::default(), 6)
         .unwrap();
     assert_eq!((receipt.calls, receipt.workers), (1, 1));
-    let engine = c.engine().clone();
+    let engine = c.read();
     let journal = engine.journal().expect("journal on");
     let calls = |j: &rudder::journal::Journal| injected_calls(j, receipt.id.0);
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -256,7 +256,7 @@ fn an_injected_reference_takes_what_the_earlier_call_emitted_in_that_run() {
         .inject_calls_repeated(&sequence, None, Default::default(), 4)
         .unwrap();
     assert_eq!(receipt.calls, 3);
-    let engine = c.engine().clone();
+    let engine = c.read();
     let journal = engine.journal().expect("journal on");
     let calls = |j: &rudder::journal::Journal| injected_calls(j, receipt.id.0);
     // Runs start at each first deposit; the one that breaks

@@ -6,9 +6,9 @@
 //! reached; similar-attempt queries rank an identical earlier attempt first,
 //! also after a resume; bad payloads are INVALID_INPUT naming the field.
 
-mod common;
+use crate::common;
 
-use common::{call, err, start};
+use crate::common::{call, err, start};
 use rudder::config::Config;
 use rudder::graph::CallKind;
 use serde_json::{Value, json};
@@ -125,7 +125,7 @@ async fn an_uncovered_branch_names_its_parameters_and_constants() {
     let dir = tempfile::tempdir().unwrap();
     let c = start(BANK, config(3_000), dir.path());
     let server = common::server(c.control());
-    let engine = c.engine().clone();
+    let engine = c.read();
     let families = c.families().clone();
     c.wait();
     let v = call(
@@ -286,7 +286,7 @@ async fn attempts_link_injections_to_coverage_and_rank_identical_ones_first() {
     // A long campaign we steer, then stop.
     let c = start(BANK, config(10_000_000), dir.path());
     let server = common::server(c.control());
-    let engine = c.engine().clone();
+    let engine = c.read();
     let families = c.families().clone();
 
     // Attempt 1: the agent names it, then injects the guarded call.

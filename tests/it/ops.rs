@@ -3,9 +3,9 @@
 //! dry runs change nothing; a spec submitted at run time is falsified,
 //! shrunk and comes back on resume.
 
-mod common;
+use crate::common;
 
-use common::{call, start};
+use crate::common::{call, start};
 use rudder::config::Config;
 use rudder::mcp::RudderServer;
 use serde_json::{Value, json};
@@ -29,15 +29,15 @@ async fn err001(server: &RudderServer, name: &str, args: Value) -> Value {
 
 /// What a dry run must leave as it was.
 fn digest(
-    s: &rudder::campaign::Engine,
+    s: &rudder::campaign::CampaignRead,
     f: &rudder::campaign::FamilyData,
 ) -> (u64, u64, usize, usize, usize, usize) {
     (
-        s.stats.calls(),
-        s.target.coverage.points(),
-        s.corpus.len(),
-        s.tests.falsified_count(),
-        s.events.len(),
+        s.stats().calls(),
+        s.target().coverage.points(),
+        s.corpus().len(),
+        s.tests().falsified_count(),
+        s.events().len(),
         f.ops.decisions.len(),
     )
 }
@@ -48,7 +48,7 @@ fn digest(
 struct BankRun {
     _dir: tempfile::TempDir,
     control: rudder::campaign::Control,
-    engine: std::sync::Arc<rudder::campaign::Engine>,
+    engine: rudder::campaign::CampaignRead,
     families: std::sync::Arc<rudder::campaign::FamilyData>,
     turn: tokio::sync::Mutex<()>,
 }
@@ -68,7 +68,7 @@ fn bank_run() -> &'static BankRun {
             dir.path(),
         );
         let control = c.control();
-        let engine = c.engine().clone();
+        let engine = c.read();
         let families = c.families().clone();
         let _ = c.wait();
         BankRun {
@@ -89,7 +89,7 @@ async fn market_data_tools_answer_from_the_run_with_cache_pages_and_errors() {
     let engine = &run.engine;
     // Market data.
     let p = call(&server, "get_current_price", json!({"symbol": "calls"})).await;
-    assert_eq!(p["price"], json!(engine.stats.calls() as f64));
+    assert_eq!(p["price"], json!(engine.stats().calls() as f64));
     assert_eq!(p["_metadata"]["cached"], false);
     assert_eq!(p["_metadata"]["source"], "campaign");
     let again = call(&server, "get_current_price", json!({"symbol": "calls"})).await;
@@ -119,7 +119,7 @@ async fn market_data_tools_answer_from_the_run_with_cache_pages_and_errors() {
     let newest = &candles["items"][0];
     assert_eq!(
         newest["close"],
-        json!(engine.target.coverage.points() as f64)
+        json!(engine.target().coverage.points() as f64)
     );
     assert!(newest["high"].as_f64() >= newest["low"].as_f64());
     // Walking the pages gives every bucket once.
@@ -325,7 +325,7 @@ async fn strategy_tools_score_functions_from_the_campaign_statistics() {
         .iter()
         .map(|i| i["signals_count"].as_u64().unwrap())
         .sum();
-    assert_eq!(calls, engine.stats.calls());
+    assert_eq!(calls, engine.stats().calls());
     assert!(
         items
             .windows(2)
@@ -359,7 +359,7 @@ async fn strategy_tools_score_functions_from_the_campaign_statistics() {
     let n = cons["bullish_count"].as_u64().unwrap()
         + cons["bearish_count"].as_u64().unwrap()
         + cons["neutral_count"].as_u64().unwrap();
-    assert_eq!(n as usize, 3 * engine.callable.len());
+    assert_eq!(n as usize, 3 * engine.callable().len());
     let ranked = cons["ranked"].as_array().unwrap();
     assert!(
         ranked
@@ -378,7 +378,7 @@ async fn spec_tools_list_the_tests_and_their_implementations() {
     let specs = call(&server, "get_top_specs", json!({"source": "CANONICAL"})).await;
     assert_eq!(
         specs["pagination"]["total"].as_u64().unwrap() as usize,
-        engine.tests.len()
+        engine.tests().len()
     );
     let first = &specs["items"][0];
     let imp = call(
@@ -465,10 +465,10 @@ async fn performance_per_function_and_metadata_by_family() {
     .await;
     assert_eq!(
         perf["total_signals"].as_u64().unwrap(),
-        engine.stats.calls()
+        engine.stats().calls()
     );
     let rows = perf["performance_by_month"].as_array().unwrap();
-    assert_eq!(rows.len(), engine.callable.len());
+    assert_eq!(rows.len(), engine.callable().len());
     let w = rows
         .iter()
         .find(|r| r["function"] == "withdraw(uint256)")
@@ -504,7 +504,7 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
     };
     let c = start("contracts/out/Token.json", config.clone(), dir.path());
     let server = common::server(c.control());
-    let engine = c.engine().clone();
+    let engine = c.read();
     // Refused specs name the field and change nothing.
     for (args, code, field) in [
         (
@@ -535,7 +535,7 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
             "{e}"
         );
     }
-    let tests_before = engine.tests.len();
+    let tests_before = engine.tests().len();
     let ok = call(
         &server,
         "submit_new_spec",
@@ -554,16 +554,16 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
         (ok["spec_id"].as_str(), ok["created"].as_bool()),
         (Some("no_allowance"), Some(true))
     );
-    assert_eq!(engine.tests.len(), tests_before + 1);
+    assert_eq!(engine.tests().len(), tests_before + 1);
     let id = engine
-        .tests
+        .tests()
         .cases()
         .find(|c| c.name == "no_allowance")
         .unwrap()
         .id;
     let started = std::time::Instant::now();
     loop {
-        if let Some(f) = engine.tests.falsified(id)
+        if let Some(f) = engine.tests().falsified(id)
             && f.shrink_done
         {
             break;
@@ -574,7 +574,7 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let f = engine.tests.falsified(id).unwrap();
+    let f = engine.tests().falsified(id).unwrap();
     assert_eq!(
         f.shrunk.len(),
         1,
@@ -603,16 +603,16 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
         },
         dir.path(),
     );
-    let engine = c.engine().clone();
+    let engine = c.read();
     let _ = c.wait();
     let case = engine
-        .tests
+        .tests()
         .cases()
         .find(|c| c.name == "no_allowance")
         .expect("reloaded");
     assert!(case.spec.is_some());
     let f = engine
-        .tests
+        .tests()
         .falsified(case.id)
         .expect("falsified again on resume");
     assert_eq!(f.found_by, rudder::campaign::properties::FoundBy::Resume);

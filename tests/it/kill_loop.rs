@@ -4,12 +4,10 @@
 //! acknowledged injections, and while a reproducer is still being shrunk.
 //!
 //! `RUDDER_KILL_LOOPS` sets the number of kills (default 6 in the test
-//! suite; `RUDDER_KILL_LOOPS=20 cargo test --release --test kill_loop` is the
+//! suite; `RUDDER_KILL_LOOPS=20 cargo test --release --test it kill_loop::` is the
 //! long mode).
 
-mod common;
-
-use common::json_files;
+use crate::common::json_files;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

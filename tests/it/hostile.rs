@@ -4,7 +4,7 @@
 //! rounded or accepted, injection floods, durable command logs, a worker that
 //! panics, a run killed while shrinking, an unwritable corpus directory.
 
-mod common;
+use crate::common;
 
 use rudder::campaign::{Campaign, ControlError};
 use rudder::config::{Config, TestMode};
@@ -59,7 +59,7 @@ async fn deep_nesting_in_an_injection_is_invalid_input_not_a_crash() {
         let v = tool(&server, "inject_transaction", json!({ "sequence": [item] })).await;
         assert_eq!(v["error"]["code"], "INVALID_INPUT", "{v}");
     }
-    assert_eq!(c.engine().corpus.len(), 0);
+    assert_eq!(c.read().corpus().len(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,12 +201,12 @@ fn a_panicking_worker_is_reported_and_restarted_while_the_others_go_on() {
     let mut c = campaign("Token", config(2), dir.path());
     c.start().unwrap();
     let calls = |c: &Campaign| {
-        c.engine().stats.workers[0]
+        c.read().stats().workers[0]
             .calls
             .load(std::sync::atomic::Ordering::Relaxed)
     };
     common::wait_until("worker 0 to run", 30, || calls(&c) > 0);
-    c.engine().inject_worker_panic(0);
+    c.inject_worker_panic(0);
     let deadline = Instant::now() + Duration::from_secs(20);
     while c.events_of(EventKind::WorkerPanicked).is_empty() {
         assert!(Instant::now() < deadline, "no WorkerPanicked event");

@@ -288,19 +288,19 @@ fn a_killed_run_keeps_its_corpus() {
 fn coverage_events_show_their_corpus_sequence_printed_once() {
     let dir = tempfile::tempdir().unwrap();
     let c = start_in("Token", config(TestMode::Property, 1, 3, 5_000), dir.path());
-    let engine = c.engine().clone();
+    let engine = c.read();
     c.wait();
     let filter = rudder::eventlog::Filter {
         kind: Some(rudder::eventlog::EventKind::CoverageIncreased),
         ..Default::default()
     };
-    let events = engine.events.snapshot(&filter, usize::MAX);
+    let events = engine.events().snapshot(&filter, usize::MAX);
     assert!(!events.is_empty());
     for e in &events {
         let rudder::eventlog::Payload::CoverageIncreased { entry, calls, .. } = e.payload else {
             unreachable!()
         };
-        let entry = engine.corpus.get(entry).expect("the entry exists");
+        let entry = engine.corpus().get(entry).expect("the entry exists");
         let data = engine.renderer().data(e);
         let shown: Vec<String> = serde_json::from_value(data["sequence"].clone()).unwrap();
         assert_eq!(shown, engine.print_sequence(&entry.txs));

@@ -2,9 +2,7 @@
 //! that follow the campaign's configuration, family selection, integers past
 //! 2^53 as strings, and no placeholder fields in falsification events.
 
-mod common;
-
-use common::answer;
+use crate::common::answer;
 use rudder::campaign::Campaign;
 use rudder::config::{Config, TestMode};
 use rudder::eventlog::EventKind;
@@ -139,7 +137,7 @@ fn falsification_events_carry_real_gas_and_say_who_found_them() {
     while c.events_of(EventKind::PropertyFalsified).is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let engine = c.engine().clone();
+    let engine = c.read();
     let e = c.events_of(EventKind::PropertyFalsified)[0];
     let data = engine.renderer().data(&e);
     assert!(e.worker.0 < 2, "found by a worker: {e:?}");
@@ -162,7 +160,7 @@ fn falsification_events_carry_real_gas_and_say_who_found_them() {
         },
         dir.path(),
     );
-    let engine = c.engine().clone();
+    let engine = c.read();
     let e = c.events_of(EventKind::PropertyFalsified)[0];
     assert_eq!(e.worker, engine.campaign_worker_id());
     assert_eq!(engine.renderer().data(&e)["foundBy"], "deployment");
@@ -192,11 +190,16 @@ fn the_workers_together_run_exactly_the_test_limit() {
         },
         dir.path(),
     );
-    let engine = c.engine().clone();
+    let engine = c.read();
     let report = c.wait();
     assert_eq!(report.calls, 10_007);
-    assert_eq!(engine.stats.calls(), 10_007);
-    let per_function: u64 = engine.stats.function_totals().iter().map(|f| f.calls).sum();
+    assert_eq!(engine.stats().calls(), 10_007);
+    let per_function: u64 = engine
+        .stats()
+        .function_totals()
+        .iter()
+        .map(|f| f.calls)
+        .sum();
     assert_eq!(per_function, 10_007);
 }
 
@@ -264,7 +267,7 @@ mod tiny {
 
         fn size(&self, p: SizeParams, _: &Gate) -> Result<ToolAnswer, ToolError> {
             std::thread::sleep(std::time::Duration::from_millis(p.work_ms));
-            let entries = (self.control.engine().corpus.len() as u64).min(p.at_most);
+            let entries = (self.control.read().corpus().len() as u64).min(p.at_most);
             ToolAnswer::json(&SizeAnswer { entries })
         }
     }

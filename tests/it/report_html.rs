@@ -5,9 +5,7 @@
 //! runs its script without a console message, loads nothing, and a
 //! screenshot is taken (the README's, with RUDDER_SCREENSHOTS=docs).
 
-mod common;
-
-use common::browser;
+use crate::common::browser;
 use serde_json::Value;
 use std::process::Command;
 

@@ -3,7 +3,7 @@
 //! falsified invariant is written as a Foundry test that `forge test` runs
 //! and that fails on the same invariant.
 
-mod common;
+use crate::common;
 
 use rudder::campaign::{Campaign, TestStatus};
 use rudder::config::Config;

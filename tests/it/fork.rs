@@ -118,18 +118,38 @@ fn config(url: Option<&str>, block: Option<u64>, cache: &Path) -> Config {
     }
 }
 
-fn run(config: Config, out: &Path) -> Result<rudder::campaign::Report, String> {
-    run_contract(None, config, out)
+/// `rudder fuzz --contract ForkingVaultHarness` with `RUDDER_FORK_URL` in
+/// its environment and no fork flags: its JSON report.
+fn forking_harness(url: &str, cache: &Path) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = dir.path().join("config.yaml");
+    std::fs::write(&yaml, "seed: 5\ntestLimit: 300000\nstopOnFail: true\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args(["fuzz", "contracts/out/ForkVault.json"])
+        .args(["--contract", "ForkingVaultHarness", "--workers", "1"])
+        .args(["--timeout", "120", "--format", "json", "--no-ui"])
+        .arg("--config")
+        .arg(&yaml)
+        .arg("--rpc-cache-dir")
+        .arg(cache)
+        .arg("--out-dir")
+        .arg(dir.path().join("out"))
+        .env("RUDDER_FORK_URL", url)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("rudder runs");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "a JSON report ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
 }
 
-fn run_contract(
-    contract: Option<&str>,
-    config: Config,
-    out: &Path,
-) -> Result<rudder::campaign::Report, String> {
+fn run(config: Config, out: &Path) -> Result<rudder::campaign::Report, String> {
     let mut c = Campaign::new(
         Path::new("contracts/out/ForkVault.json"),
-        contract,
+        None,
         config,
         Some(out.to_path_buf()),
     )
@@ -174,30 +194,30 @@ fn a_vault_planted_on_a_node_is_drained_through_the_fork_and_again_from_the_cach
     );
 
     // A harness that forks by itself (`createSelectFork` in its
-    // constructor, as a suite's setUp() does), with no fork flags.
-    // SAFETY: this test is the binary's only one; no other thread reads
-    // the environment while it is set.
-    unsafe { std::env::set_var("RUDDER_FORK_URL", &node.url) };
-    let out = tempfile::tempdir().unwrap();
-    let r = run_contract(
-        Some("ForkingVaultHarness"),
-        config(None, None, cache.path()),
-        out.path(),
-    )
-    .unwrap();
-    assert!(
-        drained(&r),
-        "the constructor's fork is drained: {:?}",
-        r.tests
-    );
-    assert!(
-        r.tests
+    // constructor, as a suite's setUp() does), with no fork flags; the URL
+    // comes from the environment (`vm.envString`), set for the child alone.
+    let r = forking_harness(&node.url, cache.path());
+    let status = |name: &str| {
+        r["tests"]
+            .as_array()
+            .unwrap()
             .iter()
-            .any(|t| t.name == "echidna_the_fork_stays_selected" && !t.status.is_falsified()),
-        "activeFork() answers the fork selected: {:?}",
-        r.tests
+            .find(|t| t["name"] == name)
+            .map(|t| t["status"].clone())
+    };
+    assert_eq!(
+        status("echidna_vault_keeps_its_ether"),
+        Some(json!("falsified")),
+        "the constructor's fork is drained: {}",
+        r["tests"]
     );
-    assert_eq!(r.fork.as_ref().map(|f| f.block), Some(block));
+    assert_eq!(
+        status("echidna_the_fork_stays_selected"),
+        Some(json!("passing")),
+        "activeFork() answers the fork selected: {}",
+        r["tests"]
+    );
+    assert_eq!(r["fork"]["block"], block);
 
     // The node gone: the same block runs from the cache alone.
     let url = node.url.clone();

@@ -9,7 +9,7 @@
 //! suite's artifact and interface lists say, checks `afterInvariant` at the
 //! end of each sequence, and its reproducer fails under `forge test`.
 
-mod common;
+use crate::common;
 
 use rudder::campaign::report::TestReport;
 use rudder::campaign::{Campaign, Report, TestStatus};
@@ -202,8 +202,8 @@ fn a_suite_targeting_itself_and_selector_lists_add_targets_as_forge_does() {
     )
     .unwrap();
     let called: Vec<String> = c
-        .engine()
-        .callable
+        .read()
+        .callable()
         .iter()
         .map(|f| f.function.signature())
         .collect();

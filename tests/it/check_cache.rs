@@ -8,7 +8,7 @@
 //! cheatcodes change behind the calls' backs — and one writes; run-time
 //! specs are checked too.
 
-mod common;
+use crate::common;
 
 use rudder::campaign::Report;
 use rudder::campaign::spec::{Spec, SpecSource};
@@ -58,7 +58,7 @@ fn run(
             entry_conditions: vec![condition.to_string()],
             ..Default::default()
         };
-        let spec = Spec::parse(source, &c.engine().target.functions).unwrap();
+        let spec = Spec::parse(source, &c.read().target().functions).unwrap();
         c.control().add_spec(spec).unwrap();
     }
     c.start().unwrap();

@@ -5,9 +5,7 @@
 //! differs; tests/e2e/common.py bridges the two): mcp_client.py and
 //! examples/steer.py run on both.
 
-mod common;
-
-use common::clients::{python, python_current, run_driver};
+use crate::common::clients::{python, python_current, run_driver};
 use std::process::Command;
 
 #[test]

@@ -15,9 +15,7 @@
 //! CLI (@modelcontextprotocol/inspector-cli) into
 //! tests/e2e/conformance/node_modules (npm, pinned by its package-lock.json).
 
-mod common;
-
-use common::clients::{node, python, run_driver};
+use crate::common::clients::{node, python, run_driver};
 
 /// Runs one driver against this build's rudder; it must pass every check
 /// on both transports.

@@ -1,7 +1,7 @@
 //! The MCP control plane in process: rmcp's client against rudder's server
 //! over `tokio::io::duplex`, on a live campaign.
 
-mod common;
+use crate::common;
 
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -466,8 +466,8 @@ async fn bad_input_is_invalid_input_and_changes_nothing() {
     let st = s.ok("status", json!({})).await;
     assert_eq!(st["prioritizedFunctions"], json!([]));
     assert!(
-        c.engine()
-            .events
+        c.read()
+            .events()
             .snapshot(
                 &rudder::eventlog::Filter {
                     kind: Some(rudder::eventlog::EventKind::InjectionExecuted),

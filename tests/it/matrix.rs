@@ -157,9 +157,9 @@ fn library_lines_are_in_the_coverage() {
         ..Config::default()
     };
     let c = started("contracts/matrix/out/Linked.json", config, dir.path());
-    let engine = c.engine().clone();
+    let engine = c.read();
     drop(c.wait());
-    let lcov = engine.target.coverage_report().lcov_text();
+    let lcov = engine.target().coverage_report().lcov_text();
     let hits = |line: u32| -> u64 {
         lcov.lines()
             .filter_map(|l| l.strip_prefix(&format!("DA:{line},")))
@@ -499,7 +499,7 @@ fn property_sender_and_balances_follow_the_config() {
         ..Config::default()
     };
     let c = Campaign::from_project(project, &contract, config, Some(dir.path().into())).unwrap();
-    let t = &c.engine().target;
+    let t = c.read().target().clone();
     assert_eq!(
         t.deployed_balance(t.address),
         alloy_primitives::U256::from(12345u64)
@@ -542,7 +542,7 @@ fn a_foundry_project_built_by_forge_with_default_settings() {
     ] {
         let p = rudder::artifacts::Project::load(Path::new(target)).unwrap();
         // With no --contract, the last contract defined (test/ after src/):
-        // the invariant suite (tests/foundry.rs fuzzes it).
+        // the invariant suite (tests/it/foundry.rs fuzzes it).
         assert_eq!(
             p.contract(None).unwrap().name,
             "BankInvariantTest",
@@ -650,7 +650,7 @@ fn run_keys(config: Config) -> (Report, Campaign) {
         Some(dir.path().into()),
     )
     .unwrap();
-    let engine = c.engine().clone();
+    let engine = c.read();
     c.start().unwrap();
     let r = c.wait();
     // A second handle on the same stores for coverage and callables.
@@ -659,7 +659,7 @@ fn run_keys(config: Config) -> (Report, Campaign) {
         Some("Keys"),
         Config {
             workers: Some(1),
-            ..engine.config.clone()
+            ..engine.config().clone()
         },
         Some(dir.path().join("again")),
     )
@@ -688,8 +688,8 @@ fn config_keys_change_what_contracts_observe() {
     }
     assert_eq!(status(&r, "echidna_expensive"), "passing", "{}", r.text());
     let names: Vec<String> = c
-        .engine()
-        .callable
+        .read()
+        .callable()
         .iter()
         .map(|x| x.function.name.clone())
         .collect();
@@ -732,8 +732,8 @@ fn config_keys_change_what_contracts_observe() {
         r.text()
     );
     let names: Vec<String> = c
-        .engine()
-        .callable
+        .read()
+        .callable()
         .iter()
         .map(|x| x.function.name.clone())
         .collect();
@@ -770,10 +770,10 @@ fn test_max_gas_is_the_gas_limit_of_fuzzed_calls() {
             Some(dir.path().into()),
         )
         .unwrap();
-        let engine = c.engine().clone();
+        let engine = c.read();
         c.start().unwrap();
         c.wait();
-        let report = engine.target.coverage_report();
+        let report = engine.target().coverage_report();
         let f = report
             .files
             .iter()
@@ -904,7 +904,7 @@ fn max_gasprice_prices_calls() {
                 ..base
             };
             let c = started("contracts/out/Priced.json", config, dir.path());
-            let engine = c.engine().clone();
+            let engine = c.read();
             let r = c.wait();
             assert_eq!(
                 status(&r, "echidna_cheap"),
@@ -917,19 +917,19 @@ fn max_gasprice_prices_calls() {
                 let text = t.sequence.join("\n");
                 assert!(text.contains("buy{gasprice: "), "{text}");
                 let f = engine
-                    .tests
+                    .tests()
                     .cases()
                     .find(|c| c.name == "echidna_cheap")
                     .map(|c| c.id)
                     .unwrap();
-                let seq = engine.tests.falsified(f).unwrap().sequence().to_vec();
+                let seq = engine.tests().falsified(f).unwrap().sequence().to_vec();
                 let last = seq.last().unwrap();
                 assert!(
                     last.gas_price > 50 * gwei && last.gas_price <= 100 * gwei,
                     "{}",
                     last.gas_price
                 );
-                let functions = &engine.target.functions;
+                let functions = &engine.target().functions;
                 for tx in &seq {
                     assert_eq!(
                         &StoredTx::from_tx(tx, None)
@@ -963,7 +963,7 @@ fn all_contracts_calls_every_contract_deployed_with_the_target() {
                 ..base
             };
             let c = started("contracts/out/AllContracts.json", config, dir.path());
-            let engine = c.engine().clone();
+            let engine = c.read();
             let r = c.wait();
             let expect = if on { "falsified" } else { "passing" };
             assert_eq!(
@@ -972,10 +972,10 @@ fn all_contracts_calls_every_contract_deployed_with_the_target() {
                 "allContracts {on}, seed {seed}:\n{}",
                 r.text()
             );
-            let others = &engine.target.others;
+            let others = &engine.target().others;
             if !on {
                 assert!(others.is_empty());
-                assert!(engine.callable.iter().all(|c| c.to.is_none()));
+                assert!(engine.callable().iter().all(|c| c.to.is_none()));
                 continue;
             }
             // The vault, at the address the hub holds, with its functions.
@@ -983,12 +983,12 @@ fn all_contracts_calls_every_contract_deployed_with_the_target() {
             assert_eq!(others[0].name, "Vault");
             assert!(
                 engine
-                    .target
+                    .target()
                     .deployed_contracts
                     .contains(&others[0].address)
             );
             let to_vault = engine
-                .callable
+                .callable()
                 .iter()
                 .filter(|c| c.to == Some(others[0].address));
             assert!(to_vault.clone().any(|c| c.function.name == "crack"));
@@ -1010,26 +1010,26 @@ fn all_contracts_calls_every_contract_deployed_with_the_target() {
                 "{text}"
             );
             let id = engine
-                .tests
+                .tests()
                 .cases()
                 .find(|c| c.name == "echidna_vault_intact")
                 .unwrap()
                 .id;
-            let seq = engine.tests.falsified(id).unwrap().sequence().to_vec();
+            let seq = engine.tests().falsified(id).unwrap().sequence().to_vec();
             let abis = Abis {
-                target: &engine.target.functions,
+                target: &engine.target().functions,
                 others,
                 created: &[],
             };
             let defaults = CallDefaults {
-                sender: engine.config.senders[0],
+                sender: engine.config().senders[0],
                 others: others.clone(),
                 ..Default::default()
             };
             for tx in &seq {
                 assert_eq!(&StoredTx::from_tx(tx, None).to_tx(abis).unwrap(), tx);
             }
-            let parsed = parse_txs(&text, &engine.target.functions, &defaults).unwrap();
+            let parsed = parse_txs(&text, &engine.target().functions, &defaults).unwrap();
             assert_eq!(
                 parsed
                     .iter()
@@ -1038,7 +1038,7 @@ fn all_contracts_calls_every_contract_deployed_with_the_target() {
                 seq.iter().map(|t| (t.to, t.calldata())).collect::<Vec<_>>()
             );
             // The vault's lines are in the coverage.
-            let lcov = engine.target.coverage_report().lcov_text();
+            let lcov = engine.target().coverage_report().lcov_text();
             let src = std::fs::read_to_string("contracts/AllContracts.sol").unwrap();
             let line = src
                 .lines()
@@ -1069,15 +1069,15 @@ fn a_call_to_an_unknown_contract_is_refused_with_the_known_ones() {
             ..base
         };
         let c = started("contracts/out/AllContracts.json", config, dir.path());
-        let engine = c.engine().clone();
+        let engine = c.read();
         drop(c.wait());
         let defaults = CallDefaults {
-            sender: engine.config.senders[0],
-            others: engine.target.others.clone(),
+            sender: engine.config().senders[0],
+            others: engine.target().others.clone(),
             ..Default::default()
         };
         let call = "crack{to: 0x0000000000000000000000000000000000000bad}(4242)";
-        let e = parse_txs(call, &engine.target.functions, &defaults)
+        let e = parse_txs(call, &engine.target().functions, &defaults)
             .unwrap_err()
             .to_string();
         assert!(
@@ -1087,10 +1087,10 @@ fn a_call_to_an_unknown_contract_is_refused_with_the_known_ones() {
         if on {
             assert!(e.contains("Vault at 0x"), "{e}");
             // The target's functions are not the vault's.
-            let vault = engine.target.others[0].address;
+            let vault = engine.target().others[0].address;
             let e = parse_txs(
                 &format!("ping{{to: {vault}}}()"),
-                &engine.target.functions,
+                &engine.target().functions,
                 &defaults,
             )
             .unwrap_err()
@@ -1156,7 +1156,7 @@ fn the_target_is_created_at_its_final_address_with_its_balance_as_value() {
             Some(dir.path().into()),
         )
         .unwrap_or_else(|e| panic!("deploying with value: {e}"));
-        let t = &c.engine().target;
+        let t = c.read().target().clone();
         assert_eq!(t.address, Config::default().contract_addr);
         c.start().unwrap();
         let r = c.wait();

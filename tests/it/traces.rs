@@ -5,9 +5,9 @@
 //! filtering every row by hand answers, and bad filters are INVALID_INPUT
 //! naming the field and the operator.
 
-mod common;
+use crate::common;
 
-use common::{call, err, start};
+use crate::common::{call, err, start};
 use rudder::config::{Config, TestMode};
 use rudder::mcp::RudderServer;
 use serde_json::{Value, json};
@@ -50,7 +50,7 @@ async fn a_planted_bug_is_found_by_its_revert_reason_and_its_argument() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let engine = c.engine().clone();
+    let engine = c.read();
     let report = c.wait();
     assert!(report.any_falsified(), "the planted bug is found");
     engine.journal().unwrap().flush();
@@ -175,7 +175,7 @@ async fn a_planted_bug_is_found_by_its_revert_reason_and_its_argument() {
         json!({"filters": [{"field": "kind", "operator": "eq", "value": "corpus"}], "limit": 200}),
     )
     .await;
-    assert_eq!(corpus.len(), engine.corpus.len());
+    assert_eq!(corpus.len(), engine.corpus().len());
 
     // Not found is the seed's NOT_FOUND, named.
     let e = err(&server, "get_trace", json!({"traceId": "trace-999999999"})).await;
@@ -199,7 +199,7 @@ async fn cursors_walk_a_growing_store_without_duplicates_or_gaps() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let engine = c.engine().clone();
+    let engine = c.read();
     let journal = engine.journal().unwrap().clone();
     // Wait for a few pages' worth.
     loop {
@@ -395,7 +395,7 @@ async fn every_operator_on_every_type_answers_what_filtering_by_hand_answers() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let engine = c.engine().clone();
+    let engine = c.read();
     let _ = c.wait();
     engine.journal().unwrap().flush();
 
@@ -464,7 +464,7 @@ async fn every_operator_on_every_type_answers_what_filtering_by_hand_answers() {
         dir2.path(),
     );
     let server = common::server(c.control());
-    let engine = c.engine().clone();
+    let engine = c.read();
     let _ = c.wait();
     engine.journal().unwrap().flush();
     let spans = walk(&server, "search_spans", json!({"limit": 200})).await;
@@ -541,7 +541,7 @@ async fn the_recent_window_keeps_the_newest_sequences() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let engine = c.engine().clone();
+    let engine = c.read();
     let _ = c.wait();
     engine.journal().unwrap().flush();
     let recent = call(
@@ -564,7 +564,7 @@ async fn the_recent_window_keeps_the_newest_sequences() {
         )
         .unwrap();
     assert_eq!(orphans, 0);
-    let run = &engine.run_id;
+    let run = &engine.run_id();
     let listed = call(
         &server,
         "list_traces",
@@ -671,9 +671,9 @@ async fn a_resumed_campaign_keeps_traces_of_what_it_replayed() {
     // The same corpus directory again: its entries and the reproducer are
     // replayed before any worker runs.
     let c = start("contracts/out/Assertion.json", config(100), dir.path());
-    let run = c.engine().run_id.clone();
+    let run = c.read().run_id().to_string();
     let server = common::server(c.control());
-    let engine = c.engine().clone();
+    let engine = c.read();
     let second = c.wait();
     assert!(second.resumed.corpus_sequences > 0, "{}", second.text());
     engine.journal().unwrap().flush();

@@ -4,9 +4,9 @@
 //! resolve, bad input is INVALID_INPUT naming the field, and a kill -9
 //! leaves a database that opens clean.
 
-mod common;
+use crate::common;
 
-use common::{call, err, start};
+use crate::common::{call, err, start};
 use rudder::config::Config;
 use rudder::journal::Kind;
 use rudder::mcp::RudderServer;
@@ -47,8 +47,8 @@ async fn the_journal_counts_what_the_campaign_did_and_aggregates_match_a_recount
         dir.path(),
     );
     let server = common::server(c.control());
-    let engine = c.engine().clone();
-    let run = engine.run_id.clone();
+    let engine = c.read();
+    let run = engine.run_id().to_string();
     let report = c.wait();
     let journal = engine.journal().unwrap();
     assert_eq!(journal.dropped(), 0);
@@ -57,7 +57,7 @@ async fn the_journal_counts_what_the_campaign_did_and_aggregates_match_a_recount
     assert_eq!(journal.count(&run, Kind::RunStarted), 1);
     assert_eq!(
         journal.count(&run, Kind::CoverageIncreased),
-        engine.corpus.len() as u64,
+        engine.corpus().len() as u64,
         "one CoverageIncreased per corpus entry"
     );
 
@@ -163,7 +163,7 @@ async fn pages_walk_every_row_once_in_order_while_the_campaign_appends() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let run = c.engine().run_id.clone();
+    let run = c.read().run_id().to_string();
     let mut seen: Vec<u64> = Vec::new();
     let mut page = 0;
     let deadline = Instant::now() + Duration::from_secs(4);
@@ -190,7 +190,7 @@ async fn pages_walk_every_row_once_in_order_while_the_campaign_appends() {
         }
     }
     c.stop();
-    let engine = c.engine().clone();
+    let engine = c.read();
     drop(c.wait());
     assert!(seen.len() >= 10, "read {} rows", seen.len());
     assert!(
@@ -223,7 +223,7 @@ async fn parent_links_lead_from_a_falsification_to_its_run_and_injections_to_the
         dir.path(),
     );
     let server = common::server(c.control());
-    let run = c.engine().run_id.clone();
+    let run = c.read().run_id().to_string();
     let inj = call(
         &server,
         "inject_transaction",
@@ -231,8 +231,8 @@ async fn parent_links_lead_from_a_falsification_to_its_run_and_injections_to_the
     )
     .await;
     let deadline = Instant::now() + Duration::from_secs(30);
-    while c.engine().tests.falsified_count() == 0
-        || c.engine().stats.workers[0]
+    while c.read().tests().falsified_count() == 0
+        || c.read().stats().workers[0]
             .injections
             .load(std::sync::atomic::Ordering::Acquire)
             == 0
@@ -240,7 +240,7 @@ async fn parent_links_lead_from_a_falsification_to_its_run_and_injections_to_the
         assert!(Instant::now() < deadline, "not falsified");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    c.engine().flush();
+    c.read().flush();
     let f = call(
         &server,
         "get_events_by_type",
@@ -336,7 +336,7 @@ async fn bad_input_is_invalid_input_naming_the_field_and_is_journaled() {
         dir.path(),
     );
     let server = common::server(c.control());
-    let run = c.engine().run_id.clone();
+    let run = c.read().run_id().to_string();
     let cases = [
         (
             "get_events_by_type",
@@ -418,7 +418,7 @@ async fn bad_input_is_invalid_input_naming_the_field_and_is_journaled() {
         assert_eq!(e["details"]["field"], json!(field), "{tool} {args}: {e}");
     }
     // The table survived the injection attempt, and rejections are history.
-    c.engine().flush();
+    c.read().flush();
     let v = call(
         &server,
         "get_validation_errors",
@@ -519,12 +519,12 @@ fn rollups_answer_what_reading_every_row_answers() {
         },
         dir.path(),
     );
-    let engine = c.engine().clone();
+    let engine = c.read();
     drop(c.wait());
     let journal = engine.journal().unwrap().clone();
-    let run = engine.run_id.clone();
+    let run = engine.run_id().to_string();
     let txs = engine
-        .corpus
+        .corpus()
         .get(rudder::ids::EntryId(0))
         .unwrap()
         .txs
@@ -612,7 +612,7 @@ fn rollups_answer_what_reading_every_row_answers() {
                 vec![Severity::Error, Severity::Info],
             ] {
                 let f = Filter {
-                    run: run.clone(),
+                    run: run.to_string(),
                     kinds: kinds.clone(),
                     from_ms: *from_ms,
                     to_ms: *to_ms,
@@ -656,7 +656,7 @@ fn rollups_answer_what_reading_every_row_answers() {
     for kinds in [vec![Kind::CallExecuted], vec![]] {
         for severities in [vec![], vec![Severity::Warning]] {
             let f = Filter {
-                run: run.clone(),
+                run: run.to_string(),
                 kinds: kinds.clone(),
                 severities: severities.clone(),
                 ..Filter::default()
@@ -699,7 +699,7 @@ fn rollups_answer_what_reading_every_row_answers() {
     // Entity totals come from kept counts and equal a recount.
     for worker in 0..4i64 {
         let f = Filter {
-            run: run.clone(),
+            run: run.to_string(),
             entity: Some((Entity::WorkerId, Sql::Integer(worker))),
             ..Filter::default()
         };
@@ -740,8 +740,8 @@ fn an_older_journal_gets_its_rollups_rebuilt_when_opened() {
         ..Config::default()
     };
     let c = start("contracts/out/Token.json", config.clone(), dir.path());
-    let old_run = c.engine().run_id.clone();
-    let db = c.engine().journal().unwrap().path().to_path_buf();
+    let old_run = c.read().run_id().to_string();
+    let db = c.read().journal().unwrap().path().to_path_buf();
     drop(c.wait());
     {
         let conn = rusqlite_open(&db);
@@ -751,7 +751,7 @@ fn an_older_journal_gets_its_rollups_rebuilt_when_opened() {
         .unwrap();
     }
     let c = start("contracts/out/Token.json", config, dir.path());
-    let journal = c.engine().journal().unwrap().clone();
+    let journal = c.read().journal().unwrap().clone();
     let mut reader = journal.reader().unwrap();
     let conn = reader.conn_mut();
     let version: i64 = conn
@@ -764,7 +764,7 @@ fn an_older_journal_gets_its_rollups_rebuilt_when_opened() {
         vec![],
     ] {
         let f = Filter {
-            run: old_run.clone(),
+            run: old_run.to_string(),
             kinds,
             ..Filter::default()
         };

@@ -4,9 +4,9 @@
 //! included, is rendered to HTML and photographed by headless Chromium (the
 //! README's screenshot, with RUDDER_SCREENSHOTS=docs).
 
-mod common;
+use crate::common;
 
-use common::browser;
+use crate::common::browser;
 use std::process::Command;
 use std::time::{Duration, Instant};
 

@@ -143,7 +143,7 @@ fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
 
     // Restarted, B reads its cursors: nothing is downloaded again.
     let c = start("Sequence", config(url, "b", 3, 1), b_dir.path()).unwrap();
-    let status = c.engine().shared_status().unwrap();
+    let status = c.read().shared().unwrap();
     assert_eq!(status.node, "b");
     let read = c.control().read();
     assert!(until(Duration::from_secs(20), || read
@@ -265,7 +265,7 @@ fn an_injection_given_to_one_node_runs_on_every_node() {
             Default::default(),
         )
         .unwrap();
-    let b_log = b.engine().layout().command_log();
+    let b_log = b.read().layout().command_log();
     let ran = until(Duration::from_secs(30), || {
         std::fs::read_to_string(&b_log)
             .is_ok_and(|t| t.lines().any(|l| l.contains("\"sharedFrom\":\"a\"")))
@@ -277,7 +277,7 @@ fn an_injection_given_to_one_node_runs_on_every_node() {
         .is_some_and(|s| s.shared_injections == 1)));
     // A does not take its own injection back from B.
     std::thread::sleep(Duration::from_millis(500));
-    let a_log = std::fs::read_to_string(a.engine().layout().command_log()).unwrap();
+    let a_log = std::fs::read_to_string(a.read().layout().command_log()).unwrap();
     assert_eq!(a_log.lines().count(), 1, "{a_log}");
     a.stop();
     b.stop();
@@ -365,7 +365,7 @@ fn a_compacted_store_is_pruned_past_every_live_node_and_read_by_a_late_node() {
         let given = i + 1;
         assert!(until(Duration::from_secs(20), || {
             read.shared().is_some_and(|s| s.pending == 0)
-                && std::fs::read_to_string(b.engine().layout().command_log())
+                && std::fs::read_to_string(b.read().layout().command_log())
                     .is_ok_and(|t| t.matches("\"sharedFrom\":\"a\"").count() == given)
         }));
     }
@@ -439,7 +439,7 @@ fn a_compacted_store_is_pruned_past_every_live_node_and_read_by_a_late_node() {
     // injections, each run once.
     let c = start("Token", cfg("c", 3), dirs[2].path()).unwrap();
     let c_read = c.control().read();
-    let c_log = c.engine().layout().command_log();
+    let c_log = c.read().layout().command_log();
     assert!(until(Duration::from_secs(20), || {
         c_read.shared().is_some_and(|s| s.syncs > 1)
             && std::fs::read_to_string(&c_log)

@@ -1,9 +1,7 @@
 //! Run once and see everything (`run_sequence`), and re-reading the corpus
 //! directory (`reload_corpus`): through the library and through the tools.
 
-mod common;
-
-use common::{call, err, json_files, server, start};
+use crate::common::{call, err, json_files, server, start};
 use rudder::config::{Config, TestMode};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -44,9 +42,9 @@ async fn a_sequence_run_once_shows_returns_events_reasons_coverage_and_broken_te
     let c = start("contracts/out/Vault.json", config(1), dir.path());
     let s = server(c.control());
     idle(&s).await;
-    let calls_before = c.engine().corpus.len();
-    let falsified_before = c.engine().tests.falsified_count();
-    let points_before = c.engine().target.coverage.points();
+    let calls_before = c.read().corpus().len();
+    let falsified_before = c.read().tests().falsified_count();
+    let points_before = c.read().target().coverage.points();
 
     let v = call(
         &s,
@@ -116,9 +114,9 @@ async fn a_sequence_run_once_shows_returns_events_reasons_coverage_and_broken_te
     // Nothing of the campaign changed: no test settled, the corpus and the
     // coverage map are as they were, and the same run reports the same
     // coverage gain.
-    assert_eq!(c.engine().tests.falsified_count(), falsified_before);
-    assert_eq!(c.engine().corpus.len(), calls_before);
-    assert_eq!(c.engine().target.coverage.points(), points_before);
+    assert_eq!(c.read().tests().falsified_count(), falsified_before);
+    assert_eq!(c.read().corpus().len(), calls_before);
+    assert_eq!(c.read().target().coverage.points(), points_before);
     let again = call(
         &s,
         "run_sequence",
@@ -188,11 +186,11 @@ async fn reload_corpus_adds_what_another_run_wrote_and_names_what_it_cannot_read
     idle(&s).await;
     // Its own corpus files are on disk before they are counted (the disk
     // writer writes them after the worker kept them).
-    c.engine().flush();
+    c.read().flush();
     let coverage = dir.path().join("corpus/coverage");
     std::fs::create_dir_all(&coverage).unwrap();
     let own = json_files(&coverage).len();
-    let before = c.engine().corpus.len();
+    let before = c.read().corpus().len();
     for f in &written {
         std::fs::copy(
             f,
@@ -225,7 +223,7 @@ async fn reload_corpus_adds_what_another_run_wrote_and_names_what_it_cannot_read
             .contains("not a corpus entry")
     );
     assert!(v["newCoveragePoints"].as_u64().unwrap() > 0, "{v}");
-    assert_eq!(c.engine().corpus.len(), before + written.len());
+    assert_eq!(c.read().corpus().len(), before + written.len());
     assert_eq!(v["corpusSequences"], before + written.len());
 
     // Again, with one sequence copied under a third name: nothing new (the
@@ -237,12 +235,12 @@ async fn reload_corpus_adds_what_another_run_wrote_and_names_what_it_cannot_read
     assert_eq!(v["alreadyKnown"], own + written.len() + 1);
     assert_eq!(v["malformed"].as_array().unwrap().len(), 1);
     assert!(coverage.join("broken.json").exists());
-    assert_eq!(c.engine().corpus.len(), before + written.len());
+    assert_eq!(c.read().corpus().len(), before + written.len());
 
     // Bad input changes nothing.
     let e = err(&s, "reload_corpus", json!({"dir": "/tmp"})).await;
     assert_eq!(e["details"]["field"], "dir");
-    assert_eq!(c.engine().corpus.len(), before + written.len());
+    assert_eq!(c.read().corpus().len(), before + written.len());
     c.stop();
     c.wait();
 }
@@ -365,7 +363,7 @@ async fn predicates_are_read_on_reached_states_with_the_calls_that_changed_them(
     );
 
     // The corpus' states: the campaign's deposits moved `total`.
-    assert!(!c.engine().corpus.is_empty());
+    assert!(!c.read().corpus().is_empty());
     let v = call(
         &s,
         "evaluate_predicates",
@@ -424,15 +422,15 @@ async fn predicates_are_read_on_reached_states_with_the_calls_that_changed_them(
     let s = server(c.control());
     idle(&s).await;
     let oracle = c
-        .engine()
-        .target
+        .read()
+        .target()
         .readable
         .iter()
         .find(|o| o.name == "Oracle")
         .expect("the Oracle is readable")
         .address;
     assert!(
-        c.engine().target.others.is_empty(),
+        c.read().target().others.is_empty(),
         "calls go to the target only"
     );
     let t = call(&s, "target", json!({})).await;

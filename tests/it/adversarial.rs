@@ -4,7 +4,7 @@
 //!
 //! `RUDDER_ADVERSARIAL_CALLS` sets the number of calls (default 3,000 in the
 //! test suite; the long mode is `RUDDER_ADVERSARIAL_CALLS=100000 cargo test
-//! --release --test adversarial`).
+//! --release --test it adversarial::`).
 
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
@@ -111,15 +111,15 @@ fn nasty_args(rng: &mut SmallRng) -> Map<String, Value> {
 
 /// What a tool may change, as one comparable value.
 fn digest(c: &Campaign, log: &Path) -> (usize, Vec<String>, usize, u64, bool) {
-    let s = c.engine();
+    let s = c.read();
     let commands = std::fs::read_to_string(log).map_or(0, |t| t.lines().count());
     let exports = std::fs::read_dir(s.layout().exports_dir()).map_or(0, |d| d.count()) as u64;
     (
-        s.corpus.len(),
-        s.priorities.snapshot().signatures(),
+        s.corpus().len(),
+        s.priorities().snapshot().signatures(),
         commands,
         exports,
-        s.stop.load(std::sync::atomic::Ordering::Relaxed),
+        s.end_reason().is_some(),
     )
 }
 
@@ -165,7 +165,7 @@ async fn random_and_adversarial_tool_calls_never_break_anything() {
         Some(dir.path().to_path_buf()),
     )
     .unwrap();
-    let log = c.engine().layout().command_log();
+    let log = c.read().layout().command_log();
     let server = RudderServer::new(c.control());
     // Every advertised tool, as the server lists it.
     let tools: Vec<String> = server
