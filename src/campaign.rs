@@ -15,6 +15,7 @@ pub mod corpus_dir;
 mod engine;
 pub mod foundry_repro;
 pub mod generate;
+mod modes;
 pub mod oracle;
 pub mod persist;
 pub mod ports;
@@ -33,8 +34,9 @@ pub mod target_info;
 mod worker;
 
 pub use control::{Control, ControlError, Injection};
+use engine::load_specs;
 pub use engine::{Engine, SpecRefused};
-use engine::{load_specs, spec_case};
+use modes::spec_case;
 pub use oracle::{Goal, Oracle};
 pub use persist::Layout;
 pub use ports::{CampaignRead, FamilyData, FamilyState, Steer};
@@ -44,7 +46,7 @@ use setup::*;
 pub use stats::*;
 
 use crate::artifacts::{ArtifactError, Project};
-use crate::config::{Config, TestMode};
+use crate::config::Config;
 use crate::corpus::{Corpus, CorpusEntry, Origin};
 use crate::eventlog::{Event, EventKind, EventLog, Payload, StopReason, now_ms};
 use crate::executor::{EvmSettings, ExecError, Target};
@@ -54,7 +56,7 @@ use crate::tx::{StoredTx, Tx};
 use crossbeam::utils::CachePadded;
 use generate::{Callable, Dictionary};
 use persist::{StoredEntry, StoredReproducer, WriteJob, Writer};
-use properties::{TestCase, TestKind, TestStore};
+use properties::{TestCase, TestStore};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -178,117 +180,6 @@ impl EndReason {
 
 pub use crate::eventlog::rfc3339;
 
-/// The tests of `mode` found in `functions`, with a warning for each
-/// function that has the test prefix but not a test's shape in this mode
-/// (Echidna's rule in every mode: a property is a `prefix*` function
-/// returning `bool`, an optimization test a `prefix*` function returning
-/// `int256`, both without arguments).
-fn discover_tests(
-    config: &Config,
-    functions: &[Arc<alloy_json_abi::Function>],
-    callable: &[Callable],
-) -> (Vec<TestCase>, Vec<String>) {
-    let returns = |f: &alloy_json_abi::Function, ty: &str| {
-        f.inputs.is_empty() && f.outputs.len() == 1 && f.outputs[0].ty == ty
-    };
-    // Foundry invariants return nothing: they hold when they do not revert.
-    let invariant = |f: &alloy_json_abi::Function| {
-        config.prefix == crate::executor::foundry::INVARIANT_PREFIX
-            && f.inputs.is_empty()
-            && f.outputs.is_empty()
-    };
-    let mut cases = Vec::new();
-    let mut warnings = Vec::new();
-    let mut push = |kind, name: String, function: Arc<alloy_json_abi::Function>, to| {
-        cases.push(TestCase {
-            id: TestId(cases.len() as u32),
-            kind,
-            at_end: name == crate::executor::foundry::AFTER_INVARIANT,
-            name,
-            function,
-            spec: None,
-            to,
-        })
-    };
-    // A prefixed function that is not a test of this mode: said once.
-    let mut not_a_test = |f: &alloy_json_abi::Function, wanted: &str| {
-        let shape = if f.outputs.is_empty() {
-            "nothing".to_string()
-        } else {
-            f.outputs
-                .iter()
-                .map(|o| o.ty.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let args = if f.inputs.is_empty() {
-            String::new()
-        } else {
-            " and takes arguments".to_string()
-        };
-        warnings.push(format!(
-            "{} has the test prefix {:?} but is not a test in {} mode: it returns {shape}{args} (a test takes no argument and returns {wanted}); it is not called either",
-            f.signature(),
-            config.prefix,
-            config.test_mode.as_str(),
-        ));
-    };
-    let prefixed = functions
-        .iter()
-        .filter(|f| f.name.starts_with(&config.prefix));
-    match config.test_mode {
-        TestMode::Property => {
-            for f in prefixed {
-                if returns(f, "bool") || invariant(f) {
-                    push(TestKind::Property, f.name.clone(), f.clone(), None);
-                } else if config.prefix != crate::executor::foundry::INVARIANT_PREFIX
-                    || f.inputs.is_empty()
-                {
-                    not_a_test(f, "bool");
-                }
-            }
-            // A Foundry suite's `afterInvariant()` must not revert at the
-            // end of each sequence (forge calls it after each run).
-            if let Some(f) = functions
-                .iter()
-                .find(|f| invariant(f) && f.name == crate::executor::foundry::AFTER_INVARIANT)
-            {
-                push(TestKind::Property, f.name.clone(), f.clone(), None);
-            }
-        }
-        TestMode::Assertion | TestMode::Overflow => {
-            let kind = if config.test_mode == TestMode::Overflow {
-                TestKind::Overflow
-            } else {
-                TestKind::Assertion
-            };
-            // Named by signature, as Echidna names them; a signature that
-            // two contracts share is told apart by the contract's name from
-            // its second test on.
-            let mut named = std::collections::HashSet::new();
-            for c in callable {
-                let sig = c.function.signature();
-                let name = match (&c.contract, named.insert(sig.clone())) {
-                    (Some(contract), false) => format!("{contract}.{sig}"),
-                    _ => sig,
-                };
-                push(kind, name, c.function.clone(), c.to);
-            }
-        }
-        TestMode::Optimization => {
-            for f in prefixed {
-                if returns(f, "int256") {
-                    push(TestKind::Optimization, f.name.clone(), f.clone(), None);
-                } else {
-                    not_a_test(f, "int256");
-                }
-            }
-        }
-        TestMode::Exploration => {}
-    }
-    (cases, warnings)
-}
-
 /// Schedules the calling thread (a worker) as batch work (`SCHED_BATCH` on
 /// Linux: the scheduler lets a waking interactive thread — a tool call —
 /// preempt it, without taking CPU share from it), and with
@@ -384,7 +275,7 @@ impl Campaign {
         }
         let callable = callable_functions(&config, &target, foundry)?;
         let created = setup::created_callables(&config, &target)?;
-        let (tests, test_warnings) = discover_tests(&config, &target.functions, &callable);
+        let (tests, test_warnings) = modes::discover(&config, &target.functions, &callable);
         let mut project_warnings = project.warnings.clone();
         project_warnings.extend(suite_notes);
         project_warnings.extend(test_warnings);
@@ -782,82 +673,9 @@ impl Campaign {
                 !stored.shrink_done,
             );
         }
-        // Properties must hold right after deployment too: a property that
-        // is already false is falsified by the empty sequence (and a target
-        // with nothing else to call is still checked once).
-        if s.config.test_mode == TestMode::Property {
-            oracle.reset();
-            for case in s.tests.cases() {
-                if !s.tests.is_open(case.id) || case.at_end {
-                    continue;
-                }
-                if let Some(reason) = oracle.property_fails(case) {
-                    let reason = format!("{reason} right after deployment");
-                    s.settle_falsified(
-                        case,
-                        properties::FoundBy::Deployment,
-                        reason,
-                        Vec::new(),
-                        Vec::new(),
-                        0,
-                        0,
-                        true,
-                    );
-                }
-            }
-            oracle.reset();
-        }
-        // An optimization's value right after deployment is what the empty
-        // sequence reaches (Echidna's starting point too): a best value no
-        // call improves on is reported with no calls.
-        if s.config.test_mode == TestMode::Optimization {
-            oracle.reset();
-            for case in s.tests.cases() {
-                if case.kind != TestKind::Optimization {
-                    continue;
-                }
-                if let Some(v) = oracle.optimization_value(case) {
-                    s.tests.offer(case.id, v, || properties::Optimum {
-                        value: v,
-                        sequence: Vec::new(),
-                        worker: None,
-                        found_ms: now_ms(),
-                    });
-                }
-            }
-            oracle.reset();
-        }
+        modes::of(s.config.test_mode).after_deployment(&s, &mut oracle);
         if s.tests.all_decided() && !s.config.keep_alive {
             s.end(EndReason::AllTestsDecided);
-        }
-    }
-
-    /// Shrinks each optimization test's best sequence while it still reaches
-    /// the best value (Echidna does too), once the workers have stopped.
-    fn shrink_optima(&self) {
-        let s = &self.engine;
-        if !s.tests.cases().any(|c| c.kind == TestKind::Optimization) {
-            return;
-        }
-        let mut ex = s.target.executor(s.workers);
-        let mut oracle = Oracle::new(s, &mut ex);
-        let mut rng = rand::SeedableRng::seed_from_u64(s.seed ^ 0x0b70_0b70);
-        for case in s.tests.cases().filter(|c| c.kind == TestKind::Optimization) {
-            let Some(best) = s.tests.optimum(case.id) else {
-                continue;
-            };
-            let r = shrink::shrink(
-                &mut oracle,
-                &mut rng,
-                Goal::Reaches(case, best.value),
-                best.sequence.clone(),
-                s.config.shrink_limit,
-                &mut |_, _| {},
-            );
-            if r.txs.len() < best.sequence.len() {
-                s.tests.replace_optimum_sequence(case.id, best.value, r.txs);
-                s.persist_optimum(case.id);
-            }
         }
     }
 
@@ -953,7 +771,7 @@ impl Campaign {
             let _ = h.join();
         }
         self.engine.finished.store(true, Ordering::Release);
-        self.shrink_optima();
+        modes::of(self.engine.config.test_mode).after_workers(&self.engine);
         if let Some(mut sync) = self.sync.take() {
             sync.finish();
         }

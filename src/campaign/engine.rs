@@ -3,24 +3,6 @@
 
 use super::*;
 
-/// The test case of spec `spec` with id `id`.
-pub(super) fn spec_case(id: TestId, spec: spec::Spec) -> TestCase {
-    let function = spec
-        .conditions
-        .first()
-        .map(|c| c.lhs.function.clone())
-        .expect("a parsed spec has a condition");
-    TestCase {
-        id,
-        kind: TestKind::Property,
-        name: spec.source.name.clone(),
-        function,
-        spec: Some(Arc::new(spec)),
-        at_end: false,
-        to: None,
-    }
-}
-
 /// The specs kept in `path` (none if it is missing or unreadable, with a
 /// warning for the latter).
 pub(super) fn load_specs(path: &Path) -> Vec<spec::SpecSource> {
@@ -281,7 +263,7 @@ impl Engine {
         let open = self
             .tests
             .cases()
-            .filter(|c| c.kind != TestKind::Optimization && self.tests.is_open(c.id))
+            .filter(|c| !c.kind.seeks_value() && self.tests.is_open(c.id))
             .count() as u64;
         crate::ops::Sample {
             t_ms: now_ms(),

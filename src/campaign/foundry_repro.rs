@@ -15,7 +15,7 @@
 //! and test contract address, hence every contract `setUp()` creates).
 
 use super::Engine;
-use super::properties::{TestCase, TestKind};
+use super::properties::TestCase;
 use crate::tx::Tx;
 use std::fmt::Write;
 
@@ -62,7 +62,7 @@ pub fn for_test(engine: &Engine, test: &str) -> Result<Repro, String> {
 
 /// Why a reproducer cannot be written for `case` (none when it can).
 pub fn unsupported(engine: &Engine, case: &TestCase) -> Option<String> {
-    if case.kind == TestKind::Optimization {
+    if case.kind.seeks_value() {
         return Some("optimization tests have no failure to reproduce".into());
     }
     if case.spec.is_some() {
@@ -189,12 +189,12 @@ pub fn reproducer(engine: &Engine, case: &TestCase, reason: &str, seq: &[Tx]) ->
         let data = alloy_primitives::hex::encode(tx.calldata());
         // An assertion test fails on its call: that call's revert is the failure.
         // With failOnRevert, any call that reverts is the failure.
-        let must_pass = (i == last && case.kind != TestKind::Property)
+        let must_pass = (i == last && case.kind.is_per_call())
             || (engine.config.fail_on_revert && case.breaks_on_revert());
         let helper = if must_pass { "_callOrRevert" } else { "_call" };
         let _ = writeln!(s, "        {helper}({to}, {}, hex\"{data}\");", tx.value);
     }
-    if case.kind == TestKind::Property {
+    if case.kind.must_hold() {
         if case.function.outputs.is_empty() {
             let _ = writeln!(s, "        {}();", case.name);
         } else {

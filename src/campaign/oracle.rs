@@ -6,8 +6,8 @@
 //! stores, nothing of a worker's loop.
 
 use super::Engine;
-use super::properties::{TestCase, TestKind};
-use crate::config::TestMode;
+use super::modes::{self, Step, Verdict};
+use super::properties::TestCase;
 use crate::executor::{CallResult, Executor, Outcome};
 use crate::ids::TestId;
 use crate::journal::traces::CallObs;
@@ -118,23 +118,16 @@ impl<'a> Oracle<'a> {
         for (i, tx) in seq.iter().enumerate() {
             let r = self.ex.call(tx);
             gas = gas.saturating_add(r.gas_used);
-            if let Goal::Fails(case) = goal
-                && case.breaks_on_revert()
-                && let Some(why) = self.call_reverted(&r)
-            {
-                hit = Some((Hit { calls: i + 1, gas }, Some(why)));
-                break;
-            }
             let met = match goal {
-                Goal::Fails(case) => match case.kind {
-                    TestKind::Property if case.checked_after(i, seq.len()) => {
-                        self.property_fails(case).map(Some)
-                    }
-                    TestKind::Assertion | TestKind::Overflow if case.checks_call(tx) => {
-                        self.call_fails(&r).map(Some)
-                    }
-                    _ => None,
-                },
+                Goal::Fails(case) => {
+                    let step = Step {
+                        i,
+                        len: seq.len(),
+                        tx,
+                        result: &r,
+                    };
+                    modes::verdict(self, case, step).fails().map(Some)
+                }
                 Goal::Reaches(_, target) => self
                     .optimization_value(case)
                     .is_some_and(|v| v >= target)
@@ -188,29 +181,6 @@ impl<'a> Oracle<'a> {
                 self.engine.target.errors.describe(other)
             )),
         }
-    }
-
-    /// Why call `r` fails its per-call test in this mode: an assertion
-    /// (`Panic(0x01)`, the pre-0.8 invalid opcode, or an `AssertionFailed`
-    /// event, from any frame of the call, one that then reverted included)
-    /// or, in overflow mode, checked arithmetic (`Panic(0x11)`).
-    pub fn call_fails(&self, r: &CallResult) -> Option<String> {
-        if self.engine.config.test_mode == TestMode::Overflow {
-            return r.outcome.is_overflow().then(|| r.outcome.to_string());
-        }
-        if r.outcome.is_assertion_failure() {
-            return Some(r.outcome.to_string());
-        }
-        let errors = &self.engine.target.errors;
-        let topics = &self.engine.target.assertion_topics;
-        let emitted = r.asserted
-            || r.logs
-                .iter()
-                .any(|l| l.topics().first().is_some_and(|t| topics.contains(t)));
-        emitted.then(|| match r.outcome {
-            Outcome::Success { .. } => "emitted AssertionFailed".to_string(),
-            ref other => format!("emitted AssertionFailed, then {}", errors.describe(other)),
-        })
     }
 
     /// `Some(reason)` if the property is false (or reverts) in the current
@@ -311,7 +281,7 @@ impl<'a> Oracle<'a> {
         self.ex.reset();
         for (i, tx) in seq.iter().enumerate() {
             self.ex.call(tx);
-            if case.kind == TestKind::Property && case.checked_after(i, seq.len()) {
+            if case.kind.must_hold() && case.checked_after(i, seq.len()) {
                 let _ = self.property_fails(case);
             }
         }
@@ -330,21 +300,16 @@ impl<'a> Oracle<'a> {
             let started = std::time::Instant::now();
             let r = self.ex.call(tx);
             let mut obs = CallObs::of(&r.outcome, r.gas_used, started.elapsed().as_nanos() as u64);
-            match case.kind {
-                TestKind::Property
-                    if case.breaks_on_revert() && self.call_reverted(&r).is_some() =>
-                {
-                    obs.mark(case.id, true);
-                }
-                TestKind::Property if case.checked_after(i, seq.len()) => {
-                    let fails = self.property_fails(case).is_some();
-                    obs.mark(case.id, fails);
-                }
-                TestKind::Assertion | TestKind::Overflow if case.checks_call(tx) => {
-                    let fails = self.call_fails(&r).is_some();
-                    obs.mark(case.id, fails);
-                }
-                _ => {}
+            let step = Step {
+                i,
+                len: seq.len(),
+                tx,
+                result: &r,
+            };
+            match modes::verdict(self, case, step) {
+                Verdict::Unchecked => {}
+                Verdict::Holds => obs.mark(case.id, false),
+                Verdict::Fails(_) => obs.mark(case.id, true),
             }
             out.push(obs);
         }
@@ -371,15 +336,9 @@ impl<'a> Oracle<'a> {
         if let Some(t) = start {
             self.ex.advance_time_to(t);
         }
-        let mut properties: Vec<TestCase> = self
-            .engine
-            .tests
-            .cases()
-            .filter(|c| c.kind == TestKind::Property)
-            .cloned()
-            .collect();
-        // End-of-sequence tests last (they may write).
-        properties.sort_by_key(|c| c.at_end);
+        let mut cases: Vec<TestCase> = self.engine.tests.cases().cloned().collect();
+        // End-of-sequence tests last.
+        cases.sort_by_key(|c| c.at_end);
         let mut steps = Vec::with_capacity(seq.len());
         let mut stop = DryStop::Complete;
         let mut unbound = None;
@@ -409,20 +368,16 @@ impl<'a> Oracle<'a> {
                 produced.push(result.produced(tx));
             }
             let new_points = self.ex.commit_coverage();
-            let reverted = self.call_reverted(&result).is_some();
-            let mut failing: Vec<TestId> = properties
-                .iter()
-                .filter(|c| {
-                    (reverted && c.breaks_on_revert())
-                        || (c.checked_after(i, seq.len()) && self.property_fails(c).is_some())
-                })
+            let step = Step {
+                i,
+                len: seq.len(),
+                tx,
+                result: &result,
+            };
+            let failing: Vec<TestId> = (cases.iter())
+                .filter(|c| matches!(modes::verdict(self, c, step), Verdict::Fails(_)))
                 .map(|c| c.id)
                 .collect();
-            if self.call_fails(&result).is_some()
-                && let Some(c) = self.engine.tests.cases().find(|c| c.checks_call(tx))
-            {
-                failing.push(c.id);
-            }
             steps.push(DryStep {
                 call: tx.clone(),
                 result,

@@ -362,24 +362,6 @@ pub struct StoredReproducer {
     pub shrink_done: bool,
 }
 
-impl<'de> Deserialize<'de> for crate::campaign::properties::TestKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use crate::campaign::properties::TestKind;
-        let s = String::deserialize(d)?;
-        Ok(match s.as_str() {
-            "property" => TestKind::Property,
-            "assertion" => TestKind::Assertion,
-            "optimization" => TestKind::Optimization,
-            "overflow" => TestKind::Overflow,
-            other => {
-                return Err(serde::de::Error::custom(format!(
-                    "unknown test kind {other}"
-                )));
-            }
-        })
-    }
-}
-
 /// A stable name for a sequence: FNV-1a of its calldata, senders and values.
 pub fn sequence_hash(txs: &[Tx]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

@@ -11,36 +11,7 @@ use arc_swap::ArcSwapOption;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum TestKind {
-    /// A `bool` function that must stay true.
-    Property,
-    /// A function whose calls must never fail an assertion.
-    Assertion,
-    /// An `int256` function to maximise.
-    Optimization,
-    /// A function whose calls must never overflow checked arithmetic.
-    Overflow,
-}
-
-impl TestKind {
-    /// Its name, as the report's JSON spells it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TestKind::Property => "property",
-            TestKind::Assertion => "assertion",
-            TestKind::Optimization => "optimization",
-            TestKind::Overflow => "overflow",
-        }
-    }
-
-    /// Tests on the calls of one function (assertion, overflow), as opposed
-    /// to functions evaluated after every call (property, optimization).
-    pub fn is_per_call(self) -> bool {
-        matches!(self, TestKind::Assertion | TestKind::Overflow)
-    }
-}
+pub use super::modes::TestKind;
 
 /// One test.
 #[derive(Clone, Debug)]
@@ -72,7 +43,7 @@ impl TestCase {
     /// the properties and invariants of the target (not specs added at run
     /// time, not the end-of-sequence `afterInvariant`).
     pub fn breaks_on_revert(&self) -> bool {
-        self.kind == TestKind::Property && self.spec.is_none() && !self.at_end
+        self.kind.must_hold() && self.spec.is_none() && !self.at_end
     }
 
     /// Whether this is the per-call test (assertion, overflow) of the
@@ -345,7 +316,7 @@ impl TestStore {
             && self
                 .slots
                 .iter()
-                .all(|s| s.case.kind != TestKind::Optimization && s.falsified.load().is_some())
+                .all(|s| !s.case.kind.seeks_value() && s.falsified.load().is_some())
     }
 
     pub fn falsified_count(&self) -> usize {

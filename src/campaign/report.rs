@@ -177,7 +177,7 @@ impl Report {
             .tests
             .cases()
             .map(|c| {
-                if c.kind == TestKind::Optimization {
+                if c.kind.seeks_value() {
                     let o = s.tests.optimum(c.id);
                     return TestReport {
                         name: c.name.clone(),

@@ -13,7 +13,7 @@
 //! A restarted node reads its cursors and downloads only what is new.
 
 use super::persist::{StoredEntry, StoredOptimum, StoredReproducer, write_atomic};
-use super::properties::{FoundBy, Optimum, TestCase, TestKind};
+use super::properties::{FoundBy, Optimum, TestCase};
 use super::{CampaignError, Control, Engine, Goal, Layout, Oracle};
 use crate::config::Config;
 use crate::executor::Target;
@@ -794,7 +794,7 @@ impl Node {
                     self.pending.findings.push((k, Some(bytes)));
                 }
             }
-            if case.kind == TestKind::Optimization
+            if case.kind.seeks_value()
                 && let Some(o) = engine.stored_optimum(case.id)
             {
                 let k = key::optimum(&super::persist::file_stem(&o.test), &calls_sha(&o.sequence));

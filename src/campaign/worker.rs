@@ -5,7 +5,7 @@
 
 use super::generate::{self, Dictionary, GenContext};
 use super::oracle::{Goal, Oracle};
-use super::properties::{Falsification, FoundBy, Optimum, TestCase, TestKind};
+use super::properties::{Falsification, FoundBy, Optimum, TestCase};
 use super::{CallBudget, Engine, FunctionStats, Injection, WorkerStats};
 use crate::corpus::Origin;
 use crate::eventlog::{Payload, StopReason, now_ms};
@@ -25,6 +25,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 mod checks;
+pub(crate) use checks::AfterCall;
 mod inject;
 mod input_to_state;
 mod reverts;

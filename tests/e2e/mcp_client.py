@@ -81,7 +81,7 @@ async def exercise(session, label, inject=True):
         ("clear_priorities", {}), ("status", {}), ("revert_census", {"top": 3}), ("test_vacuity", {}),
         ("evaluate_predicates", {"predicates": ["tries()"], "entries": 3}),
     ]:
-        r, v = await call(session, name, args)
+        r, v = await poll(session, name, args)
         check(not is_error(r), f"{label}: {name} failed: {v}")
     r, v = await call(session, "read_logs", {"count": 9999})
     check(is_error(r) and v["error"]["code"] == "INVALID_INPUT", f"{label}: malformed count -> {v}")
@@ -123,20 +123,20 @@ async def exercise(session, label, inject=True):
         spans = v["items"]
         await asyncio.sleep(0.05)
     check(spans, f"{label}: the falsifying call as a span within 10 s")
-    r, v = await call(session, "get_trace", {"traceId": spans[0]["traceId"]})
+    r, v = await poll(session, "get_trace", {"traceId": spans[0]["traceId"]})
     check(not is_error(r) and v["trace"]["spans"][0]["data"]["call"] == f"unlock({KEY_DEC})",
           f"{label}: get_trace -> {v}")
     r, v = await call(session, "search_spans", {"filters": [{"field": "data.gasUsed", "operator": "contains", "value": 1}]})
     check(is_error(r) and v["error"]["details"]["field"] == "filters[0].operator", f"{label}: bad operator -> {v}")
     # The code graph with coverage, and this session's attempt in the ETG.
-    r, v = await call(session, "graph_context_for_files", {"project_root": os.getcwd(), "files": ["unlock"]})
+    r, v = await poll(session, "graph_context_for_files", {"project_root": os.getcwd(), "files": ["unlock"]})
     check(not is_error(r) and v["contexts"][0]["symbols"], f"{label}: graph_context_for_files -> {v}")
     r, v = await call(session, "etg_log_event", {"attempt_id": f"{label}-attempt", "kind": "checkpoint",
                                                  "payload": {"message": "unlock with the key"}})
     check(not is_error(r) and v["attempt_id"] == f"{label}-attempt", f"{label}: etg_log_event -> {v}")
     r, v = await call(session, "etg_log_event", {"attempt_id": "x", "kind": "tool_end", "payload": {"tool": "t"}})
     check(is_error(r) and v["error"]["details"]["field"] == "payload.status", f"{label}: bad payload -> {v}")
-    r, v = await call(session, "etg_query_similar_attempts", {"query": f"unlock({KEY})"})
+    r, v = await poll(session, "etg_query_similar_attempts", {"query": f"unlock({KEY})"})
     check(not is_error(r) and "matches" in v, f"{label}: etg_query_similar_attempts -> {v}")
     print(f"{label}: ok (falsified and found in {time.monotonic() - t0:.2f}s)")
 

@@ -32,7 +32,7 @@ impl Engine {
         let Some(case) = self
             .tests
             .cases()
-            .find(|c| c.name == stored.test && c.kind == TestKind::Optimization)
+            .find(|c| c.name == stored.test && c.kind.seeks_value())
         else {
             return Ok(false);
         };

@@ -7,10 +7,27 @@ use super::*;
 /// test's reproducer file (the writer thread writes it atomically).
 const SAVE_SHRINK_EVERY: Duration = Duration::from_secs(1);
 
+/// One call a worker just made, with the sequence it ends, as a test mode's
+/// [`after_call`](crate::campaign::modes::Mode::after_call) sees it.
+pub(crate) struct AfterCall<'a> {
+    executed: &'a [Tx],
+    /// Gas of each call of `executed`.
+    gas: &'a [u64],
+    meta: CallMeta<'a>,
+    last: &'a crate::executor::CallResult,
+}
+
+impl AfterCall<'_> {
+    /// The sequence's gas, summed only when something is falsified.
+    fn seq_gas(&self) -> u64 {
+        self.gas.iter().fold(0u64, |a, g| a.saturating_add(*g))
+    }
+}
+
 impl Worker {
     /// Checks the tests after the last call of `executed` (whose calls used
-    /// `gas`); returns how many were newly falsified (`None` when nothing
-    /// is checked in this mode).
+    /// `gas`), as the campaign's test mode says; returns how many were newly
+    /// falsified (`None` when the mode's tests are not falsified by calls).
     pub(super) fn check_tests(
         &mut self,
         executed: &[Tx],
@@ -18,102 +35,99 @@ impl Worker {
         meta: CallMeta<'_>,
         last: &crate::executor::CallResult,
     ) -> Option<u32> {
+        let mode = crate::campaign::modes::of(self.engine.config.test_mode);
+        let call = AfterCall {
+            executed,
+            gas,
+            meta,
+            last,
+        };
+        mode.after_call(self, &call)
+    }
+
+    /// Why the call breaks the properties `failOnRevert` covers: its revert
+    /// (`None` when it did not revert or the option is off).
+    pub(crate) fn reverted(&mut self, call: &AfterCall<'_>) -> Option<String> {
+        Oracle::new(&self.engine, &mut self.ex).call_reverted(call.last)
+    }
+
+    /// The per-call test of the function the call called (on the contract it
+    /// called): broken when the call failed an assertion (or, with
+    /// `overflow`, overflowed); returns whether it was newly falsified.
+    pub(crate) fn check_call(&mut self, call: &AfterCall<'_>, overflow: bool) -> u32 {
         let engine = self.engine.clone();
-        let mut falsified = 0;
-        // Summed only when something is falsified, not after every call.
-        let seq_gas = || gas.iter().fold(0u64, |a, g| a.saturating_add(*g));
-        match engine.config.test_mode {
-            crate::config::TestMode::Property => {
-                let reverted = Oracle::new(&engine, &mut self.ex).call_reverted(last);
-                falsified += self.check_properties(executed, &seq_gas, meta, reverted, |c| {
-                    c.kind == TestKind::Property
-                });
-            }
-            crate::config::TestMode::Assertion | crate::config::TestMode::Overflow => {
-                falsified += self.check_specs(executed, &seq_gas, meta);
-                let tx = executed.last().expect("one call ran");
-                let fails = Oracle::new(&engine, &mut self.ex).call_fails(last);
-                if let Some(reason) = fails
-                    && let Some(case) = engine.tests.cases().find(|c| c.checks_call(tx))
-                    && engine.tests.is_open(case.id)
-                {
-                    if let Some(o) = self.obs.last_mut() {
-                        o.mark(case.id, true);
-                    }
-                    falsified +=
-                        self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta) as u32;
-                }
-            }
-            crate::config::TestMode::Optimization => {
-                self.check_specs(executed, &seq_gas, meta);
-                for case in engine.tests.cases() {
-                    if case.kind != TestKind::Optimization {
-                        continue;
-                    }
-                    let value = self.checks.value(&mut self.ex, case, |ex| {
-                        Oracle::new(&engine, ex).optimization_value(case)
-                    });
-                    if let Some(v) = value {
-                        let improved = engine.tests.offer(case.id, v, || Optimum {
-                            value: v,
-                            sequence: executed.to_vec(),
-                            worker: Some(self.id),
-                            found_ms: now_ms(),
-                        });
-                        if improved {
-                            if self.tracing {
-                                let mut t = self.trace(
-                                    TraceRole::Optimization,
-                                    meta.source,
-                                    executed.to_vec(),
-                                );
-                                t.test = Some(case.id);
-                                t.value = Some(v.to_string());
-                                engine.journal_send(|| Record::Trace(Box::new(t)));
-                            }
-                            let limbs = v.into_raw().into_limbs();
-                            self.emit(Payload::OptimizationImproved {
-                                test: case.id,
-                                value: limbs,
-                            });
-                            engine.persist_optimum(case.id);
-                        }
-                    }
-                }
-                return None;
-            }
-            crate::config::TestMode::Exploration => {
-                self.check_specs(executed, &seq_gas, meta);
-                return None;
-            }
+        let tx = call.executed.last().expect("one call ran");
+        let Some(reason) = crate::campaign::modes::call_fails(&engine, overflow, call.last) else {
+            return 0;
+        };
+        let Some(case) = engine.tests.cases().find(|c| c.checks_call(tx)) else {
+            return 0;
+        };
+        if !engine.tests.is_open(case.id) {
+            return 0;
         }
-        Some(falsified)
+        if let Some(o) = self.obs.last_mut() {
+            o.mark(case.id, true);
+        }
+        let executed = call.executed.to_vec();
+        self.on_falsified(case, executed, call.seq_gas(), reason, call.meta) as u32
+    }
+
+    /// Reads every optimization test's value on the state the call left and
+    /// keeps a better one with the sequence that reached it.
+    pub(crate) fn improve_optima(&mut self, call: &AfterCall<'_>) {
+        let engine = self.engine.clone();
+        for case in engine.tests.cases().filter(|c| c.kind.seeks_value()) {
+            let value = self.checks.value(&mut self.ex, case, |ex| {
+                Oracle::new(&engine, ex).optimization_value(case)
+            });
+            let Some(v) = value else { continue };
+            let improved = engine.tests.offer(case.id, v, || Optimum {
+                value: v,
+                sequence: call.executed.to_vec(),
+                worker: Some(self.id),
+                found_ms: now_ms(),
+            });
+            if !improved {
+                continue;
+            }
+            if self.tracing {
+                let mut t = self.trace(
+                    TraceRole::Optimization,
+                    call.meta.source,
+                    call.executed.to_vec(),
+                );
+                t.test = Some(case.id);
+                t.value = Some(v.to_string());
+                engine.journal_send(|| Record::Trace(Box::new(t)));
+            }
+            let limbs = v.into_raw().into_limbs();
+            self.emit(Payload::OptimizationImproved {
+                test: case.id,
+                value: limbs,
+            });
+            engine.persist_optimum(case.id);
+        }
     }
 
     /// Checks the specs added at run time (in property mode they are
     /// checked with the other properties); returns how many were newly
     /// falsified.
-    pub(super) fn check_specs(
-        &mut self,
-        executed: &[Tx],
-        seq_gas: &dyn Fn() -> u64,
-        meta: CallMeta<'_>,
-    ) -> u32 {
-        self.check_properties(executed, seq_gas, meta, None, |c| c.spec.is_some())
+    pub(crate) fn check_specs(&mut self, call: &AfterCall<'_>) -> u32 {
+        self.check_held(call, None, |c| c.spec.is_some())
     }
 
     /// Checks the open tests `which` selects as properties (a view that
     /// must hold; with `failOnRevert`, `reverted` says why the call broke
     /// those [`TestCase::breaks_on_revert`] covers); returns how many were
     /// newly falsified.
-    pub(super) fn check_properties(
+    pub(crate) fn check_held(
         &mut self,
-        executed: &[Tx],
-        seq_gas: &dyn Fn() -> u64,
-        meta: CallMeta<'_>,
+        call: &AfterCall<'_>,
         reverted: Option<String>,
         which: impl Fn(&TestCase) -> bool,
     ) -> u32 {
+        let meta = call.meta;
         let engine = self.engine.clone();
         // Every test is checked on the state the call left before any is
         // settled (shrinking one moves the executor), end-of-sequence tests
@@ -140,7 +154,8 @@ impl Worker {
         }
         let mut falsified = 0;
         for (case, reason) in failing {
-            falsified += self.on_falsified(case, executed.to_vec(), seq_gas(), reason, meta) as u32;
+            let executed = call.executed.to_vec();
+            falsified += self.on_falsified(case, executed, call.seq_gas(), reason, meta) as u32;
         }
         falsified
     }

@@ -1,0 +1,79 @@
+//! Assertion mode: every function workers call is a test, broken by a call
+//! of it that fails an assertion (`Panic(0x01)`, the pre-0.8 invalid opcode,
+//! or an `AssertionFailed` event, from any frame of the call, one that then
+//! reverted included). Its overflow form (`testMode: overflow`) is broken
+//! by checked arithmetic instead (`Panic(0x11)`). Specs added at run time
+//! are checked as properties after every call.
+
+use super::{Found, Mode, Step, TestKind, Verdict};
+use crate::campaign::Engine;
+use crate::campaign::oracle::Oracle;
+use crate::campaign::properties::TestCase;
+use crate::campaign::worker::{AfterCall, Worker};
+use crate::executor::{CallResult, Outcome};
+
+pub(super) struct Assertion {
+    /// Overflow mode: checked arithmetic, not assertions.
+    pub overflow: bool,
+}
+
+impl Mode for Assertion {
+    fn discover(&self, found: &mut Found<'_>) {
+        let kind = if self.overflow {
+            TestKind::Overflow
+        } else {
+            TestKind::Assertion
+        };
+        // Named by signature, as Echidna names them; a signature that two
+        // contracts share is told apart by the contract's name from its
+        // second test on.
+        let mut named = std::collections::HashSet::new();
+        for c in found.callable {
+            let sig = c.function.signature();
+            let name = match (&c.contract, named.insert(sig.clone())) {
+                (Some(contract), false) => format!("{contract}.{sig}"),
+                _ => sig,
+            };
+            found.push(kind, name, c.function.clone(), c.to);
+        }
+    }
+
+    fn after_call(&self, worker: &mut Worker, call: &AfterCall<'_>) -> Option<u32> {
+        Some(worker.check_specs(call) + worker.check_call(call, self.overflow))
+    }
+}
+
+/// A per-call test after a call: judged only on calls of its function.
+pub(super) fn verdict(oracle: &mut Oracle<'_>, case: &TestCase, step: Step<'_>) -> Verdict {
+    if !case.checks_call(step.tx) {
+        return Verdict::Unchecked;
+    }
+    let overflow = case.kind == TestKind::Overflow;
+    match call_fails(oracle.engine(), overflow, step.result) {
+        Some(why) => Verdict::Fails(why),
+        None => Verdict::Holds,
+    }
+}
+
+/// Why call `r` fails its per-call test: an assertion, or with `overflow`
+/// checked arithmetic; `None` if it does not.
+pub(super) fn call_fails(engine: &Engine, overflow: bool, r: &CallResult) -> Option<String> {
+    if overflow {
+        return r.outcome.is_overflow().then(|| r.outcome.to_string());
+    }
+    if r.outcome.is_assertion_failure() {
+        return Some(r.outcome.to_string());
+    }
+    let topics = &engine.target.assertion_topics;
+    let emitted = r.asserted
+        || r.logs
+            .iter()
+            .any(|l| l.topics().first().is_some_and(|t| topics.contains(t)));
+    emitted.then(|| match r.outcome {
+        Outcome::Success { .. } => "emitted AssertionFailed".to_string(),
+        ref other => format!(
+            "emitted AssertionFailed, then {}",
+            engine.target.errors.describe(other)
+        ),
+    })
+}
