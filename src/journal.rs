@@ -232,9 +232,7 @@ pub enum Record {
     /// A state-changing control command and its result.
     Command {
         ts_ms: u64,
-        command: String,
-        arguments: Value,
-        result: Value,
+        logged: crate::command::Logged,
         injection: Option<u64>,
     },
     /// A tool call or injection rejected for bad input.

@@ -48,6 +48,7 @@ pub use rudder_lockfree::{appendvec, priority};
 
 pub mod artifacts;
 pub mod campaign;
+pub mod command;
 pub mod config;
 pub mod corpus;
 pub mod coverage;

@@ -8,6 +8,7 @@
 //! worker; workers pick it up between two calls.
 
 use super::Engine;
+use crate::command::{Clear, Command, CommandResult, Inject, Logged, Prioritize};
 use crate::eventlog::now_ms;
 use crate::ids::InjectionId;
 use crate::parser::{CallDefaults, parse_txs};
@@ -397,10 +398,14 @@ impl Control {
             ))
         };
         let result = match &r {
-            Ok(rc) => {
-                json!({ "injection": rc.id.0, "injectedCount": rc.calls, "workers": rc.workers })
-            }
-            Err(e) => json!({ "error": e.to_string() }),
+            Ok(rc) => CommandResult::Injected {
+                injection: rc.id.0,
+                injected_count: rc.calls,
+                workers: rc.workers,
+            },
+            Err(e) => CommandResult::Failed {
+                error: e.to_string(),
+            },
         };
         if let Err(e) = &r {
             let field = match e {
@@ -412,14 +417,12 @@ impl Control {
         }
         // The journal has the command already (before any worker could
         // report running it); the command log gets it now, durably.
-        let mut arguments = json!({ "sequence": printed });
-        if repeat != 1 {
-            arguments["repeat"] = repeat.into();
-        }
-        if let Some(node) = shared_from {
-            arguments["sharedFrom"] = node.into();
-        }
-        self.log_command_only("inject_transaction", &arguments, &result);
+        let command = Command::InjectTransaction(Inject {
+            sequence: printed,
+            repeat,
+            shared_from: shared_from.map(str::to_string),
+        });
+        self.log_command_only(&Logged { command, result });
         r
     }
 
@@ -466,17 +469,23 @@ impl Control {
         }
         let id = InjectionId(self.next_injection.fetch_add(1, Ordering::Relaxed));
         let calls = txs.len();
-        self.engine.journal_send(|| crate::journal::Record::Command {
-            ts_ms: now_ms(),
-            command: "inject_transaction".into(),
-            arguments: if repeat == 1 {
-                json!({ "sequence": printed })
-            } else {
-                json!({ "sequence": printed, "repeat": repeat })
-            },
-            result: json!({ "injection": id.0, "injectedCount": calls, "workers": self.workers.len() }),
-            injection: Some(id.0),
-        });
+        self.engine
+            .journal_send(|| crate::journal::Record::Command {
+                ts_ms: now_ms(),
+                logged: Logged {
+                    command: Command::InjectTransaction(Inject {
+                        sequence: printed.to_vec(),
+                        repeat,
+                        shared_from: None,
+                    }),
+                    result: CommandResult::Injected {
+                        injection: id.0,
+                        injected_count: calls,
+                        workers: self.workers.len(),
+                    },
+                },
+                injection: Some(id.0),
+            });
         let holes = if holes.iter().all(Holes::is_empty) {
             Vec::new()
         } else {
@@ -565,14 +574,20 @@ impl Control {
                 self.engine.priorities.add(i, &canonical, weight)
             })
         };
-        self.log_command(
-            "prioritize_function",
-            &json!({ "functionSignature": signature, "weight": weight }),
-            &match &r {
-                Ok(p) => json!({ "prioritizedFunctions": p.signatures() }),
-                Err(e) => json!({ "error": e.to_string() }),
+        self.log_command(Logged {
+            command: Command::PrioritizeFunction(Prioritize {
+                function_signature: signature.to_string(),
+                weight,
+            }),
+            result: match &r {
+                Ok(p) => CommandResult::Prioritized {
+                    prioritized_functions: p.signatures(),
+                },
+                Err(e) => CommandResult::Failed {
+                    error: e.to_string(),
+                },
             },
-        );
+        });
         r
     }
 
@@ -580,11 +595,10 @@ impl Control {
     /// Logged to the command log.
     pub fn clear_priorities(&self) -> usize {
         let n = self.engine.priorities.clear();
-        self.log_command(
-            "clear_priorities",
-            &json!({}),
-            &json!({ "clearedCount": n }),
-        );
+        self.log_command(Logged {
+            command: Command::ClearPriorities(Clear {}),
+            result: CommandResult::Cleared { cleared_count: n },
+        });
         n
     }
 
@@ -608,31 +622,24 @@ impl Control {
             }
             let v: Value =
                 serde_json::from_str(line).map_err(|e| at(n, &format!("not JSON: {e}")))?;
-            if v["result"].get("error").is_some() {
+            let Some(logged) = Logged::parse(&v).map_err(|e| at(n, &e))? else {
+                continue; // not a command that steers the workers
+            };
+            if logged.result.failed() {
                 continue; // it failed then; replaying it would fail again
             }
-            let args = &v["arguments"];
-            match v["command"].as_str() {
-                Some("inject_transaction") => {
-                    let calls: Vec<String> = args["sequence"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|c| c.as_str().map(str::to_string))
-                        .collect();
-                    let repeat = args["repeat"].as_u64().unwrap_or(1).min(u32::MAX as u64) as u32;
-                    self.inject_calls_repeated(&calls, None, U256::ZERO, repeat)
+            match logged.command {
+                Command::InjectTransaction(i) => {
+                    self.inject_calls_repeated(&i.sequence, None, U256::ZERO, i.repeat)
                         .map_err(|e| at(n, &e))?;
                 }
-                Some("prioritize_function") => {
-                    let sig = args["functionSignature"].as_str().unwrap_or_default();
-                    let w = args["weight"].as_u64().unwrap_or(1) as u32;
-                    self.prioritize(sig, w).map_err(|e| at(n, &e))?;
+                Command::PrioritizeFunction(p) => {
+                    self.prioritize(&p.function_signature, p.weight)
+                        .map_err(|e| at(n, &e))?;
                 }
-                Some("clear_priorities") => {
+                Command::ClearPriorities(_) => {
                     self.clear_priorities();
                 }
-                _ => continue,
             }
             applied += 1;
         }
@@ -655,28 +662,30 @@ impl Control {
         self.engine.journal_rejection(tool, field, message);
     }
 
-    /// Appends one command to `{corpusDir}/mcp-commands.jsonl` (fsynced).
-    pub fn log_command(&self, command: &str, arguments: &Value, result: &Value) {
+    /// Appends one command to `{corpusDir}/mcp-commands.jsonl` (fsynced)
+    /// and to the journal.
+    fn log_command(&self, logged: Logged) {
+        self.log_command_only(&logged);
         self.engine
             .journal_send(|| crate::journal::Record::Command {
                 ts_ms: now_ms(),
-                command: command.to_string(),
-                arguments: arguments.clone(),
-                result: result.clone(),
+                logged,
                 injection: None,
             });
-        self.log_command_only(command, arguments, result);
     }
 
     /// Appends one command to the command log only (not the journal).
-    fn log_command_only(&self, command: &str, arguments: &Value, result: &Value) {
-        let line = json!({
+    fn log_command_only(&self, logged: &Logged) {
+        let mut line = json!({
             "timestamp": super::rfc3339(now_ms()),
             "runId": self.engine.run_id,
-            "command": command,
-            "arguments": arguments,
-            "result": result,
         });
+        if let (Some(line), Value::Object(fields)) = (
+            line.as_object_mut(),
+            serde_json::to_value(logged).expect("commands serialize"),
+        ) {
+            line.extend(fields);
+        }
         // Durable before the caller hears back: the disk writer appends and
         // syncs it (commands queued together share one sync).
         if !self

@@ -15,6 +15,7 @@
 use super::persist::{StoredEntry, StoredOptimum, StoredReproducer, write_atomic};
 use super::properties::{FoundBy, Optimum, TestCase};
 use super::{CampaignError, Control, Engine, Goal, Layout, Oracle};
+use crate::command::{Command, Logged};
 use crate::config::Config;
 use crate::executor::Target;
 use crate::shared::{
@@ -839,30 +840,22 @@ impl Node {
             let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
                 continue;
             };
-            let args = &v["arguments"];
-            if v["command"] != "inject_transaction"
-                || v["result"].get("error").is_some()
-                || args.get("sharedFrom").is_some()
-            {
+            // This node's own injections that ran; not those it was given.
+            let Ok(Some(Logged {
+                command: Command::InjectTransaction(inject),
+                result,
+            })) = Logged::parse(&v)
+            else {
+                continue;
+            };
+            if result.failed() || inject.shared_from.is_some() || inject.sequence.is_empty() {
                 continue;
             }
-            let sequence: Vec<String> = args["sequence"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|c| c.as_str().map(str::to_string))
-                .collect();
-            let repeat = args["repeat"]
-                .as_u64()
-                .unwrap_or(1)
-                .min(u64::from(u32::MAX)) as u32;
-            if !sequence.is_empty() {
-                self.pending.injections.push(SharedInjection {
-                    sequence,
-                    repeat,
-                    batch: None,
-                });
-            }
+            self.pending.injections.push(SharedInjection {
+                sequence: inject.sequence,
+                repeat: inject.repeat,
+                batch: None,
+            });
         }
         self.pending.command_log_offset = Some(from + end as u64 + 1);
     }

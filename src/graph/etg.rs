@@ -17,6 +17,7 @@
 //! from its text, and the score is the IDF-weighted share of the query's
 //! features the attempt has (1.0: it has them all).
 
+use crate::command::Command;
 use parking_lot::{Mutex, RwLock};
 use serde::Serialize;
 use serde_json::Value;
@@ -491,25 +492,27 @@ fn absorb(a: &mut AttemptDoc, e: &EtgEvent, found: &mut BTreeSet<String>) {
         EtgKind::ToolStart => {
             *a.tools.entry(tool.to_string()).or_insert(0) += 1;
             let args = p.get("arguments").cloned().unwrap_or(Value::Null);
+            match Command::from_tool(tool, &args) {
+                Some(Command::InjectTransaction(inject)) => {
+                    for c in inject.sequence {
+                        found.extend(features_of_text(&c));
+                        if a.calls.len() < KEEP {
+                            a.calls.push(c);
+                        }
+                    }
+                    return;
+                }
+                Some(Command::PrioritizeFunction(p)) => {
+                    let sig = p.function_signature;
+                    found.extend(features_of_text(&sig));
+                    if a.prioritized.len() < KEEP {
+                        a.prioritized.push(sig);
+                    }
+                    return;
+                }
+                _ => {}
+            }
             match tool {
-                "inject_transaction" => {
-                    for call in args["sequence"].as_array().into_iter().flatten() {
-                        if let Some(c) = call.as_str() {
-                            if a.calls.len() < KEEP {
-                                a.calls.push(c.to_string());
-                            }
-                            found.extend(features_of_text(c));
-                        }
-                    }
-                }
-                "prioritize_function" => {
-                    if let Some(sig) = str_at(&args, "functionSignature") {
-                        if a.prioritized.len() < KEEP {
-                            a.prioritized.push(sig.to_string());
-                        }
-                        found.extend(features_of_text(sig));
-                    }
-                }
                 "graph_context_for_files" | "graph_index_project" => {
                     for f in args["files"].as_array().into_iter().flatten() {
                         if let Some(f) = f.as_str() {

@@ -213,15 +213,10 @@ impl Writer {
             Record::Family(rows) => rows.insert(tx),
             Record::Command {
                 ts_ms,
-                command,
-                arguments,
-                result,
+                logged,
                 injection,
             } => {
-                let function = arguments
-                    .get("functionSignature")
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
+                let function = logged.command.function().map(str::to_string);
                 let id = self.insert(
                     tx,
                     Row {
@@ -230,7 +225,7 @@ impl Writer {
                         parent: self.root,
                         function,
                         injection,
-                        properties: json!({ "command": command, "arguments": arguments, "result": result }),
+                        properties: serde_json::to_value(&logged).expect("commands serialize"),
                         ..Row::default()
                     },
                 )?;

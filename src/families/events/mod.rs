@@ -24,6 +24,7 @@ use super::errors::{ErrorCode, ToolError};
 use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
 use super::journal_read::JournalRead;
 use crate::campaign::{CampaignRead, rfc3339};
+use crate::command::{Command, CommandResult, Logged};
 use crate::journal::query::{self, Entity, Filter, QueryError};
 use crate::journal::{Journal, Kind, Severity};
 use rusqlite::types::Value as Sql;
@@ -470,28 +471,22 @@ impl EventsTools {
                         }
                     }
                     "ControlCommand" => {
-                        let cmd = r.properties["command"].as_str().unwrap_or("");
-                        match cmd {
-                            "prioritize_function" => {
-                                if let Some(list) =
-                                    r.properties["result"]["prioritizedFunctions"].as_array()
-                                {
-                                    priorities = list
-                                        .iter()
-                                        .filter_map(|v| v.as_str().map(str::to_string))
-                                        .collect();
-                                } else if let Some(sig) =
-                                    r.properties["arguments"]["functionSignature"].as_str()
-                                    && !priorities.iter().any(|p| p == sig)
-                                {
-                                    priorities.push(sig.to_string());
-                                }
-                            }
-                            "clear_priorities" => priorities.clear(),
-                            "inject_transaction" => {
-                                if let Some(id) = r.properties["result"]["injection"].as_u64() {
-                                    injections.insert(id, 0);
-                                }
+                        let Ok(Some(logged)) = Logged::parse(&r.properties) else {
+                            continue;
+                        };
+                        match (logged.command, logged.result) {
+                            (
+                                Command::PrioritizeFunction(_),
+                                CommandResult::Prioritized {
+                                    prioritized_functions,
+                                },
+                            ) => priorities = prioritized_functions,
+                            (Command::ClearPriorities(_), _) => priorities.clear(),
+                            (
+                                Command::InjectTransaction(_),
+                                CommandResult::Injected { injection, .. },
+                            ) => {
+                                injections.insert(injection, 0);
                             }
                             _ => {}
                         }
