@@ -193,6 +193,18 @@ pub enum Category {
 }
 
 impl Category {
+    pub const ALL: [Category; 5] = [
+        Category::Execution,
+        Category::MarketData,
+        Category::Indicators,
+        Category::Risk,
+        Category::Performance,
+    ];
+
+    pub fn parse(name: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Category::Execution => "Execution",

@@ -4,7 +4,7 @@
 //! query past it).
 
 use super::rollup::{self, Acc, Piece, ROWS, WIDTHS_MS};
-use super::{Kind, Reader, Severity};
+use super::{Category, Kind, Reader, Severity};
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params_from_iter};
 use serde_json::Value;
@@ -78,9 +78,9 @@ pub struct Row {
     pub id: i64,
     pub run_id: String,
     pub ts_ms: u64,
-    pub kind: String,
-    pub severity: String,
-    pub category: String,
+    pub kind: Kind,
+    pub severity: Severity,
+    pub category: Category,
     pub parent: Option<i64>,
     pub properties: Value,
     pub validation_errors: Option<Value>,
@@ -123,12 +123,25 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
         id: r.get(0)?,
         run_id: r.get(1)?,
         ts_ms: r.get::<_, i64>(2)? as u64,
-        kind: r.get(3)?,
-        severity: r.get(4)?,
-        category: r.get(5)?,
+        kind: word(r, 3, Kind::parse)?,
+        severity: word(r, 4, Severity::parse)?,
+        category: word(r, 5, Category::parse)?,
         parent: r.get(6)?,
         properties: serde_json::from_str(&props).unwrap_or(Value::Null),
         validation_errors: invalid.and_then(|s| serde_json::from_str(&s).ok()),
+    })
+}
+
+/// Column `i`, a word of one of the journal's vocabularies; a word this
+/// version does not know is an error naming it.
+fn word<T>(r: &rusqlite::Row<'_>, i: usize, parse: fn(&str) -> Option<T>) -> rusqlite::Result<T> {
+    let w: String = r.get(i)?;
+    parse(&w).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            i,
+            rusqlite::types::Type::Text,
+            format!("unknown word {w:?} in column {i}").into(),
+        )
     })
 }
 

@@ -129,8 +129,6 @@ fn a_prioritized_function_gets_ninety_percent_of_generated_calls() {
     c.control()
         .prioritize("transfer(address,uint256)", 1)
         .unwrap();
-    // Let calls generated before the swap drain, then measure.
-    std::thread::sleep(Duration::from_millis(50));
     let snapshot = |s: &rudder::campaign::CampaignRead| -> Vec<u64> {
         s.stats()
             .function_totals()
@@ -138,6 +136,12 @@ fn a_prioritized_function_gets_ninety_percent_of_generated_calls() {
             .map(|f| f.generated)
             .collect()
     };
+    // Let calls generated before the swap drain (a worker takes the new
+    // set at its next sequence), then measure.
+    let swapped: u64 = snapshot(&s).iter().sum();
+    common::wait_until("2,000 calls generated after the swap", 30, || {
+        snapshot(&s).iter().sum::<u64>() >= swapped + 2_000
+    });
     let before = snapshot(&s);
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut after = snapshot(&s);

@@ -169,8 +169,12 @@ async fn volatility_needs_two_buckets_and_names_too_little_data() {
     // Volatility needs two buckets: the sampler's first sample is taken at
     // the start, and a tool's answer appends one as of now. A fast machine
     // runs these 20,000 calls and everything above inside one 100 ms bucket
-    // (a clean-clone CI did), so let the clock pass a bucket boundary.
-    std::thread::sleep(std::time::Duration::from_millis(150));
+    // (a clean-clone CI did), so wait for the clock to pass a bucket
+    // boundary after the run's start.
+    let started = run.control.read().started_ms();
+    common::wait_until("a 100 ms bucket boundary after the start", 5, || {
+        rudder::eventlog::now_ms() / 100 > started / 100
+    });
     let v = call(
         &server,
         "get_volatility",

@@ -4,11 +4,11 @@
 //! to one node runs on another, a restarted node reads only what is new,
 //! and a store holding another campaign is refused before any work.
 
+use crate::common::wait_until;
 use rudder::campaign::{Campaign, Report};
 use rudder::config::Config;
 use rudder::shared::{Bucket, SharedUrl, sequence_sha};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 fn config(url: &str, node: &str, seed: u64, limit: u64) -> Config {
     Config {
@@ -42,17 +42,6 @@ fn found_by<'a>(r: &'a Report, test: &str) -> Option<&'a str> {
 }
 
 /// Waits for `done` (checked every 20 ms), at most `limit`.
-fn until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let end = Instant::now() + limit;
-    while Instant::now() < end {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    done()
-}
-
 /// A store (a folder, `file://` URL) where node `a` has fuzzed Sequence and
 /// falsified `echidna_not_closed` itself: the folders (held until dropped),
 /// a corpus folder for a node `b`, and A's report.
@@ -146,9 +135,9 @@ fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
     let status = c.read().shared().unwrap();
     assert_eq!(status.node, "b");
     let read = c.control().read();
-    assert!(until(Duration::from_secs(20), || read
-        .shared()
-        .is_some_and(|s| s.syncs > 0)));
+    wait_until("B's first sync", 20, || {
+        read.shared().is_some_and(|s| s.syncs > 0)
+    });
     let s = read.shared().unwrap();
     assert_eq!(s.pulled_entries, 0, "{s:?}");
     assert!(s.reachable, "{s:?}");
@@ -266,17 +255,21 @@ fn an_injection_given_to_one_node_runs_on_every_node() {
         )
         .unwrap();
     let b_log = b.read().layout().command_log();
-    let ran = until(Duration::from_secs(30), || {
+    wait_until("B running A's injection", 30, || {
         std::fs::read_to_string(&b_log)
             .is_ok_and(|t| t.lines().any(|l| l.contains("\"sharedFrom\":\"a\"")))
     });
-    assert!(ran, "B never ran A's injection");
     let read = b.control().read();
-    assert!(until(Duration::from_secs(10), || read
-        .shared()
-        .is_some_and(|s| s.shared_injections == 1)));
-    // A does not take its own injection back from B.
-    std::thread::sleep(Duration::from_millis(500));
+    wait_until("B counting A's injection", 10, || {
+        read.shared().is_some_and(|s| s.shared_injections == 1)
+    });
+    // A does not take its own injection back from B: two more syncs of A
+    // after B had it would have brought it.
+    let a_read = a.control().read();
+    let syncs = a_read.shared().unwrap().syncs;
+    wait_until("two more syncs of A", 20, || {
+        a_read.shared().is_some_and(|s| s.syncs >= syncs + 2)
+    });
     let a_log = std::fs::read_to_string(a.read().layout().command_log()).unwrap();
     assert_eq!(a_log.lines().count(), 1, "{a_log}");
     a.stop();
@@ -363,17 +356,16 @@ fn a_compacted_store_is_pruned_past_every_live_node_and_read_by_a_late_node() {
             )
             .unwrap();
         let given = i + 1;
-        assert!(until(Duration::from_secs(20), || {
+        wait_until("B running A's injection", 20, || {
             read.shared().is_some_and(|s| s.pending == 0)
                 && std::fs::read_to_string(b.read().layout().command_log())
                     .is_ok_and(|t| t.matches("\"sharedFrom\":\"a\"").count() == given)
-        }));
+        });
     }
-    let pruned = until(Duration::from_secs(30), || {
+    wait_until("a generation written and batches pruned", 30, || {
         read.shared()
             .is_some_and(|s| s.generations_written >= 1 && s.batches_deleted >= 1)
     });
-    assert!(pruned, "{:?}", read.shared());
     let s = b.control().read().shared().unwrap();
     assert_eq!(s.generations_written, 0, "b is not the compactor: {s:?}");
     a.stop();
@@ -440,12 +432,16 @@ fn a_compacted_store_is_pruned_past_every_live_node_and_read_by_a_late_node() {
     let c = start("Token", cfg("c", 3), dirs[2].path()).unwrap();
     let c_read = c.control().read();
     let c_log = c.read().layout().command_log();
-    assert!(until(Duration::from_secs(20), || {
+    wait_until("C running A's three injections", 20, || {
         c_read.shared().is_some_and(|s| s.syncs > 1)
             && std::fs::read_to_string(&c_log)
                 .is_ok_and(|t| t.matches("\"sharedFrom\":\"a\"").count() >= 3)
-    }));
-    std::thread::sleep(Duration::from_millis(300));
+    });
+    // None twice: two more syncs would have brought a fourth.
+    let syncs = c_read.shared().unwrap().syncs;
+    wait_until("two more syncs of C", 20, || {
+        c_read.shared().is_some_and(|s| s.syncs >= syncs + 2)
+    });
     let log = std::fs::read_to_string(&c_log).unwrap();
     assert_eq!(log.matches("\"sharedFrom\":\"a\"").count(), 3, "{log}");
     // (C, alone now, is the compactor: it may have written the next one.)

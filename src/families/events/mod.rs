@@ -109,9 +109,9 @@ fn entity_of(e: &query::Row) -> EventEntity {
         event_id: e.id.to_string(),
         run_id: e.run_id.clone(),
         timestamp: rfc3339(e.ts_ms),
-        event_type: e.kind.clone(),
-        severity: e.severity.clone(),
-        category: e.category.clone(),
+        event_type: e.kind.as_str().to_string(),
+        severity: e.severity.as_str().to_string(),
+        category: e.category.as_str().to_string(),
         properties: e.properties.clone(),
         parent_event_id: e.parent.map(|p| p.to_string()),
         validation_errors: e
@@ -454,8 +454,8 @@ impl EventsTools {
             let mut priorities: Vec<String> = Vec::new();
             let mut injections: std::collections::BTreeMap<u64, usize> = Default::default();
             for r in &rows {
-                match r.kind.as_str() {
-                    "PropertyFalsified" => {
+                match r.kind {
+                    Kind::PropertyFalsified => {
                         let name = r.properties["property"].as_str().unwrap_or("").to_string();
                         props.retain(|p| p.name != name);
                         props.push(SnapshotProperty {
@@ -464,13 +464,13 @@ impl EventsTools {
                             falsified_at: Some(rfc3339(r.ts_ms)),
                         });
                     }
-                    "TestShrunk" if r.properties["done"] == json!(true) => {
+                    Kind::TestShrunk if r.properties["done"] == json!(true) => {
                         let name = r.properties["property"].as_str().unwrap_or("");
                         if let Some(p) = props.iter_mut().find(|p| p.name == name) {
                             p.status = "falsified".into();
                         }
                     }
-                    "ControlCommand" => {
+                    Kind::ControlCommand => {
                         let Ok(Some(logged)) = Logged::parse(&r.properties) else {
                             continue;
                         };
@@ -491,7 +491,7 @@ impl EventsTools {
                             _ => {}
                         }
                     }
-                    "InjectionExecuted" => {
+                    Kind::InjectionExecuted => {
                         if let Some(id) = r.properties["injection"].as_u64() {
                             *injections.entry(id).or_insert(0) += 1;
                         }
@@ -643,10 +643,7 @@ impl EventsTools {
             let mut missing = Vec::new();
             let mut at = 0;
             for (i, kinds) in pattern.iter().enumerate() {
-                match rows[at..]
-                    .iter()
-                    .position(|r| kinds.iter().any(|k| k.as_str() == r.kind))
-                {
+                match rows[at..].iter().position(|r| kinds.contains(&r.kind)) {
                     Some(p) => at += p + 1,
                     None => missing.push(a.sequence_pattern[i].clone()),
                 }
