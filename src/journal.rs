@@ -33,6 +33,7 @@
 mod writer;
 use writer::*;
 pub mod query;
+pub mod replay;
 pub mod rollup;
 pub mod trace_query;
 pub mod traces;

@@ -24,7 +24,6 @@ use super::errors::{ErrorCode, ToolError};
 use super::family::{Access, Conventions, Family, FamilyName, Gate, ToolAnswer, ToolDef};
 use super::journal_read::JournalRead;
 use crate::campaign::{CampaignRead, rfc3339};
-use crate::command::{Command, CommandResult, Logged};
 use crate::journal::query::{self, Entity, Filter, QueryError};
 use crate::journal::{Journal, Kind, Severity};
 use rusqlite::types::Value as Sql;
@@ -423,138 +422,38 @@ impl EventsTools {
             let last = query::last_id_at(c, &run, u64::MAX >> 1)?;
             let cutoff = cutoff.unwrap_or(0);
             let reconstructed = !(live && at_event.is_none() && Some(cutoff) == last);
-            let cov = query::last_of(c, &run, Kind::CoverageIncreased, cutoff)?;
-            let num = |r: &Option<query::Row>, k: &str| {
-                r.as_ref()
-                    .and_then(|r| r.properties[k].as_u64())
-                    .unwrap_or(0)
-            };
+            let replayed = crate::journal::replay::replay(c, &run, cutoff)?;
             let mut state = CampaignState {
-                coverage_points: num(&cov, "totalPoints"),
-                corpus_size: num(&cov, "corpusSize"),
-                calls: 0,
+                coverage_points: replayed.coverage_points,
+                corpus_size: replayed.corpus_size,
+                calls: replayed.calls(),
                 properties: Vec::new(),
                 prioritized_functions: Vec::new(),
                 workers: Vec::new(),
                 pending_injections: Vec::new(),
             };
-            let rows = query::all_of(
-                c,
-                &run,
-                &[
-                    Kind::PropertyFalsified,
-                    Kind::TestShrunk,
-                    Kind::ControlCommand,
-                    Kind::InjectionExecuted,
-                ],
-                cutoff,
-            )?;
-            let mut workers: std::collections::BTreeMap<u32, SnapshotWorker> = Default::default();
-            let mut props: Vec<SnapshotProperty> = Vec::new();
-            let mut priorities: Vec<String> = Vec::new();
-            let mut injections: std::collections::BTreeMap<u64, usize> = Default::default();
-            for r in &rows {
-                match r.kind {
-                    Kind::PropertyFalsified => {
-                        let name = r.properties["property"].as_str().unwrap_or("").to_string();
-                        props.retain(|p| p.name != name);
-                        props.push(SnapshotProperty {
-                            name,
-                            status: "shrinking".into(),
-                            falsified_at: Some(rfc3339(r.ts_ms)),
-                        });
-                    }
-                    Kind::TestShrunk if r.properties["done"] == json!(true) => {
-                        let name = r.properties["property"].as_str().unwrap_or("");
-                        if let Some(p) = props.iter_mut().find(|p| p.name == name) {
-                            p.status = "falsified".into();
-                        }
-                    }
-                    Kind::ControlCommand => {
-                        let Ok(Some(logged)) = Logged::parse(&r.properties) else {
-                            continue;
-                        };
-                        match (logged.command, logged.result) {
-                            (
-                                Command::PrioritizeFunction(_),
-                                CommandResult::Prioritized {
-                                    prioritized_functions,
-                                },
-                            ) => priorities = prioritized_functions,
-                            (Command::ClearPriorities(_), _) => priorities.clear(),
-                            (
-                                Command::InjectTransaction(_),
-                                CommandResult::Injected { injection, .. },
-                            ) => {
-                                injections.insert(injection, 0);
-                            }
-                            _ => {}
-                        }
-                    }
-                    Kind::InjectionExecuted => {
-                        if let Some(id) = r.properties["injection"].as_u64() {
-                            *injections.entry(id).or_insert(0) += 1;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            // Worker figures: each worker's start, and its last stop and last
-            // batch at or before the cutoff (a short backward index walk per
-            // worker, not a scan of every batch).
-            let mut started: Vec<i64> = c
-                .prepare_cached(
-                    "SELECT worker FROM events WHERE run_id = ?1 AND kind = 'WorkerStarted'
-                     AND id <= ?2 AND worker IS NOT NULL ORDER BY id",
-                )?
-                .query_map(rusqlite::params![run, cutoff], |r| r.get(0))?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            // A restarted worker logs a second start: one walk each.
-            started.sort_unstable();
-            started.dedup();
-            for w in started {
-                let entry = workers.entry(w as u32).or_insert(SnapshotWorker {
-                    worker_id: w as u32,
-                    running: true,
-                    calls: 0,
-                });
-                // The last batch, then the stop (which overrides it).
-                for kind in ["TransactionExecuted", "WorkerStopped"] {
-                    let last: Option<String> = c
-                        .prepare_cached(
-                            "SELECT properties FROM events WHERE run_id = ?1 AND worker = ?2
-                             AND id <= ?3 AND kind = ?4 ORDER BY id DESC LIMIT 1",
-                        )?
-                        .query_map(rusqlite::params![run, w, cutoff, kind], |r| r.get(0))?
-                        .next()
-                        .transpose()?;
-                    let Some(p) = last else { continue };
-                    let p: Value = serde_json::from_str(&p).unwrap_or(Value::Null);
-                    if kind == "WorkerStopped" {
-                        entry.running = false;
-                        entry.calls = p["calls"].as_u64().unwrap_or(entry.calls);
-                    } else {
-                        entry.calls = p["workerTotalCalls"].as_u64().unwrap_or(entry.calls);
-                    }
-                }
-            }
-            let worker_count = workers.len().max(1);
-            state.calls = workers.values().map(|w| w.calls).sum();
-            state.workers = workers.into_values().collect();
             if a.include_indicators {
-                state.properties = props;
-            }
-            state.prioritized_functions = priorities
-                .into_iter()
-                .filter(|p| symbol.as_ref().is_none_or(|s| s == p))
-                .collect();
-            if a.include_active_orders {
-                state.pending_injections = injections
-                    .into_iter()
-                    .filter(|(_, ran)| *ran < worker_count)
-                    .map(|(id, _)| id)
+                state.properties = (replayed.falsified.iter())
+                    .map(|t| SnapshotProperty {
+                        name: t.name.clone(),
+                        status: if t.shrunk { "falsified" } else { "shrinking" }.into(),
+                        falsified_at: Some(rfc3339(t.at_ms)),
+                    })
                     .collect();
             }
+            if a.include_active_orders {
+                state.pending_injections = replayed.pending_injections();
+            }
+            state.prioritized_functions = (replayed.priorities.into_iter())
+                .filter(|p| symbol.as_ref().is_none_or(|s| s == p))
+                .collect();
+            state.workers = (replayed.workers.into_iter())
+                .map(|w| SnapshotWorker {
+                    worker_id: w.worker,
+                    running: w.running,
+                    calls: w.calls,
+                })
+                .collect();
             Ok((state, reconstructed, cutoff))
         })?;
         let (mut state, reconstructed, cutoff) = built;
