@@ -517,6 +517,8 @@ pub struct Gate {
     deadline: Instant,
     state: Arc<AtomicU8>,
     session: Option<SessionId>,
+    /// The tool called (its [`ToolDef::name`]; empty outside a server).
+    tool: &'static str,
 }
 
 const RUNNING: u8 = 0;
@@ -529,6 +531,7 @@ impl Gate {
             deadline,
             state: Arc::new(AtomicU8::new(RUNNING)),
             session: None,
+            tool: "",
         }
     }
 
@@ -536,6 +539,18 @@ impl Gate {
     pub fn for_session(mut self, session: SessionId) -> Self {
         self.session = Some(session);
         self
+    }
+
+    /// The gate of a call of `tool` (the server sets it from the tool's
+    /// definition: handlers name their tool through it, never again).
+    pub fn for_tool(mut self, tool: &'static str) -> Self {
+        self.tool = tool;
+        self
+    }
+
+    /// The tool called.
+    pub fn tool(&self) -> &'static str {
+        self.tool
     }
 
     /// The calling session (absent for calls made outside a server).
@@ -549,7 +564,7 @@ impl Gate {
     }
 
     /// Claims the right to change state; fails once the budget is spent.
-    pub fn commit(&self, tool: &str) -> Result<(), ToolError> {
+    pub fn commit(&self) -> Result<(), ToolError> {
         if Instant::now() >= self.deadline {
             let _ = self.expire();
         }
@@ -559,7 +574,7 @@ impl Gate {
         {
             Ok(_) => Ok(()),
             Err(COMMITTED) => Ok(()),
-            Err(_) => Err(ToolError::timeout(tool)),
+            Err(_) => Err(ToolError::timeout(self.tool)),
         }
     }
 
@@ -598,13 +613,13 @@ mod tests {
     #[test]
     fn exactly_one_of_commit_and_expire_wins() {
         let g = Gate::new(Instant::now() + std::time::Duration::from_secs(5));
-        assert!(g.commit("t").is_ok());
+        assert!(g.commit().is_ok());
         assert!(!g.expire());
         let g = Gate::new(Instant::now() + std::time::Duration::from_secs(5));
         assert!(g.expire());
-        assert!(g.commit("t").is_err());
+        assert!(g.commit().is_err());
         let past = Gate::new(Instant::now());
-        assert!(past.commit("t").is_err());
+        assert!(past.commit().is_err());
     }
 
     #[derive(serde::Deserialize, JsonSchema)]

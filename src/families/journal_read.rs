@@ -42,13 +42,12 @@ impl JournalRead {
     /// `EXECUTION_TIMEOUT` at once.
     pub fn with_reader<T>(
         journal: &Journal,
-        tool: &str,
         gate: &Gate,
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, QueryError>,
     ) -> Result<Result<T, QueryError>, ToolError> {
         let _slot = journal
             .admit(gate.deadline())
-            .ok_or_else(|| ToolError::timeout(tool))?;
+            .ok_or_else(|| ToolError::timeout(gate.tool()))?;
         let mut reader = journal
             .reader()
             .map_err(|e| ToolError::internal(e.to_string()))?;

@@ -290,6 +290,7 @@ impl RudderServer {
                 serde_json::json!({ "field": field, "schemaPath": first.schema_path().to_string() }),
             ));
         }
+        let gate = &gate.clone().for_tool(served.def.name);
         if served.def.access == Access::Inline && self.inline_reads {
             // A read of lock-free snapshots: microseconds, no state change.
             return served.def.call(args, gate);

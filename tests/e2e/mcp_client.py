@@ -21,25 +21,10 @@ RUDDER, WORK = sys.argv[1], sys.argv[2]
 TARGET = "contracts/out/MagicHash.json"
 KEY = "0x6c6f6f6b206f757420666f7220746865206d616769632076616c756521212121"
 KEY_DEC = str(int(KEY, 16))
-TOOLS = {
-    "read_logs", "show_coverage", "dump_lcov", "get_corpus_size",
-    "inspect_corpus_transactions", "find_transaction_in_corpus",
-    "inject_transaction", "prioritize_function", "clear_priorities", "target", "run_sequence", "reload_corpus", "foundry_reproducer", "revert_census", "test_vacuity", "evaluate_predicates", "write_html_report", "status",
-    # the events family (seed 000)
-    "get_events_by_type", "get_events_by_entity", "aggregate_metrics",
-    "get_state_snapshot", "query_event_sequence", "get_validation_errors",
-    # the traces family (seed 003)
-    "list_traces", "search_traces", "get_trace", "search_spans",
-    # the graph family (seed 004)
-    "graph_index_project", "graph_update_files", "graph_context_for_files",
-    "etg_log_event", "etg_query_similar_attempts",
-    # the ops family (seed 001)
-    "get_current_price", "get_candles", "get_volatility", "get_balance",
-    "get_positions", "validate_trade", "get_top_strategies",
-    "get_strategy_signal", "get_strategy_consensus", "get_top_specs",
-    "get_implementations", "submit_new_spec", "save_decision",
-    "get_recent_decisions", "run_backtest", "get_historical_performance",
-}
+# Every tool the server lists: the conformance suite's table, which the
+# conformance tests check against what the server serves (one list).
+with open(os.path.join(os.path.dirname(__file__), "conformance", "tools.json")) as f:
+    TOOLS = {t for fam in json.load(f)["families"].values() for t in fam["tools"]}
 
 
 def check(cond, what):

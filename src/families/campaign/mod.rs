@@ -332,7 +332,7 @@ impl CampaignTools {
                 ToolAnswer::with_text(&answer, text)
             }
             Some(path) => {
-                gate.commit("dump_lcov")?;
+                gate.commit()?;
                 crate::campaign::persist::write_atomic(&path, text.as_bytes())
                     .map_err(|e| ToolError::internal(format!("writing {}: {e}", path.display())))?;
                 let shown = path.display().to_string();
@@ -374,7 +374,7 @@ impl CampaignTools {
                 "{requested:?} is a file; the report is a folder (its index.html)"
             )));
         }
-        gate.commit("write_html_report")?;
+        gate.commit()?;
         let (path, report) = crate::view::html::write(&self.campaign, &dir, answer_by(gate))
             .map_err(|e| ToolError::internal(e.to_string()))?;
         let shown = path.display().to_string();
@@ -471,7 +471,7 @@ impl CampaignTools {
         let value = wei("value", &a.value)?;
         let calls: Vec<String> = a.sequence.into_iter().map(|c| c.0).collect();
         let templates = self.steer.parse_templates(&calls, sender, value)?;
-        gate.commit("inject_transaction")?;
+        gate.commit()?;
         let n = templates.len();
         let receipt = self.steer.inject_templates(templates, a.repeat)?;
         ToolAnswer::json(&InjectTransactionOutput {
@@ -491,7 +491,7 @@ impl CampaignTools {
         // A bare name stands for its one function (or lists the overloads).
         let i = self.steer.resolve_signature(&a.function_signature)?;
         let signature = self.campaign.callable()[i].function.signature();
-        gate.commit("prioritize_function")?;
+        gate.commit()?;
         let set = self.steer.prioritize(&signature, 1)?;
         ToolAnswer::json(&PrioritizeFunctionOutput {
             success: true,
@@ -628,7 +628,7 @@ impl CampaignTools {
         _: ClearPrioritiesInput,
         gate: &Gate,
     ) -> Result<ToolAnswer, ToolError> {
-        gate.commit("clear_priorities")?;
+        gate.commit()?;
         let n = self.steer.clear_priorities();
         ToolAnswer::json(&ClearPrioritiesOutput {
             success: true,
@@ -675,7 +675,7 @@ impl CampaignTools {
     }
 
     fn reload_corpus(&self, _: ReloadCorpusInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
-        gate.commit("reload_corpus")?;
+        gate.commit()?;
         let reload = self.steer.reload_corpus(Some(answer_by(gate)));
         let message = format!(
             "Added {} corpus entr{} ({} new coverage points); {} already known, {} malformed, {} left for the next reload",

@@ -211,23 +211,21 @@ impl EventsTools {
     /// checking that `run` exists.
     fn read<T>(
         &self,
-        tool: &str,
         run: &str,
         gate: &Gate,
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, QueryError>,
     ) -> Result<T, ToolError> {
-        JournalRead::with_reader(self.journal()?, tool, gate, |c| {
+        JournalRead::with_reader(self.journal()?, gate, |c| {
             if !query::run_exists(c, run)? {
                 return Err(QueryError::UnknownRun(run.to_string()));
             }
             f(c)
         })?
-        .map_err(|e| query_error(e, tool))
+        .map_err(|e| query_error(e, gate.tool()))
     }
 
     fn page(
         &self,
-        tool: &str,
         filter: Filter,
         index: u64,
         size: u64,
@@ -235,7 +233,7 @@ impl EventsTools {
     ) -> Result<ToolAnswer, ToolError> {
         let started = Instant::now();
         let run = filter.run.clone();
-        let page = self.read(tool, &run, gate, |c| query::events(c, &filter, index, size))?;
+        let page = self.read(&run, gate, |c| query::events(c, &filter, index, size))?;
         let mut bytes = 0;
         let mut events = Vec::with_capacity(page.rows.len());
         let mut truncated = false;
@@ -279,13 +277,7 @@ impl EventsTools {
             severities: a.severity.into_iter().collect(),
             ..Filter::default()
         };
-        self.page(
-            "get_events_by_type",
-            filter,
-            a.page_index,
-            a.page_size,
-            gate,
-        )
+        self.page(filter, a.page_index, a.page_size, gate)
     }
 
     fn by_entity(&self, a: GetEventsByEntityInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
@@ -326,13 +318,7 @@ impl EventsTools {
             entity: Some((entity, value)),
             ..Filter::default()
         };
-        self.page(
-            "get_events_by_entity",
-            filter,
-            a.page_index,
-            a.page_size,
-            gate,
-        )
+        self.page(filter, a.page_index, a.page_size, gate)
     }
 
     fn aggregate(&self, a: AggregateMetricsInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
@@ -366,7 +352,7 @@ impl EventsTools {
             to_ms,
             ..Filter::default()
         };
-        let agg = self.read("aggregate_metrics", &a.run_id, gate, |c| {
+        let agg = self.read(&a.run_id, gate, |c| {
             query::aggregate(c, &filter, &a.property_path)
         })?;
         let want = |x: Aggregation| a.aggregations.contains(&x);
@@ -407,7 +393,7 @@ impl EventsTools {
         let live = run == self.journal.run_id();
         let s = &self.campaign;
         let symbol = a.security_symbol.clone();
-        let built = self.read("get_state_snapshot", &run, gate, |c| {
+        let built = self.read(&run, gate, |c| {
             let cutoff = match (at_event, at_ms) {
                 (Some(id), _) => {
                     query::event(c, &run, id)?.ok_or_else(|| QueryError::UnknownEvent {
@@ -550,7 +536,7 @@ impl EventsTools {
             (missing.is_empty(), missing)
         };
         let run = a.run_id.clone();
-        let (sequences, total) = self.read("query_event_sequence", &run, gate, |c| {
+        let (sequences, total) = self.read(&run, gate, |c| {
             if let Some(root) = root {
                 query::event(c, &run, root)?.ok_or_else(|| QueryError::UnknownEvent {
                     field: "rootEventId",
@@ -654,12 +640,6 @@ impl EventsTools {
             },
             ..Filter::default()
         };
-        self.page(
-            "get_validation_errors",
-            filter,
-            a.page_index,
-            a.page_size,
-            gate,
-        )
+        self.page(filter, a.page_index, a.page_size, gate)
     }
 }

@@ -431,9 +431,7 @@ impl GraphTools {
         let out = self
             .state
             .graph()
-            .index(&a.project_root, &a.files, || {
-                gate.commit("graph_index_project").is_ok()
-            })
+            .index(&a.project_root, &a.files, || gate.commit().is_ok())
             .map_err(graph_error)?;
         self.state.journal_graph(&a.project_root);
         ToolAnswer::json(&IndexProjectOutput {
@@ -448,7 +446,7 @@ impl GraphTools {
             .state
             .graph()
             .update(&a.project_root, &a.added_or_modified, &a.deleted, || {
-                gate.commit("graph_update_files").is_ok()
+                gate.commit().is_ok()
             })
             .map_err(graph_error)?;
         self.state.journal_graph(&a.project_root);
@@ -502,7 +500,7 @@ impl GraphTools {
             // Checkpoints are tied to the graph they were made against.
             payload["graph_version"] = self.campaign.graph().graph().version.clone().into();
         }
-        gate.commit("etg_log_event")?;
+        gate.commit()?;
         let event = self
             .state
             .etg_log(&a.attempt_id, a.kind, ts_ms, payload, false, false);
@@ -529,11 +527,8 @@ impl GraphTools {
             exclude.as_deref(),
         );
         let outcomes: Vec<Outcome> = match self.campaign.journal() {
-            Some(j) if !found.is_empty() => super::journal_read::JournalRead::with_reader(
-                j,
-                "etg_query_similar_attempts",
-                gate,
-                |conn| {
+            Some(j) if !found.is_empty() => {
+                super::journal_read::JournalRead::with_reader(j, gate, |conn| {
                     found
                         .iter()
                         .map(|s| {
@@ -547,9 +542,9 @@ impl GraphTools {
                         })
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(Into::into)
-                },
-            )?
-            .map_err(|e| ToolError::internal(e.to_string()))?,
+                })?
+                .map_err(|e| ToolError::internal(e.to_string()))?
+            }
             _ => found.iter().map(|_| Outcome::default()).collect(),
         };
         let matches = found

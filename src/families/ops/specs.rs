@@ -234,7 +234,7 @@ impl OpsTools {
                 format!("a test named {:?} exists already", spec.source.name),
             ));
         }
-        gate.commit("submit_new_spec")?;
+        gate.commit()?;
         let name = spec.source.name.clone();
         match self.steer.add_spec(spec) {
             Ok(_) => {}
@@ -307,7 +307,7 @@ impl OpsTools {
                 "a finite number",
             ));
         }
-        gate.commit("save_decision")?;
+        gate.commit()?;
         let created_ms = now_ms();
         let decision_id = format!("dec-{}-{:04}", s.run_id(), s.ops().decisions.len() + 1);
         self.state.save_decision(crate::ops::Decision {

@@ -289,15 +289,14 @@ impl TracesTools {
     /// Runs `f` on a read connection within the call's budget.
     fn read<T>(
         &self,
-        tool: &str,
         gate: &Gate,
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, QueryError>,
     ) -> Result<T, ToolError> {
-        JournalRead::with_reader(self.journal()?, tool, gate, f)?.map_err(|e| query_error(e, tool))
+        JournalRead::with_reader(self.journal()?, gate, f)?.map_err(|e| query_error(e, gate.tool()))
     }
 
     fn list(&self, a: ListTracesInput, gate: &Gate) -> Result<ToolAnswer, ToolError> {
-        let traces = self.read("list_traces", gate, |c| {
+        let traces = self.read(gate, |c| {
             trace_query::list(
                 c,
                 a.limit,
@@ -321,7 +320,7 @@ impl TracesTools {
             sort_by: Some(a.sort_by),
             order: a.sort_order,
         };
-        let (page, items) = self.read("search_traces", gate, |c| {
+        let (page, items) = self.read(gate, |c| {
             let page = trace_query::search(c, &s)?;
             let items = trace_query::traces(c, &page.ids)?;
             Ok((page, items))
@@ -336,7 +335,7 @@ impl TracesTools {
             )
         };
         let id = trace_query::trace_id(&a.trace_id).ok_or_else(not_found)?;
-        let tree = self.read("get_trace", gate, |c| trace_query::tree(c, id))?;
+        let tree = self.read(gate, |c| trace_query::tree(c, id))?;
         match tree {
             Some(trace) => ToolAnswer::json(&GetTraceOutput { trace }),
             None => Err(not_found()),
@@ -353,7 +352,7 @@ impl TracesTools {
             sort_by: Some(a.sort_by),
             order: a.sort_order,
         };
-        let (page, items) = self.read("search_spans", gate, |c| {
+        let (page, items) = self.read(gate, |c| {
             let page = trace_query::search(c, &s)?;
             let items = trace_query::spans(c, &page.ids)?;
             Ok((page, items))
