@@ -319,7 +319,8 @@ impl Decisions {
     }
 }
 
-/// The ops family's state inside [`crate::campaign::Engine`].
+/// The ops family's state, kept beside the campaign in
+/// [`crate::campaign::FamilyData`].
 #[derive(Debug, Default)]
 pub struct OpsState {
     pub history: MetricsHistory,
