@@ -396,6 +396,7 @@ const KNOWN: &[&str] = &[
     "allowFFI",
     "coverageFormats",
     "coverageDir",
+    "reproDir",
     "journal",
     "traces",
     "traceWindow",
@@ -957,5 +958,41 @@ mod tests {
         let e = Config::from_yaml_file(&f).unwrap_err();
         assert!(e.to_string().contains("bad.yaml"), "{e}");
         assert!(!e.to_string().contains("<yaml>"), "{e}");
+    }
+
+    /// The keys rudder reads are declared once, in `KNOWN`: every YAML arm
+    /// of `from_yaml_str` is one of them and each has an arm (so a misspelt
+    /// key is pointed at the right one), and the README's key table names
+    /// every one of them.
+    #[test]
+    fn every_yaml_key_is_known_has_an_arm_and_is_in_the_readme_table() {
+        let source = include_str!("config.rs");
+        let body = &source[source.find("pub fn from_yaml_str").unwrap()..];
+        let body = &body[..body.find("c.validate()?;").unwrap()];
+        let mut arms = std::collections::BTreeSet::new();
+        for line in body.lines() {
+            let line = line.trim_start();
+            if !line.starts_with('"') || !line.contains("=>") {
+                continue;
+            }
+            let head = &line[..line.find("=>").unwrap()];
+            for word in head.split('|') {
+                let word = word.trim().trim_matches('"');
+                if word.chars().all(|c| c.is_ascii_alphanumeric()) && !word.is_empty() {
+                    arms.insert(word);
+                }
+            }
+        }
+        let known: std::collections::BTreeSet<&str> = KNOWN.iter().copied().collect();
+        assert_eq!(arms, known, "YAML arms and KNOWN differ");
+        let readme = include_str!("../README.md");
+        let table = &readme[readme.find("| Echidna key or feature | rudder |").unwrap()..];
+        let table = &table[..table.find("\n### ").unwrap()];
+        for key in KNOWN {
+            assert!(
+                table.contains(&format!("`{key}`")),
+                "README's key table does not name `{key}`"
+            );
+        }
     }
 }
