@@ -662,16 +662,19 @@ impl Campaign {
                 t.test = Some(case.id);
                 s.journal_send(|| crate::journal::Record::Trace(Box::new(t)));
             }
-            s.settle_falsified(
-                case,
-                properties::FoundBy::Resume,
-                stored.reason,
+            let first_found_by = (stored.found_by.as_deref())
+                .and_then(properties::FoundBy::parse)
+                .filter(|f| *f != properties::FoundBy::Resume);
+            let settled = engine::Settled {
+                found_by: properties::FoundBy::Resume,
+                first_found_by,
+                reason: stored.reason,
                 original,
                 shrunk,
                 shrink_steps,
-                gas,
-                !stored.shrink_done,
-            );
+                gas_used: gas,
+            };
+            s.settle_falsified(case, settled, !stored.shrink_done);
         }
         modes::of(s.config.test_mode).after_deployment(&s, &mut oracle);
         if s.tests.all_decided() && !s.config.keep_alive {

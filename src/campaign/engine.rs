@@ -3,6 +3,20 @@
 
 use super::*;
 
+/// A falsification found outside the workers, as
+/// [`Engine::settle_falsified`] records it.
+pub(crate) struct Settled {
+    pub found_by: properties::FoundBy,
+    /// Who found it first, when another run did (a replayed reproducer).
+    pub first_found_by: Option<properties::FoundBy>,
+    pub reason: String,
+    pub original: Vec<Tx>,
+    pub shrunk: Vec<Tx>,
+    pub shrink_steps: u64,
+    /// Gas its replay used.
+    pub gas_used: u64,
+}
+
 /// The specs kept in `path` (none if it is missing or unreadable, with a
 /// warning for the latter).
 pub(super) fn load_specs(path: &Path) -> Vec<spec::SpecSource> {
@@ -420,6 +434,7 @@ impl Engine {
             test: case.name.clone(),
             kind: case.kind,
             reason: f.reason.clone(),
+            found_by: Some(f.first_found_by.as_str().to_string()),
             original: stored(&f.original),
             shrunk: stored(&f.shrunk),
             shrink_done: f.shrink_done,
@@ -478,22 +493,20 @@ impl Engine {
     }
 
     /// Records a falsification found outside the workers (a reproducer
-    /// replayed on resume, or a property false right after deployment):
-    /// shrinking done, persisted when `persist`, reported as a
-    /// `PropertyFalsified` event under the campaign's own id, its data
+    /// replayed on resume, a property false right after deployment, another
+    /// node's finding): shrinking done, persisted when `persist`, reported
+    /// as a `PropertyFalsified` event under the campaign's own id, its data
     /// saying who found it and the gas its replay used.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn settle_falsified(
-        &self,
-        case: &TestCase,
-        found_by: properties::FoundBy,
-        reason: String,
-        original: Vec<Tx>,
-        shrunk: Vec<Tx>,
-        shrink_steps: u64,
-        gas_used: u64,
-        persist: bool,
-    ) {
+    pub(crate) fn settle_falsified(&self, case: &TestCase, s: Settled, persist: bool) {
+        let Settled {
+            found_by,
+            first_found_by,
+            reason,
+            original,
+            shrunk,
+            shrink_steps,
+            gas_used,
+        } = s;
         let calls = if shrunk.is_empty() {
             original.len()
         } else {
@@ -506,6 +519,7 @@ impl Engine {
             properties::Falsification {
                 worker: None,
                 found_by,
+                first_found_by: first_found_by.unwrap_or(found_by),
                 found_ms: now_ms(),
                 reason,
                 original,

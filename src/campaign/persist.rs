@@ -357,6 +357,11 @@ pub struct StoredReproducer {
     pub test: String,
     pub kind: crate::campaign::properties::TestKind,
     pub reason: String,
+    /// Who found it in the run that first did (`worker`, `deployment`,
+    /// `shared`): a later run that replays the file keeps it. Absent in
+    /// files older than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_by: Option<String>,
     pub original: Vec<StoredTx>,
     pub shrunk: Vec<StoredTx>,
     pub shrink_done: bool,

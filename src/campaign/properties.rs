@@ -71,6 +71,18 @@ pub enum FoundBy {
 }
 
 impl FoundBy {
+    const ALL: [FoundBy; 4] = [
+        FoundBy::Worker,
+        FoundBy::Resume,
+        FoundBy::Deployment,
+        FoundBy::Shared,
+    ];
+
+    /// The finder `as_str` names.
+    pub fn parse(word: &str) -> Option<FoundBy> {
+        Self::ALL.into_iter().find(|f| f.as_str() == word)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FoundBy::Worker => "worker",
@@ -86,6 +98,9 @@ impl FoundBy {
 pub struct Falsification {
     pub worker: Option<WorkerId>,
     pub found_by: FoundBy,
+    /// Who found it in the run that first did: `found_by`, except for a
+    /// reproducer replayed on resume, where it is what that file says.
+    pub first_found_by: FoundBy,
     pub found_ms: u64,
     /// Why the test failed (`returned false`, `panic 0x01 …`).
     pub reason: String,

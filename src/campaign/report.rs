@@ -73,6 +73,10 @@ pub struct TestReport {
     /// (another node of a shared campaign found it; replayed here).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found_by: Option<&'static str>,
+    /// For a test found by `resume`: who found it in the run that first
+    /// did (`worker`, `deployment`, `shared`), when its reproducer says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_found_by: Option<&'static str>,
 }
 
 /// What the campaign took over from its corpus directory before fuzzing:
@@ -195,6 +199,7 @@ impl Report {
                         value: o.map(|o| o.value.to_string()),
                         shrink_steps: None,
                         found_by: None,
+                        first_found_by: None,
                     };
                 }
                 match s.tests.falsified(c.id) {
@@ -211,6 +216,8 @@ impl Report {
                         value: None,
                         shrink_steps: Some(f.shrink_steps),
                         found_by: Some(f.found_by.as_str()),
+                        first_found_by: (f.first_found_by != f.found_by)
+                            .then(|| f.first_found_by.as_str()),
                     },
                     None => TestReport {
                         name: c.name.clone(),
@@ -221,6 +228,7 @@ impl Report {
                         value: None,
                         shrink_steps: None,
                         found_by: None,
+                        first_found_by: None,
                     },
                 }
             })
@@ -392,12 +400,16 @@ impl Report {
                             ""
                         },
                         t.reason.as_deref().unwrap_or(""),
-                        if t.found_by == Some(FoundBy::Resume.as_str()) {
-                            " [reloaded from an earlier run's reproducer]"
-                        } else if t.found_by == Some(FoundBy::Shared.as_str()) {
-                            " [found by another node of the shared campaign]"
-                        } else {
-                            ""
+                        match (t.found_by, t.first_found_by) {
+                            (Some("resume"), Some(first)) => format!(
+                                " [reloaded from an earlier run's reproducer; found there by {}]",
+                                finder_words(first)
+                            ),
+                            (Some("resume"), None) =>
+                                " [reloaded from an earlier run's reproducer]".to_string(),
+                            (Some("shared"), _) =>
+                                " [found by another node of the shared campaign]".to_string(),
+                            _ => String::new(),
                         }
                     );
                     if t.sequence.is_empty() {
@@ -442,5 +454,15 @@ impl Report {
         }
         let _ = writeln!(o, "corpus: {}  journal: {}", self.corpus_dir, self.journal);
         o
+    }
+}
+
+/// A finder in words, for the text report.
+fn finder_words(found_by: &str) -> &'static str {
+    match found_by {
+        "worker" => "a worker's fuzzing",
+        "deployment" => "the check right after deployment",
+        "shared" => "another node of the shared campaign",
+        _ => "an earlier run",
     }
 }

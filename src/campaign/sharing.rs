@@ -525,6 +525,7 @@ impl Engine {
             test: case.name.clone(),
             kind: case.kind,
             reason: reason.to_string(),
+            found_by: Some(super::properties::FoundBy::Worker.as_str().to_string()),
             original: seq.iter().map(|t| StoredTx::from_tx(t, None)).collect(),
             shrunk: Vec::new(),
             shrink_done: false,

@@ -459,7 +459,12 @@ fn tests(h: &mut String, read: &CampaignRead, r: &Report, deadline: Instant) -> 
                 t.sequence.len().to_string()
             },
             t.shrink_steps.map_or(String::new(), |n| n.to_string()),
-            t.found_by.unwrap_or(""),
+            match (t.found_by, t.first_found_by) {
+                // A reproducer replayed (`rudder report`, a resumed run):
+                // who found it in the run that did, first.
+                (Some(by), Some(first)) => format!("{first} (replayed: {by})"),
+                (by, _) => by.unwrap_or("").to_string(),
+            },
             s = t.status.as_str(),
         );
     }

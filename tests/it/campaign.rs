@@ -172,10 +172,14 @@ fn a_resumed_run_reloads_falsified_results() {
     assert_eq!(again.resumed.corpus_sequences, first.corpus_sequences);
     let t = again.tests.iter().find(|t| t.name == "echidna_not_gone");
     assert_eq!(t.and_then(|t| t.found_by), Some("resume"));
+    // ... and who found it there: the reproducer keeps it.
+    assert_eq!(t.and_then(|t| t.first_found_by), Some("worker"));
     let text = again.text();
     assert!(text.contains("resumed from"), "{text}");
     assert!(
-        text.contains("[reloaded from an earlier run's reproducer]"),
+        text.contains(
+            "[reloaded from an earlier run's reproducer; found there by a worker's fuzzing]"
+        ),
         "{text}"
     );
     let json = serde_json::to_value(&again).unwrap();

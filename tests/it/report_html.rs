@@ -213,6 +213,11 @@ fn a_past_run_is_reported_from_its_journal() {
     // Tests and sequences from the run's reproducers.
     assert!(html.contains("<b>step</b>(uint256 key = 3)"));
     assert!(html.contains("breaks echidna_stage_below_two"));
+    // ... found by the run's workers, not by the replay.
+    assert!(
+        html.contains("<td>worker (replayed: resume)</td>"),
+        "who found it in the run"
+    );
     // The replay added no run to the journal: the latest is still the run.
     let again = Command::new(env!("CARGO_BIN_EXE_rudder"))
         .args(["report", "contracts/out/Showcase.json", "--out-dir"])

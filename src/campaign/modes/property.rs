@@ -5,6 +5,7 @@
 //! writes is discarded. With `failOnRevert`, a call that reverts breaks them.
 
 use super::{Found, Mode, Step, TestKind, Verdict};
+use crate::campaign::engine::Settled;
 use crate::campaign::oracle::Oracle;
 use crate::campaign::properties::{FoundBy, TestCase};
 use crate::campaign::worker::{AfterCall, Worker};
@@ -53,16 +54,16 @@ impl Mode for Property {
             }
             if let Some(reason) = oracle.property_fails(case) {
                 let reason = format!("{reason} right after deployment");
-                s.settle_falsified(
-                    case,
-                    FoundBy::Deployment,
+                let settled = Settled {
+                    found_by: FoundBy::Deployment,
+                    first_found_by: None,
                     reason,
-                    Vec::new(),
-                    Vec::new(),
-                    0,
-                    0,
-                    true,
-                );
+                    original: Vec::new(),
+                    shrunk: Vec::new(),
+                    shrink_steps: 0,
+                    gas_used: 0,
+                };
+                s.settle_falsified(case, settled, true);
             }
         }
         oracle.reset();

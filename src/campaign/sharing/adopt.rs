@@ -144,16 +144,16 @@ impl Engine {
             }
             None => {
                 tracing::info!("test {} falsified by node {from}", case.name);
-                self.settle_falsified(
-                    case,
-                    FoundBy::Shared,
-                    stored.reason.clone(),
+                let settled = super::super::engine::Settled {
+                    found_by: FoundBy::Shared,
+                    first_found_by: None,
+                    reason: stored.reason.clone(),
                     original,
                     shrunk,
-                    0,
-                    hit.gas,
-                    true,
-                );
+                    shrink_steps: 0,
+                    gas_used: hit.gas,
+                };
+                self.settle_falsified(case, settled, true);
             }
             Some(cur) => {
                 let mut better = (*cur).clone();

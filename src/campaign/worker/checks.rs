@@ -183,6 +183,7 @@ impl Worker {
         let record = |reason: String, shrunk: Vec<Tx>, steps: u64, done: bool| Falsification {
             worker: Some(me),
             found_by: FoundBy::Worker,
+            first_found_by: FoundBy::Worker,
             found_ms,
             reason,
             original: seq.clone(),
