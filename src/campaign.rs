@@ -319,6 +319,21 @@ impl Campaign {
             .corpus_dir
             .clone()
             .unwrap_or_else(|| persist::Layout::default_corpus_dir(&out_dir));
+        if config.require_tests
+            && tests.is_empty()
+            && modes::of(config.test_mode).has_tests()
+            && load_specs(&corpus_dir.join(persist::SPECS_FILE)).is_empty()
+        {
+            return Err(CampaignError::Setup(format!(
+                "{} has no tests to check in {} mode: looked for properties ({p}* functions returning bool), \
+                 Foundry invariants (invariant* functions of a suite with setUp()), assertions (--test-mode assertion: assert failures and AssertionFailed events in any function) \
+                 and optimizations (--test-mode optimization: {p}* returning int256); choose the mode that matches the harness with \
+                 --test-mode, or --test-mode exploration to fuzz for coverage alone",
+                contract.name,
+                config.test_mode.as_str(),
+                p = config.prefix,
+            )));
+        }
         let (seed, started_ms, run_id) = run_identity(&config);
         // Taken before anything is written there.
         let out_lock = config

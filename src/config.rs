@@ -181,6 +181,10 @@ pub struct Config {
     /// holds (`rudder fuzz` and `rudder mcp` do; off for embedders, whose
     /// tests may open campaigns side by side).
     pub lock_out_dir: bool,
+    /// Refuse a campaign with nothing to check in its mode (no test found
+    /// and no spec kept from an earlier run), before anything is written
+    /// (`rudder fuzz` and `rudder mcp` do; an embedder may add specs later).
+    pub require_tests: bool,
     /// Contracts of the project to deploy at fixed addresses before the
     /// target (`deployContracts: [["0x1f", "Name"], …]`).
     pub deploy_contracts: Vec<(Address, String)>,
@@ -316,6 +320,7 @@ impl Default for Config {
             rpc_cache_dir: None,
             rpc_endpoints: Vec::new(),
             lock_out_dir: false,
+            require_tests: false,
             deploy_contracts: Vec::new(),
             constructor_args: Vec::new(),
             deploy_bytecodes: Vec::new(),

@@ -312,6 +312,7 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     }
     config.keep_alive = a.keep_alive;
     config.lock_out_dir = true;
+    config.require_tests = true;
     // An agent's campaign (`rudder mcp`, `--keep-alive`) given no limit
     // fuzzes until its client leaves or it is signalled: the agent steers a
     // running campaign, not one that ended before it connected.
@@ -395,20 +396,6 @@ fn launch(a: &FuzzArgs) -> Result<Option<(Campaign, tokio::runtime::Runtime)>> {
             Ok(c) => c,
             Err(e) => return usage(&e),
         };
-    let read = campaign.read();
-    if read.tests().is_empty() && read.config().test_mode != rudder::config::TestMode::Exploration {
-        let c = read.config();
-        return usage(&format!(
-            "{} has no tests to check in {} mode: looked for properties ({}* functions returning bool), \
-             Foundry invariants (invariant* functions of a suite with setUp()), assertions (--test-mode assertion: assert failures and AssertionFailed events in any function) \
-             and optimizations (--test-mode optimization: {}* returning int256); choose the mode that matches the harness with \
-             --test-mode, or --test-mode exploration to fuzz for coverage alone",
-            read.target().contract.name,
-            c.test_mode.as_str(),
-            c.prefix,
-            c.prefix,
-        ));
-    }
     campaign.start().context("starting workers")?;
     for w in &campaign.warnings {
         tracing::warn!("{w}");

@@ -58,6 +58,12 @@ pub(crate) trait Mode: Sync {
 
     /// Once the workers have stopped, before the report is built.
     fn after_workers(&self, _engine: &Engine) {}
+
+    /// Whether a campaign in this mode needs tests of its own to be worth
+    /// running (exploration fuzzes for coverage alone).
+    fn has_tests(&self) -> bool {
+        true
+    }
 }
 
 /// The registry: the implementation of each mode.

@@ -246,7 +246,7 @@ impl Layout {
 
     /// The specs added at run time (`submit_new_spec`).
     pub fn specs(&self) -> PathBuf {
-        self.corpus_dir.join("specs.json")
+        self.corpus_dir.join(SPECS_FILE)
     }
 
     /// A node's state in a shared campaign (its cursors, what it has
@@ -366,6 +366,9 @@ pub struct StoredReproducer {
     pub shrunk: Vec<StoredTx>,
     pub shrink_done: bool,
 }
+
+/// The specs added at run time, in the corpus directory.
+pub const SPECS_FILE: &str = "specs.json";
 
 /// A stable name for a sequence: FNV-1a of its calldata, senders and values.
 pub fn sequence_hash(txs: &[Tx]) -> String {

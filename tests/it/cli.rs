@@ -125,6 +125,9 @@ fn a_target_without_tests_is_exit_2_naming_what_was_looked_for() {
     for word in ["echidna_", "--test-mode", "assertion", "exploration"] {
         assert!(err.contains(word), "{word}: {err}");
     }
+    // Refused before anything is written: no journal, no empty run log.
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "a refused start left {left:?}");
     let (code, err) = rudder(&[
         "fuzz",
         "contracts/out/Assertion.json",

@@ -14,4 +14,8 @@ impl Mode for Exploration {
         worker.check_specs(call);
         None
     }
+
+    fn has_tests(&self) -> bool {
+        false
+    }
 }
