@@ -230,16 +230,19 @@ async fn parent_links_lead_from_a_falsification_to_its_run_and_injections_to_the
         json!({"sequence": ["set(7)", "go()"]}),
     )
     .await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while c.read().tests().falsified_count() == 0
-        || c.read().stats().workers[0]
-            .injections
-            .load(std::sync::atomic::Ordering::Acquire)
-            == 0
-    {
-        assert!(Instant::now() < deadline, "not falsified");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let read = c.read();
+    let read = &read;
+    common::eventually(
+        "the injection run and the test falsified",
+        30,
+        || async move {
+            let ran = read.stats().workers[0]
+                .injections
+                .load(std::sync::atomic::Ordering::Acquire);
+            (read.tests().falsified_count() > 0 && ran > 0).then_some(())
+        },
+    )
+    .await;
     c.read().flush();
     let f = call(
         &server,

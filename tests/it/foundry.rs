@@ -113,14 +113,11 @@ async fn an_agent_gets_the_reproducer_from_the_tool() {
         server.run_tool("foundry_reproducer", Some(m))
     };
     // Wait for the campaign to end (it falsifies one invariant).
-    let started = std::time::Instant::now();
-    while !c.is_finished() {
-        assert!(
-            started.elapsed().as_secs() < 120,
-            "the campaign did not end"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    let c = &c;
+    crate::common::eventually("the campaign's end", 120, || async move {
+        c.is_finished().then_some(())
+    })
+    .await;
     let r = call("invariant_books_balance").await;
     let v = rudder::mcp::answer_json(&r);
     assert_eq!(v["falsified"], true, "{v}");

@@ -10,7 +10,6 @@ use rudder::config::Config;
 use rudder::mcp::RudderServer;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 const KEY: &str = "0x6c6f6f6b206f757420666f7220746865206d616769632076616c756521212121";
 
@@ -263,46 +262,31 @@ async fn every_tool_happy_path_and_injection_falsifies() {
         .await;
     assert_eq!(inj["injectedCount"], json!(1));
     assert_eq!(inj["message"], json!("Injected 1 transaction to 2 workers"));
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let mut seen = false;
-    while Instant::now() < deadline {
+    let s = &s;
+    let falsified = common::eventually("PropertyFalsified after the injection", 5, || async move {
         let f = s
             .ok("read_logs", json!({"eventType": "PropertyFalsified"}))
             .await;
-        if let Some(e) = f["events"].as_array().unwrap().first() {
-            assert_eq!(e["data"]["property"], json!("echidna_locked"));
-            seen = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(seen, "PropertyFalsified within 5 s of the injection");
-    let mut found = Value::Null;
-    while Instant::now() < deadline {
-        found = s
+        f["events"].as_array().unwrap().first().cloned()
+    })
+    .await;
+    assert_eq!(falsified["data"]["property"], json!("echidna_locked"));
+    let want = format!(
+        "unlock({})",
+        alloy_primitives::U256::from_str_radix(&KEY[2..], 16).unwrap()
+    );
+    let want = &want;
+    let found = common::eventually("the injected call in the corpus", 5, || async move {
+        let found = s
             .ok(
                 "find_transaction_in_corpus",
                 json!({"functionSignature": "unlock(uint256)"}),
             )
             .await;
-        let want = format!(
-            "unlock({})",
-            alloy_primitives::U256::from_str_radix(&KEY[2..], 16).unwrap()
-        );
-        if found["matches"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|m| m["call"] == json!(want))
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let want = format!(
-        "unlock({})",
-        alloy_primitives::U256::from_str_radix(&KEY[2..], 16).unwrap()
-    );
+        let there = (found["matches"].as_array().unwrap().iter()).any(|m| m["call"] == json!(want));
+        there.then_some(found)
+    })
+    .await;
     assert!(
         found["matches"]
             .as_array()

@@ -1,7 +1,7 @@
 //! Run once and see everything (`run_sequence`), and re-reading the corpus
 //! directory (`reload_corpus`): through the library and through the tools.
 
-use crate::common::{call, err, json_files, server, start};
+use crate::common::{self, call, err, json_files, server, start};
 use rudder::config::{Config, TestMode};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -19,11 +19,10 @@ fn config(test_limit: u64) -> Config {
 
 /// Waits until the campaign's workers have stopped (its one call made).
 async fn idle(s: &rudder::mcp::RudderServer) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while call(s, "status", json!({})).await["running"] != false {
-        assert!(Instant::now() < deadline, "the campaign did not stop");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    common::eventually("the campaign to stop", 60, || async move {
+        (call(s, "status", json!({})).await["running"] == false).then_some(())
+    })
+    .await;
 }
 
 fn strings(v: &Value) -> Vec<String> {

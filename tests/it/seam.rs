@@ -2,7 +2,7 @@
 //! that follow the campaign's configuration, family selection, integers past
 //! 2^53 as strings, and no placeholder fields in falsification events.
 
-use crate::common::answer;
+use crate::common::{self, answer};
 use rudder::campaign::Campaign;
 use rudder::config::{Config, TestMode};
 use rudder::eventlog::EventKind;
@@ -98,20 +98,18 @@ async fn integers_past_two_to_the_53_travel_as_strings() {
         "{st}"
     );
     // The worker thread may not have logged its start yet on a loaded
-    // machine: poll (bounded) instead of racing it.
-    let mut started = Value::Null;
-    for _ in 0..500 {
-        started = answer(
-            &server,
+    // machine: wait for it instead of racing it.
+    let server = &server;
+    let started = common::eventually("WorkerStarted", 10, || async move {
+        let started = answer(
+            server,
             "read_logs",
             json!({"eventType": "WorkerStarted", "count": 10}),
         )
         .await;
-        if started["totalCount"].as_u64().unwrap_or(0) > 0 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+        (started["totalCount"].as_u64().unwrap_or(0) > 0).then_some(started)
+    })
+    .await;
     let data = &started["events"][0]["data"];
     assert_eq!(data["seed"], json!(seed.to_string()), "{started}");
     c.stop();

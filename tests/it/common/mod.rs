@@ -27,6 +27,27 @@ pub fn wait_until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// [`wait_until`] for async checks: runs `attempt` every 20 ms until it
+/// gives a value, for at most `secs` seconds; panics naming `what` if it
+/// never does.
+pub async fn eventually<T, F, Fut>(what: &str, secs: u64, mut attempt: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if let Some(v) = attempt().await {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "gave up waiting for {what} after {secs} s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
 pub fn start(target: &str, config: Config, dir: &Path) -> Campaign {
     let mut c = campaign(target, config, dir);
     c.start().unwrap();
