@@ -565,19 +565,9 @@ async fn a_spec_submitted_at_run_time_is_falsified_shrunk_and_resumed() {
         .find(|c| c.name == "no_allowance")
         .unwrap()
         .id;
-    let started = std::time::Instant::now();
-    loop {
-        if let Some(f) = engine.tests().falsified(id)
-            && f.shrink_done
-        {
-            break;
-        }
-        assert!(
-            started.elapsed().as_secs() < 50,
-            "the spec was not falsified"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    common::wait_until("the spec falsified and shrunk", 50, || {
+        engine.tests().falsified(id).is_some_and(|f| f.shrink_done)
+    });
     let f = engine.tests().falsified(id).unwrap();
     assert_eq!(
         f.shrunk.len(),

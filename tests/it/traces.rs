@@ -202,13 +202,12 @@ async fn cursors_walk_a_growing_store_without_duplicates_or_gaps() {
     let engine = c.read();
     let journal = engine.journal().unwrap().clone();
     // Wait for a few pages' worth.
-    loop {
-        let v = call(&server, "search_spans", json!({"limit": 1})).await;
-        if v.get("total").is_none() || v["total"].as_u64().unwrap() > 500 {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let server_ref = &server;
+    common::eventually("500 spans", 60, || async move {
+        let v = call(server_ref, "search_spans", json!({"limit": 1})).await;
+        (v.get("total").is_none() || v["total"].as_u64().unwrap() > 500).then_some(())
+    })
+    .await;
     let max_id_at_start = |items: &[Value]| {
         items
             .iter()
