@@ -56,15 +56,6 @@ fn is_one(n: &u32) -> bool {
 }
 
 impl Command {
-    /// The tool's name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Command::InjectTransaction(_) => "inject_transaction",
-            Command::PrioritizeFunction(_) => "prioritize_function",
-            Command::ClearPriorities(_) => "clear_priorities",
-        }
-    }
-
     /// The command a tool call with these arguments makes, if the tool is
     /// one of them and its arguments have the logged shape (`None` for
     /// other tools and for arguments the tool would refuse).
@@ -139,6 +130,8 @@ impl Logged {
         Ok(Some(Logged { command, result }))
     }
 
+    /// The commands' names (serde's `snake_case` of the variants; a test
+    /// checks each one reads back).
     const NAMES: [&'static str; 3] = [
         "inject_transaction",
         "prioritize_function",
@@ -195,10 +188,17 @@ mod tests {
             ),
         ] {
             let l = Logged::parse(&v).unwrap().unwrap();
-            assert_eq!(l.command.name(), name);
+            assert_eq!(serde_json::to_value(&l.command).unwrap()["command"], name);
             assert_eq!(serde_json::to_value(&l).unwrap(), v, "round trip");
         }
         assert!(Logged::parse(&v_of("submit_new_spec")).unwrap().is_none());
+        for name in Logged::NAMES {
+            assert!(
+                Command::from_tool(name, &json!({"sequence": [], "functionSignature": "f()"}))
+                    .is_some(),
+                "{name}"
+            );
+        }
         let bad =
             json!({"command": "prioritize_function", "arguments": {"weight": 2}, "result": {}});
         assert!(

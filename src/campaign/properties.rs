@@ -83,6 +83,16 @@ impl FoundBy {
         Self::ALL.into_iter().find(|f| f.as_str() == word)
     }
 
+    /// Who it is, in words (the text report).
+    pub fn words(self) -> &'static str {
+        match self {
+            FoundBy::Worker => "a worker's fuzzing",
+            FoundBy::Resume => "an earlier run",
+            FoundBy::Deployment => "the check right after deployment",
+            FoundBy::Shared => "another node of the shared campaign",
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FoundBy::Worker => "worker",

@@ -400,14 +400,17 @@ impl Report {
                             ""
                         },
                         t.reason.as_deref().unwrap_or(""),
-                        match (t.found_by, t.first_found_by) {
-                            (Some("resume"), Some(first)) => format!(
+                        match (
+                            t.found_by.and_then(FoundBy::parse),
+                            t.first_found_by.and_then(FoundBy::parse),
+                        ) {
+                            (Some(FoundBy::Resume), Some(first)) => format!(
                                 " [reloaded from an earlier run's reproducer; found there by {}]",
-                                finder_words(first)
+                                first.words()
                             ),
-                            (Some("resume"), None) =>
+                            (Some(FoundBy::Resume), None) =>
                                 " [reloaded from an earlier run's reproducer]".to_string(),
-                            (Some("shared"), _) =>
+                            (Some(FoundBy::Shared), _) =>
                                 " [found by another node of the shared campaign]".to_string(),
                             _ => String::new(),
                         }
@@ -454,15 +457,5 @@ impl Report {
         }
         let _ = writeln!(o, "corpus: {}  journal: {}", self.corpus_dir, self.journal);
         o
-    }
-}
-
-/// A finder in words, for the text report.
-fn finder_words(found_by: &str) -> &'static str {
-    match found_by {
-        "worker" => "a worker's fuzzing",
-        "deployment" => "the check right after deployment",
-        "shared" => "another node of the shared campaign",
-        _ => "an earlier run",
     }
 }
