@@ -605,7 +605,8 @@ impl Campaign {
     fn resume(&mut self) {
         let s = self.engine.clone();
         let functions = s.target.abis();
-        let reload = s.reload_corpus(None);
+        let mut foreign = Vec::new();
+        let reload = s.read_corpus_dir(None, Some(&mut foreign));
         for m in reload.malformed {
             self.warnings
                 .push(format!("skipped corpus file {}: {}", m.file, m.error));
@@ -690,6 +691,41 @@ impl Campaign {
                 gas_used: gas,
             };
             s.settle_falsified(case, settled, !stored.shrink_done);
+        }
+        // Another fuzzer's corpus and reproducers: each open test is checked
+        // on them, as that fuzzer would on loading them.
+        for case in s.tests.cases() {
+            if case.kind.seeks_value() || s.tests.falsified(case.id).is_some() {
+                continue;
+            }
+            let Some((seq, hit)) = (foreign.iter())
+                .find_map(|seq| oracle.check(Goal::Fails(case), seq).map(|h| (seq, h)))
+            else {
+                continue;
+            };
+            let original = seq[..hit.calls].to_vec();
+            let reason = oracle
+                .explain(case, &original)
+                .unwrap_or_else(|| "failed on replay".into());
+            let r = shrink::shrink(
+                &mut oracle,
+                &mut rng,
+                Goal::Fails(case),
+                original.clone(),
+                s.config.shrink_limit,
+                &mut |_, _| {},
+            );
+            oracle.replay_reproducer_for_coverage(case, &r.txs);
+            let settled = engine::Settled {
+                found_by: properties::FoundBy::Imported,
+                first_found_by: None,
+                reason,
+                original,
+                shrunk: r.txs,
+                shrink_steps: r.steps,
+                gas_used: r.gas,
+            };
+            s.settle_falsified(case, settled, true);
         }
         modes::of(s.config.test_mode).after_deployment(&s, &mut oracle);
         if s.tests.all_decided() && !s.config.keep_alive {

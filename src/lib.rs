@@ -57,6 +57,7 @@ pub mod executor;
 pub mod families;
 pub mod graph;
 pub mod ids;
+pub mod interop;
 pub mod journal;
 pub mod mcp;
 pub mod ops;

@@ -30,6 +30,45 @@ enum Command {
     /// corpus and reproducers replayed for coverage and sequences, its
     /// figures and charts read from its journal. Fuzzes nothing.
     Report(ReportArgs),
+    /// Move a corpus between fuzzers (`rudder corpus export --format
+    /// echidna DIR`). Reading another fuzzer's corpus needs no command:
+    /// `--corpus-dir` replays Echidna's `.txt` files as it finds them.
+    Corpus {
+        #[command(subcommand)]
+        action: CorpusCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum CorpusCommand {
+    /// Write a corpus directory's entries and reproducers in another
+    /// fuzzer's layout, for that fuzzer to resume from. Reads only the
+    /// corpus directory (no target needed); changes nothing in it.
+    Export(ExportArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum ExportFormat {
+    /// Echidna's corpusDir: coverage/HASH.txt, reproducers/HASH.txt.
+    Echidna,
+}
+
+#[derive(Args)]
+struct ExportArgs {
+    /// Where to write (created if missing): the other fuzzer's corpus directory.
+    dest: PathBuf,
+    #[arg(long, value_enum)]
+    format: ExportFormat,
+    /// The run's output directory (its corpus is OUT_DIR/corpus).
+    #[arg(long, required_unless_present = "corpus_dir")]
+    out_dir: Option<PathBuf>,
+    /// The corpus directory to export (default: OUT_DIR/corpus).
+    #[arg(long)]
+    corpus_dir: Option<PathBuf>,
+    /// The YAML config the other fuzzer runs with: its `contractAddr` is
+    /// where calls to the target go, its `testMaxGas` each call's gas.
+    #[arg(long)]
+    config: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -703,6 +742,50 @@ fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
     Ok(if report.any_falsified() { 1 } else { 0 })
 }
 
+/// `rudder corpus export`: the corpus in another fuzzer's layout.
+fn export_corpus(a: ExportArgs) -> Result<i32> {
+    let config = match yaml_config(a.config.as_ref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: --config: {e}");
+            return Ok(2);
+        }
+    };
+    let corpus = (a.corpus_dir.clone())
+        .or_else(|| a.out_dir.as_ref().map(|o| o.join("corpus")))
+        .expect("clap requires --out-dir or --corpus-dir");
+    if !corpus.is_dir() {
+        eprintln!(
+            "error: --corpus-dir: {} is not a directory",
+            corpus.display()
+        );
+        return Ok(2);
+    }
+    let format = match a.format {
+        ExportFormat::Echidna => rudder::campaign::corpus_dir::ExportFormat::Echidna,
+    };
+    let done = rudder::campaign::corpus_dir::export(
+        &corpus,
+        &a.dest,
+        format,
+        config.contract_addr,
+        config.test_max_gas,
+    )
+    .with_context(|| format!("writing to {}", a.dest.display()))?;
+    for s in &done.skipped {
+        eprintln!("skipped {}: {}", s.file, s.error);
+    }
+    println!(
+        "wrote {} corpus sequence{} and {} reproducer{} to {}",
+        done.sequences,
+        if done.sequences == 1 { "" } else { "s" },
+        done.reproducers,
+        if done.reproducers == 1 { "" } else { "s" },
+        a.dest.display()
+    );
+    Ok(0)
+}
+
 fn main() {
     // Colour only on a terminal, and never with NO_COLOR set (logs written
     // to a file or a pipe stay plain text).
@@ -727,6 +810,9 @@ fn main() {
         Command::Fuzz(a) => fuzz(a),
         Command::Mcp(a) => mcp_stdio(a),
         Command::Report(a) => past_report(a),
+        Command::Corpus {
+            action: CorpusCommand::Export(a),
+        } => export_corpus(a),
     };
     match code {
         Ok(c) => std::process::exit(c),

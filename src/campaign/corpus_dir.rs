@@ -64,13 +64,32 @@ pub struct Reload {
     pub remaining: usize,
 }
 
-/// The corpus entry files in `dir`, sorted.
+/// The corpus entry files in `dir`, sorted: rudder's (`.json`) and
+/// Echidna's (`.txt`, [`crate::interop::echidna`]).
 pub(super) fn entry_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| p.extension().is_some_and(|e| e == "json" || is_echidna(p)))
+        .collect();
+    files.sort();
+    files
+}
+
+/// An Echidna transaction file (its corpus and reproducers are `HASH.txt`).
+fn is_echidna(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "txt")
+}
+
+/// Echidna's reproducers in the corpus directory (`reproducers/*.txt`,
+/// beside rudder's own `.json` ones), sorted.
+fn echidna_reproducers(corpus_dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir.join("reproducers"))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| is_echidna(p))
         .collect();
     files.sort();
     files
@@ -84,11 +103,26 @@ impl Engine {
     /// nodes found) until the deadline, nothing is replayed and every new
     /// file is `remaining`.
     pub fn reload_corpus(&self, deadline: Option<Instant>) -> Reload {
+        self.read_corpus_dir(deadline, None)
+    }
+
+    /// As [`reload_corpus`](Self::reload_corpus); with `foreign`, also
+    /// reads Echidna's reproducers, and keeps there the sequences read
+    /// from another fuzzer's files: their tests were never checked by
+    /// rudder, so resume checks them ([`super::Campaign`]'s `resume`).
+    pub(super) fn read_corpus_dir(
+        &self,
+        deadline: Option<Instant>,
+        mut foreign: Option<&mut Vec<Vec<Tx>>>,
+    ) -> Reload {
         let one = match deadline {
             Some(d) => self.corpus_files.reading.try_lock_until(d),
             None => Some(self.corpus_files.reading.lock()),
         };
-        let files = entry_files(&self.layout.coverage_dir());
+        let mut files = entry_files(&self.layout.coverage_dir());
+        if foreign.is_some() {
+            files.extend(echidna_reproducers(self.layout.corpus_dir()));
+        }
         let total = files.len();
         let fresh: Vec<PathBuf> = {
             let known = self.corpus_files.known.lock();
@@ -118,20 +152,29 @@ impl Engine {
                 file: path.display().to_string(),
                 error,
             };
-            let stored = match std::fs::read(path)
-                .map_err(|e| e.to_string())
-                .and_then(|b| {
+            let echidna = is_echidna(path);
+            let read = std::fs::read(path).map_err(|e| e.to_string());
+            let (txs, gas) = if echidna {
+                let txs = read.and_then(|b| {
+                    crate::interop::echidna::read(&b, abis, self.target.address)
+                        .map_err(|e| format!("not an Echidna transaction file: {e}"))
+                });
+                let gas = vec![0; txs.as_ref().map_or(0, Vec::len)];
+                (txs, gas)
+            } else {
+                let stored = read.and_then(|b| {
                     serde_json::from_slice::<super::persist::StoredEntry>(&b)
                         .map_err(|e| format!("not a corpus entry: {e}"))
-                }) {
-                Ok(s) => s,
-                Err(e) => {
-                    out.malformed.push(malformed(e));
-                    continue;
+                });
+                match stored {
+                    Ok(stored) => (
+                        stored.txs.iter().map(|t| t.to_tx(abis)).collect(),
+                        stored.txs.iter().map(|t| t.gas_used.unwrap_or(0)).collect(),
+                    ),
+                    Err(e) => (Err(e), Vec::new()),
                 }
             };
-            let txs: Result<Vec<Tx>, String> = stored.txs.iter().map(|t| t.to_tx(abis)).collect();
-            let txs = match txs {
+            let txs: Vec<Tx> = match txs {
                 Ok(t) => t,
                 Err(e) => {
                     out.malformed.push(malformed(e));
@@ -146,7 +189,9 @@ impl Engine {
             } else {
                 (oracle.replay_for_coverage(&txs), None)
             };
-            let gas = stored.txs.iter().map(|t| t.gas_used.unwrap_or(0)).collect();
+            if echidna && let Some(f) = foreign.as_deref_mut() {
+                f.push(txs.clone());
+            }
             // A file under another name holding a sequence the corpus has is
             // known content: it is not added twice.
             if let Some(entry) = self.add_corpus(None, Origin::Replayed, new, txs, gas) {
@@ -165,4 +210,99 @@ impl Engine {
         }
         out
     }
+}
+
+/// A format [`export`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Echidna's corpus directory: `coverage/HASH.txt` and
+    /// `reproducers/HASH.txt`, each a JSON array of its transactions
+    /// ([`crate::interop::echidna`]).
+    Echidna,
+}
+
+/// What [`export`] wrote.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Exported {
+    /// Corpus sequences written.
+    pub sequences: usize,
+    /// Falsified tests' sequences written (the shrunk one, else the original).
+    pub reproducers: usize,
+    /// Files that could not be read or converted (left out, with why).
+    pub skipped: Vec<Malformed>,
+}
+
+/// Writes the corpus directory `corpus_dir` (its entries and reproducers)
+/// into `dest` in another fuzzer's layout, so that fuzzer resumes from it:
+/// calls to the target go to `target` (the other fuzzer's contract
+/// address), each with `gas`. Nothing in `corpus_dir` changes; files are
+/// written atomically and named by their sequence's hash.
+pub fn export(
+    corpus_dir: &Path,
+    dest: &Path,
+    format: ExportFormat,
+    target: alloy_primitives::Address,
+    gas: u64,
+) -> std::io::Result<Exported> {
+    let ExportFormat::Echidna = format;
+    let mut out = Exported::default();
+    let convert = |txs: &[crate::tx::StoredTx]| -> Result<Vec<Tx>, String> {
+        txs.iter().map(|t| t.to_tx_by_signature()).collect()
+    };
+    let write = |sub: &str, txs: Vec<Tx>| -> std::io::Result<()> {
+        let json = crate::interop::echidna::write(&txs, target, gas);
+        let name = format!("{}.txt", super::persist::sequence_hash(&txs));
+        super::persist::write_atomic(&dest.join(sub).join(name), json.to_string().as_bytes())
+    };
+    let skip = |out: &mut Exported, path: &Path, error: String| {
+        out.skipped.push(Malformed {
+            file: path.display().to_string(),
+            error,
+        })
+    };
+    for path in entry_files(&corpus_dir.join("coverage")) {
+        if is_echidna(&path) {
+            continue;
+        }
+        let entry = std::fs::read(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| {
+                serde_json::from_slice::<super::persist::StoredEntry>(&b)
+                    .map_err(|e| format!("not a corpus entry: {e}"))
+            });
+        match entry.and_then(|e| convert(&e.txs)) {
+            Ok(txs) => {
+                write("coverage", txs)?;
+                out.sequences += 1;
+            }
+            Err(e) => skip(&mut out, &path, e),
+        }
+    }
+    for path in entry_files(&corpus_dir.join("reproducers")) {
+        if is_echidna(&path) {
+            continue;
+        }
+        let stored = std::fs::read(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| {
+                serde_json::from_slice::<super::persist::StoredReproducer>(&b)
+                    .map_err(|e| format!("not a reproducer: {e}"))
+            });
+        let txs = stored.and_then(|r| {
+            convert(if r.shrunk.is_empty() {
+                &r.original
+            } else {
+                &r.shrunk
+            })
+        });
+        match txs {
+            Ok(txs) => {
+                write("reproducers", txs)?;
+                out.reproducers += 1;
+            }
+            Err(e) => skip(&mut out, &path, e),
+        }
+    }
+    Ok(out)
 }

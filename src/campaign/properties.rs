@@ -68,14 +68,19 @@ pub enum FoundBy {
     Deployment,
     /// Another node of a shared campaign (replayed here, still failing).
     Shared,
+    /// The campaign, replaying another fuzzer's corpus or reproducers
+    /// found in the corpus directory (Echidna's `coverage/*.txt`,
+    /// `reproducers/*.txt`).
+    Imported,
 }
 
 impl FoundBy {
-    const ALL: [FoundBy; 4] = [
+    const ALL: [FoundBy; 5] = [
         FoundBy::Worker,
         FoundBy::Resume,
         FoundBy::Deployment,
         FoundBy::Shared,
+        FoundBy::Imported,
     ];
 
     /// The finder `as_str` names.
@@ -90,6 +95,7 @@ impl FoundBy {
             FoundBy::Resume => "an earlier run",
             FoundBy::Deployment => "the check right after deployment",
             FoundBy::Shared => "another node of the shared campaign",
+            FoundBy::Imported => "another fuzzer's corpus, replayed",
         }
     }
 
@@ -99,6 +105,7 @@ impl FoundBy {
             FoundBy::Resume => "resume",
             FoundBy::Deployment => "deployment",
             FoundBy::Shared => "shared",
+            FoundBy::Imported => "imported",
         }
     }
 }

@@ -70,7 +70,9 @@ pub struct TestReport {
     /// Who falsified it: `worker` (this run's fuzzing), `resume` (a
     /// reproducer an earlier run left in the corpus directory, replayed and
     /// still failing), `deployment` (false before any call) or `shared`
-    /// (another node of a shared campaign found it; replayed here).
+    /// (another node of a shared campaign found it; replayed here) or
+    /// `imported` (another fuzzer's corpus or reproducer in the corpus
+    /// directory, replayed: Echidna's `.txt` files).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found_by: Option<&'static str>,
     /// For a test found by `resume`: who found it in the run that first
@@ -90,6 +92,9 @@ pub struct Resumed {
     pub corpus_sequences: usize,
     /// Falsified tests reloaded from `corpus/reproducers/`.
     pub falsified: usize,
+    /// Tests falsified by replaying another fuzzer's corpus or reproducers
+    /// found in the corpus directory (Echidna's `.txt` files).
+    pub imported: usize,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize)]
@@ -243,6 +248,10 @@ impl Report {
                 .iter()
                 .filter(|t| t.found_by == Some(FoundBy::Resume.as_str()))
                 .count(),
+            imported: tests
+                .iter()
+                .filter(|t| t.found_by == Some(FoundBy::Imported.as_str()))
+                .count(),
         };
         let cov = s.target.coverage_report();
         let (lines, lines_hit, branches, branches_hit) = cov.totals();
@@ -369,6 +378,14 @@ impl Report {
                 r.falsified,
                 if r.falsified == 1 { "" } else { "s" },
             );
+            if r.imported > 0 {
+                let _ = writeln!(
+                    o,
+                    "{} test{} falsified by another fuzzer's corpus or reproducers found there (replayed and shrunk by rudder)",
+                    r.imported,
+                    if r.imported == 1 { "" } else { "s" },
+                );
+            }
         }
         for t in &self.tests {
             match t.status {
@@ -412,6 +429,8 @@ impl Report {
                                 " [reloaded from an earlier run's reproducer]".to_string(),
                             (Some(FoundBy::Shared), _) =>
                                 " [found by another node of the shared campaign]".to_string(),
+                            (Some(FoundBy::Imported), _) =>
+                                " [found replaying another fuzzer's corpus]".to_string(),
                             _ => String::new(),
                         }
                     );

@@ -20,6 +20,7 @@ mod fork;
 mod foundry;
 mod graph;
 mod hostile;
+mod interop;
 mod kill_loop;
 mod lcov;
 mod matrix;

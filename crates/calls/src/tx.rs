@@ -449,6 +449,23 @@ impl StoredTx {
     }
 }
 
+impl StoredTx {
+    /// Rebuilds the call from its own signature alone (no ABI needed: a
+    /// corpus exported to another fuzzer's format, read without the
+    /// target). The function's parameters are unnamed.
+    pub fn to_tx_by_signature(&self) -> Result<Tx, String> {
+        let function = Function::parse(&self.signature)
+            .map_err(|e| format!("signature {:?}: {e}", self.signature))?;
+        let functions = [Arc::new(function)];
+        StoredTx {
+            to: None,
+            ..self.clone()
+        }
+        .to_tx(Abis::target_only(&functions))
+        .map(|tx| Tx { to: self.to, ..tx })
+    }
+}
+
 /// The arguments in `data` (calldata after the selector) as `function`'s
 /// parameters. A `string` that is not UTF-8 comes back as the bytes it
 /// was (the typed decoder would replace them with U+FFFD): any value is

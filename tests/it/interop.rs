@@ -1,0 +1,198 @@
+//! Corpora moving between fuzzers: an Echidna corpus directory given as
+//! `corpusDir` is replayed (coverage and tests), and rudder's corpus
+//! exported in Echidna's layout is read back with the same coverage.
+
+use rudder::campaign::{Campaign, Report};
+use rudder::config::Config;
+use std::path::Path;
+
+fn config(corpus: &Path, seed: u64, limit: u64) -> Config {
+    Config {
+        workers: Some(1),
+        seed: Some(seed),
+        test_limit: limit,
+        corpus_dir: Some(corpus.to_path_buf()),
+        ..Config::default()
+    }
+}
+
+fn run(corpus: &Path, out: &Path, seed: u64, limit: u64) -> (Report, Vec<String>) {
+    let mut c = Campaign::new(
+        Path::new("contracts/out/Sequence.json"),
+        None,
+        config(corpus, seed, limit),
+        Some(out.to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    let warnings = c.warnings.clone();
+    (c.wait(), warnings)
+}
+
+/// One Echidna transaction to the target at Echidna's default address.
+fn echidna_tx(call: &str, src: &str) -> String {
+    let zero = format!("0x{}", "0".repeat(64));
+    format!(
+        r#"{{"call":{call},"src":"{src}","dst":"0x00a329c0648769A73afAc7F9381E08FB43dBEA72","gas":12500000,"gasprice":"{zero}","value":"{zero}","delay":["{zero}","{zero}"]}}"#
+    )
+}
+
+#[test]
+fn an_echidna_corpus_falsifies_the_property_it_reaches_in_a_one_call_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("echidna-corpus");
+    std::fs::create_dir_all(corpus.join("coverage")).unwrap();
+    // Written as Echidna writes it: the sequence that breaks Sequence, with
+    // a call that changes nothing in the middle, and a file that is not a
+    // transaction list.
+    let file = format!(
+        "[{}]",
+        [
+            echidna_tx(r#"{"tag":"SolCall","contents":["open",[]]}"#, "0x0000000000000000000000000000000000010000"),
+            echidna_tx(
+                r#"{"tag":"SolCall","contents":["turn",[{"tag":"AbiUInt","contents":[256,"42"]}]]}"#,
+                "0x0000000000000000000000000000000000020000"
+            ),
+            echidna_tx(
+                r#"{"tag":"SolCall","contents":["noise",[{"tag":"AbiUInt","contents":[256,"7"]},{"tag":"AbiBool","contents":false}]]}"#,
+                "0x0000000000000000000000000000000000020000"
+            ),
+            echidna_tx(r#"{"tag":"SolCall","contents":["close",[]]}"#, "0x0000000000000000000000000000000000030000"),
+        ]
+        .join(",")
+    );
+    let entry = corpus.join("coverage/4242.txt");
+    std::fs::write(&entry, &file).unwrap();
+    let junk = corpus.join("coverage/junk.txt");
+    std::fs::write(&junk, "0xdeadbeef").unwrap();
+
+    let (r, warnings) = run(&corpus, &dir.path().join("out"), 1, 1);
+    let t = r
+        .tests
+        .iter()
+        .find(|t| t.name == "echidna_not_closed")
+        .unwrap();
+    assert_eq!(t.status, "falsified", "{}", r.text());
+    assert_eq!(
+        t.sequence,
+        ["open()", "turn(42)", "close()"],
+        "{}",
+        r.text()
+    );
+    assert_eq!(t.found_by, Some("imported"));
+    assert!(r.calls <= 1, "{}", r.text());
+    assert_eq!(r.resumed.imported, 1);
+    assert!(
+        r.text()
+            .contains("[found replaying another fuzzer's corpus]"),
+        "{}",
+        r.text()
+    );
+    // The file that is neither format is named, with why, and left alone.
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("junk.txt") && w.contains("not an Echidna transaction file")),
+        "{warnings:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&entry).unwrap(), file);
+    assert_eq!(std::fs::read_to_string(&junk).unwrap(), "0xdeadbeef");
+    // Echidna's reproducers (reproducers/*.txt) are read the same way.
+    let corpus2 = dir.path().join("echidna-repro");
+    std::fs::create_dir_all(corpus2.join("reproducers")).unwrap();
+    std::fs::write(corpus2.join("reproducers/7.txt"), &file).unwrap();
+    let (r, _) = run(&corpus2, &dir.path().join("out2"), 2, 1);
+    let t = r
+        .tests
+        .iter()
+        .find(|t| t.name == "echidna_not_closed")
+        .unwrap();
+    assert_eq!(
+        t.sequence,
+        ["open()", "turn(42)", "close()"],
+        "{}",
+        r.text()
+    );
+}
+
+#[test]
+fn a_corpus_exported_for_echidna_reads_back_with_the_same_coverage() {
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("ours");
+    let (first, _) = run(&ours, &dir.path().join("out1"), 3, 20_000);
+    assert!(first.corpus_sequences >= 1, "{}", first.text());
+    let echidna = dir.path().join("echidna");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args(["corpus", "export", "--format", "echidna", "--corpus-dir"])
+        .arg(&ours)
+        .arg(&echidna)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files = |sub: &str| std::fs::read_dir(echidna.join(sub)).map_or(0, |d| d.count());
+    assert_eq!(files("coverage"), first.corpus_sequences, "{said}");
+    assert_eq!(files("reproducers"), 1, "{said}");
+    // Replayed from each, no fuzzing: the same coverage.
+    let copy = dir.path().join("ours-again");
+    std::fs::create_dir_all(copy.join("coverage")).unwrap();
+    std::fs::create_dir_all(copy.join("reproducers")).unwrap();
+    for sub in ["coverage", "reproducers"] {
+        for e in std::fs::read_dir(ours.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, copy.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let (a, _) = run(&copy, &dir.path().join("out2"), 4, 1);
+    let (b, _) = run(&echidna, &dir.path().join("out3"), 4, 1);
+    assert_eq!(
+        (
+            a.coverage.lines_hit,
+            a.coverage.branches_hit,
+            a.coverage.points
+        ),
+        (
+            b.coverage.lines_hit,
+            b.coverage.branches_hit,
+            b.coverage.points
+        ),
+        "rudder's corpus:\n{}Echidna's:\n{}",
+        a.text(),
+        b.text()
+    );
+    let t = b
+        .tests
+        .iter()
+        .find(|t| t.name == "echidna_not_closed")
+        .unwrap();
+    assert_eq!(
+        t.sequence,
+        ["open()", "turn(42)", "close()"],
+        "{}",
+        b.text()
+    );
+    // The export changed nothing it read.
+    assert_eq!(common_files(&ours), common_files(&copy));
+}
+
+fn common_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v = Vec::new();
+    for sub in ["coverage", "reproducers"] {
+        let mut files: Vec<_> = std::fs::read_dir(dir.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for p in files {
+            v.push((
+                format!("{sub}/{}", p.file_name().unwrap().to_string_lossy()),
+                std::fs::read(&p).unwrap(),
+            ));
+        }
+    }
+    v
+}
