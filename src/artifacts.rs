@@ -282,6 +282,24 @@ impl Project {
         }
     }
 
+    /// Where function `name` is defined, as its source and 1-based line:
+    /// in `contract` when it defines it, else in the first source that
+    /// defines a function of that name (an inherited function lives in a
+    /// base contract). `None` without function spans (no AST, no text).
+    pub fn function_line(&self, contract: &str, name: &str) -> Option<(&Source, u32)> {
+        let spans = || {
+            self.sources
+                .iter()
+                .flat_map(|s| s.functions.iter().map(move |f| (s, f)))
+                // A span's name is `Contract.function`.
+                .filter(|(_, f)| f.name.rsplit('.').next() == Some(name))
+        };
+        let (source, f) = spans()
+            .find(|(_, f)| f.contract == contract)
+            .or_else(|| spans().next())?;
+        Some((source, source.lines.line(f.start as usize)))
+    }
+
     pub fn source_by_id(&self, id: u32) -> Option<&Source> {
         self.sources.iter().find(|s| s.id == id)
     }

@@ -103,6 +103,12 @@ struct ReportArgs {
 enum Format {
     Text,
     Json,
+    /// JUnit XML: a testsuite for the target, a testcase per test, a
+    /// failure (reason and shrunk sequence) per falsified test.
+    Junit,
+    /// The text report, then a GitHub Actions `::error` annotation per
+    /// falsified test at its source line.
+    Github,
 }
 
 #[derive(Args, Clone)]
@@ -548,12 +554,21 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
 
 /// Finishes the campaign, prints its report; the exit code.
 fn report_and_exit(campaign: Campaign, a: &FuzzArgs) -> Result<i32> {
+    let read = campaign.read();
     let report = finish(campaign, a)?;
-    match a.format {
-        Format::Text => print!("{}", report.text()),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-    }
+    print!("{}", render(&report, &read, a.format)?);
     Ok(if report.any_falsified() { 1 } else { 0 })
+}
+
+/// The report in the format asked for.
+fn render(report: &Report, read: &rudder::campaign::CampaignRead, f: Format) -> Result<String> {
+    use rudder::view::ci;
+    Ok(match f {
+        Format::Text => report.text(),
+        Format::Json => serde_json::to_string_pretty(report)? + "\n",
+        Format::Junit => ci::junit(report, &ci::locations(read)),
+        Format::Github => ci::github(report, &ci::locations(read)),
+    })
 }
 
 /// Waits for the campaign's end and writes its LCOV and HTML report when
@@ -731,13 +746,11 @@ fn mcp_stdio(mut a: FuzzArgs) -> Result<i32> {
         .with_output_schemas(a.output_schemas);
     let served = runtime.block_on(rudder::mcp::transport::serve_stdio(server));
     campaign.stop_because(rudder::campaign::EndReason::ClientLeft);
+    let read = campaign.read();
     let report = finish(campaign, &a)?;
-    // stdout belongs to the MCP transport: the report goes to stderr, as
-    // text or (--format json) as JSON.
-    match a.format {
-        Format::Text => eprint!("{}", report.text()),
-        Format::Json => eprintln!("{}", serde_json::to_string_pretty(&report)?),
-    }
+    // stdout belongs to the MCP transport: the report goes to stderr, in
+    // the format asked for.
+    eprint!("{}", render(&report, &read, a.format)?);
     served.context("serving MCP over stdio")?;
     Ok(if report.any_falsified() { 1 } else { 0 })
 }

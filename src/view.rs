@@ -4,6 +4,7 @@
 //! [`crate::campaign::CampaignRead`], the same stores the tools read: there
 //! is no second bookkeeping.
 
+pub mod ci;
 pub mod dashboard;
 pub mod html;
 pub mod sequence;

@@ -196,3 +196,78 @@ fn common_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     }
     v
 }
+
+/// `--format junit` validates against the JUnit structure CI readers take
+/// (tests/e2e/junit.xsd, checked by xmlschema), with the falsified test's
+/// reason and shrunk sequence in its `failure` and the passing test
+/// without one; `--format github` prints one annotation per falsified
+/// test at its function's line.
+#[test]
+fn ci_formats_junit_validates_and_github_annotates_the_property_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let fuzz = |format: &str, out: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rudder"))
+            .args([
+                "fuzz",
+                "contracts/out/Showcase.json",
+                "--seed",
+                "1",
+                "--test-limit",
+                "200000",
+            ])
+            .args(["--format", format, "--out-dir"])
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap()
+    };
+    let junit = fuzz("junit", "a");
+    assert_eq!(
+        junit.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&junit.stderr)
+    );
+    let xml = dir.path().join("report.xml");
+    std::fs::write(&xml, &junit.stdout).unwrap();
+    let python = crate::common::clients::python();
+    let checked = std::process::Command::new(&python)
+        .arg("tests/e2e/junit_check.py")
+        .arg(&xml)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        checked.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    assert!(
+        said.contains("suite Showcase: tests=2 failures=1"),
+        "{said}"
+    );
+    assert!(said.contains("case echidna_always: passed"), "{said}");
+    assert!(
+        said.contains(
+            "case echidna_stage_below_two: failure type=property message='returned false'"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains("at contracts/Showcase.sol:30 | call sequence (shrunk): |   step("),
+        "{said}"
+    );
+
+    let github = fuzz("github", "b");
+    assert_eq!(github.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&github.stdout);
+    let annotations: Vec<&str> = out.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(annotations.len(), 1, "{out}");
+    assert!(
+        annotations[0].starts_with(
+            "::error file=contracts/Showcase.sol,line=30,title=Showcase%3A echidna_stage_below_two falsified::property echidna_stage_below_two falsified: returned false%0A"
+        ),
+        "{out}"
+    );
+    // The text report comes first, as `--format text` prints it.
+    assert!(out.starts_with("Showcase (property mode)"), "{out}");
+}
