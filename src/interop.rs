@@ -1,6 +1,7 @@
 //! The formats of the fuzzers users already run, read and written so that a
 //! campaign moves between them: Echidna's transaction JSON (its corpus and
-//! reproducer files, [`echidna`]).
+//! reproducer files, [`echidna`]) and Medusa's call sequences
+//! ([`medusa`]).
 //!
 //! Each reader turns a file into the campaign's own calls against the
 //! target's ABI, or says why it cannot (a call the ABI lacks, a value of
@@ -8,3 +9,4 @@
 //! inverse for every call the campaign can make.
 
 pub mod echidna;
+pub mod medusa;

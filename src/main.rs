@@ -31,8 +31,9 @@ enum Command {
     /// figures and charts read from its journal. Fuzzes nothing.
     Report(ReportArgs),
     /// Move a corpus between fuzzers (`rudder corpus export --format
-    /// echidna DIR`). Reading another fuzzer's corpus needs no command:
-    /// `--corpus-dir` replays Echidna's `.txt` files as it finds them.
+    /// echidna|medusa DIR`). Reading another fuzzer's corpus needs no
+    /// command: `--corpus-dir` replays Echidna's and Medusa's files as it
+    /// finds them.
     Corpus {
         #[command(subcommand)]
         action: CorpusCommand,
@@ -51,6 +52,9 @@ enum CorpusCommand {
 enum ExportFormat {
     /// Echidna's corpusDir: coverage/HASH.txt, reproducers/HASH.txt.
     Echidna,
+    /// Medusa's corpus directory: call_sequences/mutable/HASH.json,
+    /// test_results/HASH.json.
+    Medusa,
 }
 
 #[derive(Args)]
@@ -65,10 +69,15 @@ struct ExportArgs {
     /// The corpus directory to export (default: OUT_DIR/corpus).
     #[arg(long)]
     corpus_dir: Option<PathBuf>,
-    /// The YAML config the other fuzzer runs with: its `contractAddr` is
-    /// where calls to the target go, its `testMaxGas` each call's gas.
+    /// The YAML config the other fuzzer runs with: its `testMaxGas` is each
+    /// call's gas, its `contractAddr` (Echidna) or the first address its
+    /// `deployer` creates (Medusa) where calls to the target go.
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Where calls to the target go in the other fuzzer (overrides the
+    /// config's).
+    #[arg(long, value_name = "ADDRESS")]
+    target_address: Option<alloy_primitives::Address>,
 }
 
 #[derive(Args)]
@@ -774,17 +783,22 @@ fn export_corpus(a: ExportArgs) -> Result<i32> {
         );
         return Ok(2);
     }
-    let format = match a.format {
-        ExportFormat::Echidna => rudder::campaign::corpus_dir::ExportFormat::Echidna,
+    // Echidna calls the target at `contractAddr`; Medusa deploys its first
+    // target as the deployer's first creation.
+    let (format, target) = match a.format {
+        ExportFormat::Echidna => (
+            rudder::campaign::corpus_dir::ExportFormat::Echidna,
+            config.contract_addr,
+        ),
+        ExportFormat::Medusa => (
+            rudder::campaign::corpus_dir::ExportFormat::Medusa,
+            config.deployer.create(0),
+        ),
     };
-    let done = rudder::campaign::corpus_dir::export(
-        &corpus,
-        &a.dest,
-        format,
-        config.contract_addr,
-        config.test_max_gas,
-    )
-    .with_context(|| format!("writing to {}", a.dest.display()))?;
+    let target = a.target_address.unwrap_or(target);
+    let done =
+        rudder::campaign::corpus_dir::export(&corpus, &a.dest, format, target, config.test_max_gas)
+            .with_context(|| format!("writing to {}", a.dest.display()))?;
     for s in &done.skipped {
         eprintln!("skipped {}: {}", s.file, s.error);
     }

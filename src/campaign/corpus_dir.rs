@@ -82,15 +82,39 @@ fn is_echidna(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "txt")
 }
 
-/// Echidna's reproducers in the corpus directory (`reproducers/*.txt`,
-/// beside rudder's own `.json` ones), sorted.
-fn echidna_reproducers(corpus_dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir.join("reproducers"))
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| is_echidna(p))
-        .collect();
+/// Where Medusa keeps call sequences in its corpus directory (newest
+/// layout first), and its falsified tests' sequences.
+const MEDUSA_DIRS: [&str; 4] = [
+    "call_sequences/immutable",
+    "call_sequences/mutable",
+    "call_sequences",
+    "test_results",
+];
+
+/// A Medusa call-sequence file: a `.json` in one of [`MEDUSA_DIRS`].
+fn is_medusa(corpus_dir: &Path, path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+        && MEDUSA_DIRS
+            .iter()
+            .any(|d| path.parent() == Some(&corpus_dir.join(d)))
+}
+
+/// Another fuzzer's files in the corpus directory beyond `coverage/`:
+/// Echidna's reproducers (`reproducers/*.txt`, beside rudder's own `.json`
+/// ones) and Medusa's call sequences, sorted.
+fn foreign_files(corpus_dir: &Path) -> Vec<PathBuf> {
+    let list = |dir: PathBuf, keep: &dyn Fn(&Path) -> bool| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && keep(p))
+            .collect()
+    };
+    let mut files = list(corpus_dir.join("reproducers"), &is_echidna);
+    for d in MEDUSA_DIRS {
+        files.extend(list(corpus_dir.join(d), &|p| is_medusa(corpus_dir, p)));
+    }
     files.sort();
     files
 }
@@ -121,7 +145,7 @@ impl Engine {
         };
         let mut files = entry_files(&self.layout.coverage_dir());
         if foreign.is_some() {
-            files.extend(echidna_reproducers(self.layout.corpus_dir()));
+            files.extend(foreign_files(self.layout.corpus_dir()));
         }
         let total = files.len();
         let fresh: Vec<PathBuf> = {
@@ -153,11 +177,17 @@ impl Engine {
                 error,
             };
             let echidna = is_echidna(path);
+            let medusa = is_medusa(self.layout.corpus_dir(), path);
             let read = std::fs::read(path).map_err(|e| e.to_string());
-            let (txs, gas) = if echidna {
+            let (txs, gas) = if echidna || medusa {
                 let txs = read.and_then(|b| {
-                    crate::interop::echidna::read(&b, abis, self.target.address)
-                        .map_err(|e| format!("not an Echidna transaction file: {e}"))
+                    if echidna {
+                        crate::interop::echidna::read(&b, abis, self.target.address)
+                            .map_err(|e| format!("not an Echidna transaction file: {e}"))
+                    } else {
+                        crate::interop::medusa::read(&b, abis, self.target.address)
+                            .map_err(|e| format!("not a Medusa call sequence: {e}"))
+                    }
                 });
                 let gas = vec![0; txs.as_ref().map_or(0, Vec::len)];
                 (txs, gas)
@@ -189,7 +219,9 @@ impl Engine {
             } else {
                 (oracle.replay_for_coverage(&txs), None)
             };
-            if echidna && let Some(f) = foreign.as_deref_mut() {
+            if (echidna || medusa)
+                && let Some(f) = foreign.as_deref_mut()
+            {
                 f.push(txs.clone());
             }
             // A file under another name holding a sequence the corpus has is
@@ -219,6 +251,9 @@ pub enum ExportFormat {
     /// `reproducers/HASH.txt`, each a JSON array of its transactions
     /// ([`crate::interop::echidna`]).
     Echidna,
+    /// Medusa's corpus directory: `call_sequences/mutable/HASH.json` and
+    /// `test_results/HASH.json` ([`crate::interop::medusa`]).
+    Medusa,
 }
 
 /// What [`export`] wrote.
@@ -245,15 +280,33 @@ pub fn export(
     target: alloy_primitives::Address,
     gas: u64,
 ) -> std::io::Result<Exported> {
-    let ExportFormat::Echidna = format;
     let mut out = Exported::default();
     let convert = |txs: &[crate::tx::StoredTx]| -> Result<Vec<Tx>, String> {
         txs.iter().map(|t| t.to_tx_by_signature()).collect()
     };
-    let write = |sub: &str, txs: Vec<Tx>| -> std::io::Result<()> {
-        let json = crate::interop::echidna::write(&txs, target, gas);
-        let name = format!("{}.txt", super::persist::sequence_hash(&txs));
-        super::persist::write_atomic(&dest.join(sub).join(name), json.to_string().as_bytes())
+    let write = |reproducer: bool, txs: Vec<Tx>| -> std::io::Result<()> {
+        let hash = super::persist::sequence_hash(&txs);
+        let (json, path) = match format {
+            ExportFormat::Echidna => (
+                crate::interop::echidna::write(&txs, target, gas),
+                dest.join(if reproducer {
+                    "reproducers"
+                } else {
+                    "coverage"
+                })
+                .join(format!("{hash}.txt")),
+            ),
+            ExportFormat::Medusa => (
+                crate::interop::medusa::write(&txs, target, gas),
+                dest.join(if reproducer {
+                    "test_results"
+                } else {
+                    "call_sequences/mutable"
+                })
+                .join(format!("{hash}.json")),
+            ),
+        };
+        super::persist::write_atomic(&path, json.to_string().as_bytes())
     };
     let skip = |out: &mut Exported, path: &Path, error: String| {
         out.skipped.push(Malformed {
@@ -273,7 +326,7 @@ pub fn export(
             });
         match entry.and_then(|e| convert(&e.txs)) {
             Ok(txs) => {
-                write("coverage", txs)?;
+                write(false, txs)?;
                 out.sequences += 1;
             }
             Err(e) => skip(&mut out, &path, e),
@@ -298,7 +351,7 @@ pub fn export(
         });
         match txs {
             Ok(txs) => {
-                write("reproducers", txs)?;
+                write(true, txs)?;
                 out.reproducers += 1;
             }
             Err(e) => skip(&mut out, &path, e),

@@ -116,14 +116,23 @@ fn an_echidna_corpus_falsifies_the_property_it_reaches_in_a_one_call_run() {
 }
 
 #[test]
-fn a_corpus_exported_for_echidna_reads_back_with_the_same_coverage() {
+fn a_corpus_exported_for_echidna_or_medusa_reads_back_with_the_same_coverage() {
+    for (format, entries, reproducers) in [
+        ("echidna", "coverage", "reproducers"),
+        ("medusa", "call_sequences/mutable", "test_results"),
+    ] {
+        exported_and_read_back(format, entries, reproducers);
+    }
+}
+
+fn exported_and_read_back(format: &str, entries: &str, reproducers: &str) {
     let dir = tempfile::tempdir().unwrap();
     let ours = dir.path().join("ours");
     let (first, _) = run(&ours, &dir.path().join("out1"), 3, 20_000);
     assert!(first.corpus_sequences >= 1, "{}", first.text());
-    let echidna = dir.path().join("echidna");
+    let echidna = dir.path().join(format);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_rudder"))
-        .args(["corpus", "export", "--format", "echidna", "--corpus-dir"])
+        .args(["corpus", "export", "--format", format, "--corpus-dir"])
         .arg(&ours)
         .arg(&echidna)
         .output()
@@ -135,8 +144,8 @@ fn a_corpus_exported_for_echidna_reads_back_with_the_same_coverage() {
         String::from_utf8_lossy(&out.stderr)
     );
     let files = |sub: &str| std::fs::read_dir(echidna.join(sub)).map_or(0, |d| d.count());
-    assert_eq!(files("coverage"), first.corpus_sequences, "{said}");
-    assert_eq!(files("reproducers"), 1, "{said}");
+    assert_eq!(files(entries), first.corpus_sequences, "{said}");
+    assert_eq!(files(reproducers), 1, "{said}");
     // Replayed from each, no fuzzing: the same coverage.
     let copy = dir.path().join("ours-again");
     std::fs::create_dir_all(copy.join("coverage")).unwrap();
@@ -160,7 +169,7 @@ fn a_corpus_exported_for_echidna_reads_back_with_the_same_coverage() {
             b.coverage.branches_hit,
             b.coverage.points
         ),
-        "rudder's corpus:\n{}Echidna's:\n{}",
+        "rudder's corpus:\n{}{format}'s:\n{}",
         a.text(),
         b.text()
     );
@@ -270,4 +279,53 @@ fn ci_formats_junit_validates_and_github_annotates_the_property_line() {
     );
     // The text report comes first, as `--format text` prints it.
     assert!(out.starts_with("Showcase (property mode)"), "{out}");
+}
+
+/// A Medusa corpus (its call sequences name the target by Medusa's own
+/// address for it, and carry raw calldata) falsifies Sequence in a
+/// one-call run; a call no function of the target has is named.
+#[test]
+fn a_medusa_corpus_falsifies_the_property_it_reaches_in_a_one_call_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("medusa-corpus");
+    let seqs = corpus.join("call_sequences/mutable");
+    std::fs::create_dir_all(&seqs).unwrap();
+    let selector =
+        |sig: &str| alloy_primitives::hex::encode(&alloy_primitives::keccak256(sig)[..4]);
+    let element = |data: String, delay: u64| {
+        format!(
+            r#"{{"call":{{"from":"0x0000000000000000000000000000000000010000","to":"0xA647ff3c36cFab592509E13860ab8c4F28781a66","nonce":0,"value":"0x0","gasLimit":12500000,"gasPrice":"0x1","gasFeeCap":"0x0","gasTipCap":"0x0","data":"0x{data}"}},"blockNumberDelay":{delay},"blockTimestampDelay":{delay}}}"#
+        )
+    };
+    let file = format!(
+        "[{},{},{}]",
+        element(selector("open()"), 0),
+        element(format!("{}{:064x}", selector("turn(uint256)"), 42), 1),
+        element(selector("close()"), 2),
+    );
+    std::fs::write(seqs.join("1700000000-abc.json"), &file).unwrap();
+    std::fs::write(
+        seqs.join("1700000001-bad.json"),
+        format!("[{}]", element("12345678".into(), 0)),
+    )
+    .unwrap();
+    let (r, warnings) = run(&corpus, &dir.path().join("out"), 5, 1);
+    let t = r
+        .tests
+        .iter()
+        .find(|t| t.name == "echidna_not_closed")
+        .unwrap();
+    assert_eq!(t.status, "falsified", "{}", r.text());
+    assert_eq!(t.found_by, Some("imported"));
+    assert_eq!(t.sequence.len(), 3, "{}", r.text());
+    assert!(t.sequence[1].starts_with("turn(42)"), "{}", r.text());
+    assert!(
+        warnings.iter().any(|w| w.contains("1700000001-bad.json")
+            && w.contains("not a Medusa call sequence: element 1: calldata selector 0x12345678")),
+        "{warnings:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(seqs.join("1700000000-abc.json")).unwrap(),
+        file
+    );
 }
