@@ -231,6 +231,8 @@ impl Campaign {
         out_dir: Option<PathBuf>,
     ) -> Result<Campaign, CampaignError> {
         let project = Arc::new(Project::load(target)?);
+        // The config's target contract (a Medusa config's) when none is named.
+        let contract = contract.or(config.target_contract.as_deref());
         let c = project.contract(contract)?.clone();
         Self::from_project(project, &c, config, out_dir)
     }

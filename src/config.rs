@@ -3,6 +3,7 @@
 //! unknown key is reported back as a warning, never silently ignored.
 
 pub mod foundry;
+mod medusa;
 mod words;
 mod yaml;
 
@@ -201,6 +202,9 @@ pub struct Config {
     /// Coverage report formats written at the end of a run (`coverageFormats`:
     /// `lcov`, as `covered.RUN.lcov`).
     pub coverage_formats: Vec<String>,
+    /// The contract to fuzz when the command line names none (a Medusa
+    /// config's first `targetContracts` entry).
+    pub target_contract: Option<String>,
     /// Where coverage reports go (`coverageDir`, default: the corpus directory).
     pub coverage_dir: Option<PathBuf>,
     /// Where each falsified test is written at the end of a run as a Foundry
@@ -327,6 +331,7 @@ impl Default for Config {
             solc_libs: Vec::new(),
             allow_ffi: false,
             coverage_formats: Vec::new(),
+            target_contract: None,
             coverage_dir: None,
             repro_dir: None,
             journal: true,
@@ -506,6 +511,10 @@ impl Config {
                 path: PathBuf::from("<yaml>"),
                 message: format!("not YAML: {e}"),
             })?;
+        // `--config medusa.json`: Medusa's keys, by their paths.
+        if medusa::is_medusa(&doc) {
+            return medusa::from_value(&doc);
+        }
         let mut c = Config::default();
         let mut warnings = Vec::new();
         let map = match doc {

@@ -215,3 +215,129 @@ fn every_yaml_key_is_known_has_an_arm_and_is_in_the_readme_table() {
         );
     }
 }
+
+/// Medusa's default config (as `medusa init` writes it, trimmed of keys
+/// that do not matter here), with a few values changed.
+const MEDUSA: &str = r#"{
+  "fuzzing": {
+    "workers": 3, "workerResetLimit": 50, "timeout": 0, "testLimit": 3000, "shrinkLimit": 700,
+    "callSequenceLength": 25, "corpusDirectory": "medusa-corpus", "coverageEnabled": true,
+    "coverageFormats": ["html", "lcov"], "targetContracts": ["OnlySender"],
+    "predeployedContracts": {}, "targetContractsBalances": [], "constructorArgs": {},
+    "deployerAddress": "0x40000", "senderAddresses": ["0x10000", "0x30000"],
+    "blockNumberDelayMax": 60480, "blockTimestampDelayMax": 604800,
+    "blockGasLimit": 125000000, "transactionGasLimit": 12500000,
+    "testing": {
+      "stopOnFailedTest": false, "stopOnFailedContractMatching": false, "stopOnNoTests": true,
+      "testAllContracts": false, "traceAll": false,
+      "targetFunctionSignatures": [], "excludeFunctionSignatures": ["OnlySender.attempts()"],
+      "assertionTesting": {"enabled": false, "testViewMethods": false, "panicCodeConfig": {"failOnAssertion": true}},
+      "propertyTesting": {"enabled": true, "testPrefixes": ["echidna_"]},
+      "optimizationTesting": {"enabled": false, "testPrefixes": ["optimize_"]}
+    },
+    "chainConfig": {"codeSizeCheckDisabled": true, "cheatCodes": {"cheatCodesEnabled": true, "enableFFI": false},
+      "skipAccountChecks": true,
+      "forkConfig": {"forkModeEnabled": true, "rpcUrl": "http://127.0.0.1:8545", "rpcBlock": 0, "poolSize": 20}}
+  },
+  "compilation": {"platform": "crytic-compile", "platformConfig": {"target": ".", "solcVersion": "", "exportDirectory": "", "args": []}},
+  "logging": {"level": "info", "logDirectory": "", "noColor": false}
+}"#;
+
+#[test]
+fn a_medusa_config_is_read_by_its_shape_with_its_keys_mapped() {
+    let (c, warnings) = Config::from_yaml_str(MEDUSA).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        (c.workers, c.test_limit, c.limit_given),
+        (Some(3), 3000, true)
+    );
+    assert_eq!((c.shrink_limit, c.seq_len), (700, 25));
+    assert_eq!(c.timeout, None);
+    assert_eq!(c.corpus_dir, Some(PathBuf::from("medusa-corpus")));
+    assert_eq!(c.coverage_formats, ["html", "lcov"]);
+    assert_eq!(c.target_contract.as_deref(), Some("OnlySender"));
+    assert_eq!(
+        c.deployer,
+        address!("0000000000000000000000000000000000040000")
+    );
+    assert_eq!(
+        c.senders,
+        [
+            address!("0000000000000000000000000000000000010000"),
+            address!("0000000000000000000000000000000000030000")
+        ]
+    );
+    assert_eq!((c.max_block_delay, c.max_time_delay), (60480, 604800));
+    assert!(!c.stop_on_fail && !c.all_contracts);
+    assert_eq!(c.filter_functions, ["OnlySender.attempts()"]);
+    assert!(c.filter_blacklist);
+    assert_eq!(c.test_mode, TestMode::Property);
+    assert_eq!(c.prefix, "echidna_");
+    // Fork mode at Medusa's block 0: the node's latest, pinned at start.
+    assert_eq!(c.rpc_url.as_deref(), Some("http://127.0.0.1:8545"));
+    assert_eq!(c.rpc_block, None);
+}
+
+#[test]
+fn a_medusa_config_names_a_wrong_key_by_its_path() {
+    let with = |from: &str, to: &str| {
+        assert!(MEDUSA.contains(from), "{from}");
+        MEDUSA.replacen(from, to, 1)
+    };
+    // A wrong type: an error naming the path.
+    let e =
+        Config::from_yaml_str(&with(r#""testLimit": 3000"#, r#""testLimit": "lots""#)).unwrap_err();
+    assert_eq!(
+        e,
+        ConfigError::Key {
+            key: "fuzzing.testLimit".into(),
+            message: "expected a non-negative integer, found a string".into()
+        }
+    );
+    let e = Config::from_yaml_str(&with(
+        r#"["0x10000", "0x30000"]"#,
+        r#"["0x10000", "alice"]"#,
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(&e, ConfigError::Key { key, .. } if key == "fuzzing.senderAddresses"),
+        "{e}"
+    );
+    let e = Config::from_yaml_str(&with(
+        r#""senderAddresses": ["0x10000", "0x30000"]"#,
+        r#""senderAddresses": []"#,
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(&e, ConfigError::Key { key, .. } if key == "fuzzing.senderAddresses"),
+        "{e}"
+    );
+    // A key of Medusa's older schema: an error saying what replaced it.
+    let e =
+        Config::from_yaml_str(&with(r#""targetContracts""#, r#""deploymentOrder""#)).unwrap_err();
+    assert!(
+        matches!(&e, ConfigError::Key { key, message } if key == "fuzzing.deploymentOrder" && message.contains("fuzzing.targetContracts")),
+        "{e}"
+    );
+    // A misspelt key: a warning naming it, with the nearest.
+    let (c, warnings) = Config::from_yaml_str(&with(r#""testLimit""#, r#""testLimt""#)).unwrap();
+    assert_eq!(c.test_limit, 50_000);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("`fuzzing.testLimt`") && warnings[0].contains("`fuzzing.testLimit`"),
+        "{warnings:?}"
+    );
+    // Medusa's several test kinds: one mode, said so.
+    let (c, warnings) = Config::from_yaml_str(&with(
+        r#""enabled": false, "testViewMethods""#,
+        r#""enabled": true, "testViewMethods""#,
+    ))
+    .unwrap();
+    assert_eq!(c.test_mode, TestMode::Property);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("enables property and assertion testing")),
+        "{warnings:?}"
+    );
+}

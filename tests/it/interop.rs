@@ -329,3 +329,95 @@ fn a_medusa_corpus_falsifies_the_property_it_reaches_in_a_one_call_run() {
         file
     );
 }
+
+/// `--config medusa.json` as Medusa writes it: its test limit ends the
+/// run, its senders send every call, its deployer deploys, its target
+/// contract is fuzzed without `--contract`.
+#[test]
+fn a_medusa_config_sets_the_limit_the_senders_and_the_deployer() {
+    let dir = tempfile::tempdir().unwrap();
+    let medusa = |target: &str| {
+        format!(
+            r#"{{"fuzzing": {{"workers": 1, "testLimit": 3000, "callSequenceLength": 10,
+              "targetContracts": ["{target}"], "deployerAddress": "0x40000",
+              "senderAddresses": ["0x10000", "0x30000"],
+              "testing": {{"stopOnFailedTest": false,
+                "assertionTesting": {{"enabled": false}},
+                "propertyTesting": {{"enabled": true, "testPrefixes": ["echidna_"]}}}}}},
+              "compilation": {{"platform": "crytic-compile", "platformConfig": {{"target": "."}}}}}}"#
+        )
+    };
+    let path = dir.path().join("medusa.json");
+    std::fs::write(&path, medusa("OnlySender")).unwrap();
+    let (mut config, warnings) = Config::from_yaml_file(&path).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    config.seed = Some(7);
+    config.corpus_dir = Some(dir.path().join("corpus"));
+    // No contract named: the config's (the file defines only OnlySender,
+    // but the config's is the one asked for).
+    let mut c = Campaign::new(
+        Path::new("contracts/out/OnlySender.json"),
+        None,
+        config,
+        Some(dir.path().join("out")),
+    )
+    .unwrap();
+    c.start().unwrap();
+    let r = c.wait();
+    assert_eq!(r.contract, "OnlySender");
+    // 0x20000 never sends: the property holds; the limit ends the run.
+    assert_eq!(r.tests[0].status, "passing", "{}", r.text());
+    assert!((3000..3010).contains(&r.calls), "{}", r.text());
+    let mut senders = std::collections::BTreeSet::new();
+    for f in crate::common::json_files(&dir.path().join("corpus/coverage")) {
+        let entry: serde_json::Value = serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
+        for tx in entry["txs"].as_array().unwrap() {
+            senders.insert(tx["sender"].as_str().unwrap().to_lowercase());
+        }
+    }
+    assert!(!senders.is_empty());
+    assert!(
+        senders
+            .iter()
+            .all(|s| s == "0x0000000000000000000000000000000000010000"
+                || s == "0x0000000000000000000000000000000000030000"),
+        "{senders:?}"
+    );
+    // The deployer: Bank's constructor keeps it as `owner`.
+    std::fs::write(&path, medusa("Bank")).unwrap();
+    let (config, _) = Config::from_yaml_file(&path).unwrap();
+    let c = Campaign::new(
+        Path::new("contracts/out/Bank.json"),
+        None,
+        Config {
+            test_limit: 1,
+            ..config
+        },
+        Some(dir.path().join("bank")),
+    )
+    .unwrap();
+    let owner = c
+        .control()
+        .parse_calls(&["owner()".to_string()], None, alloy_primitives::U256::ZERO)
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let (run, _) = c.read().dry_run(&owner, deadline, None, None);
+    let rudder::executor::Outcome::Success { output } = &run.steps[0].result.outcome else {
+        panic!("owner() failed: {:?}", run.steps[0].result.outcome)
+    };
+    assert_eq!(
+        &output[12..32],
+        alloy_primitives::address!("0000000000000000000000000000000000040000").as_slice()
+    );
+    // A wrong key is named with its path, with the file.
+    std::fs::write(
+        &path,
+        medusa("Bank").replace(r#""testLimit": 3000"#, r#""testLimit": -1"#),
+    )
+    .unwrap();
+    let e = Config::from_yaml_file(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("medusa.json") && e.contains("key `fuzzing.testLimit`"),
+        "{e}"
+    );
+}
