@@ -5,6 +5,8 @@
 //! * [`screen`]: raw messages checked (size, JSON) before rmcp reads them.
 //! * [`transport`]: stdio and loopback streamable HTTP.
 
+pub mod prompts;
+pub mod resources;
 pub mod screen;
 pub mod server;
 pub mod transport;

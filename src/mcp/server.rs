@@ -10,8 +10,10 @@ use crate::families::family::{
     Access, Conventions, Family, FamilyName, Gate, Observed, SessionId, ToolAnswer, ToolDef,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -402,14 +404,20 @@ fn describe_violation(e: &jsonschema::ValidationError<'_>, tool: &Tool) -> (Stri
 
 impl ServerHandler for RudderServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("rudder", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "rudder runs a smart-contract fuzzing campaign in this process. Read its state \
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("rudder", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "rudder runs a smart-contract fuzzing campaign in this process. Read its state \
                  (status, target, read_logs, show_coverage, corpus tools) and steer its workers \
                  (inject_transaction with Solidity-style calls and ? wildcards, \
                  prioritize_function, clear_priorities). Every tool answers within 100 ms.",
-            )
+        )
     }
 
     async fn list_tools(
@@ -426,5 +434,56 @@ impl ServerHandler for RudderServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         Ok(self.run_tool(&request.name, request.arguments).await.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(super::prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let args = request.arguments.unwrap_or_default();
+        super::prompts::get(&self.control.read(), &request.name, &args)
+            .map(Into::into)
+            .map_err(|e| McpError::invalid_params(e, None))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(super::resources::list(
+            &self.control.read(),
+        )))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            super::resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        super::resources::read(&self.control.read(), &request.uri)
+            .map(|c| ReadResourceResult::new(vec![c]).into())
+            .map_err(|e| {
+                McpError::resource_not_found(e, Some(serde_json::json!({"uri": request.uri})))
+            })
     }
 }

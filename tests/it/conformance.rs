@@ -64,3 +64,40 @@ fn mcp_inspector_cli_shows_a_refused_call_as_a_tool_error() {
         "{stdout}"
     );
 }
+
+/// Prompts and resources (tests/e2e/conformance/prompts_resources.*): every
+/// resource listed and read, every prompt got, the refusals named, through
+/// the pinned and the current Python SDK and the TypeScript SDK.
+#[test]
+fn prompts_and_resources_through_every_official_client() {
+    for (interpreter, driver, sdk) in [
+        (
+            python(),
+            "tests/e2e/conformance/prompts_resources.py",
+            "python",
+        ),
+        (
+            crate::common::clients::python_current(),
+            "tests/e2e/conformance/prompts_resources.py",
+            "python",
+        ),
+        (
+            node(),
+            "tests/e2e/conformance/prompts_resources.mjs",
+            "typescript",
+        ),
+    ] {
+        let stdout = run_driver(&interpreter, driver, &[]);
+        assert!(
+            stdout.contains(&format!(
+                "{sdk} prompts and resources: 5 resources read, 3 templates, 3 prompts got, 4 refusals ok"
+            )),
+            "{stdout}"
+        );
+        assert_eq!(
+            stdout.trim().lines().last(),
+            Some("prompts and resources: all checks passed"),
+            "{stdout}"
+        );
+    }
+}
