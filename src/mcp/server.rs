@@ -409,6 +409,7 @@ impl ServerHandler for RudderServer {
                 .enable_tools()
                 .enable_prompts()
                 .enable_resources()
+                .enable_resources_list_changed()
                 .build(),
         )
         .with_server_info(Implementation::new("rudder", env!("CARGO_PKG_VERSION")))
@@ -434,6 +435,27 @@ impl ServerHandler for RudderServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         Ok(self.run_tool(&request.name, request.arguments).await.into())
+    }
+
+    /// Tells the client when the resources change: a test falsified (or
+    /// reloaded) adds its sequence and reproducer. The campaign is polled
+    /// twice a second for as long as the session's transport is open.
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        let peer = context.peer;
+        let read = self.control.read();
+        tokio::spawn(async move {
+            let mut seen = read.tests().falsified_count();
+            while !peer.is_transport_closed() {
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                let now = read.tests().falsified_count();
+                if now != seen {
+                    seen = now;
+                    if peer.notify_resource_list_changed().await.is_err() {
+                        break;
+                    }
+                }
+            }
+        });
     }
 
     async fn list_prompts(

@@ -65,8 +65,9 @@ fn mcp_inspector_cli_shows_a_refused_call_as_a_tool_error() {
     );
 }
 
-/// Prompts and resources (tests/e2e/conformance/prompts_resources.*): every
-/// resource listed and read, every prompt got, the refusals named, through
+/// Prompts and resources (tests/e2e/conformance/prompts_resources.*): the
+/// list_changed notification when an injected sequence falsifies a test,
+/// every resource listed and read, every prompt got, the refusals named, through
 /// the pinned and the current Python SDK and the TypeScript SDK.
 #[test]
 fn prompts_and_resources_through_every_official_client() {
@@ -90,7 +91,7 @@ fn prompts_and_resources_through_every_official_client() {
         let stdout = run_driver(&interpreter, driver, &[]);
         assert!(
             stdout.contains(&format!(
-                "{sdk} prompts and resources: 5 resources read, 3 templates, 3 prompts got, 4 refusals ok"
+                "{sdk} prompts and resources: list_changed received, 5 resources read, 3 templates, 3 prompts got, 4 refusals ok"
             )),
             "{stdout}"
         );

@@ -1,7 +1,8 @@
 /**
  * rudder's MCP prompts and resources through the official TypeScript SDK
  * (@modelcontextprotocol/sdk), over stdio: the checks of
- * prompts_resources.py (every listed resource read back with its URI, MIME
+ * prompts_resources.py (a list_changed notification after an injected
+ * sequence falsifies Sequence's property; every listed resource read back with its URI, MIME
  * type and text; the templates; every prompt got with valid arguments; an
  * unknown URI refused with -32002, an unknown prompt and a missing or
  * unknown test with -32602, each naming what was wrong). The SDK parses
@@ -15,6 +16,7 @@ import { fileURLToPath } from "node:url";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "../../..");
@@ -44,21 +46,27 @@ async function main() {
   const transport = new StdioClientTransport({
     command: rudder,
     args: ["mcp", "contracts/out/Sequence.json", "--workers", "1", "--seed", "3",
-      "--test-limit", "200000", "--keep-alive", "--timeout", "120",
+      "--test-limit", "1", "--keep-alive", "--timeout", "120",
       "--out-dir", path.join(work, "typescript-prompts")],
     cwd: REPO,
     stderr: "ignore",
   });
   const client = new Client({ name: "rudder-prompts-resources", version: "1.0.0" });
+  let changed = 0;
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    changed += 1;
+  });
   await client.connect(transport);
   try {
     const caps = client.getServerCapabilities();
     if (!caps?.prompts || !caps?.resources) fail(`prompts or resources not advertised: ${JSON.stringify(caps)}`);
+    if (!caps.resources.listChanged) fail("resources.listChanged not advertised");
+    await client.callTool({ name: "inject_transaction", arguments: { sequence: ["open()", "turn(42)", "close()"] } });
     const deadline = Date.now() + 60_000;
     for (;;) {
       const report = JSON.parse((await client.readResource({ uri: "rudder://report" })).contents[0].text);
-      if (report.tests.some((t) => t.name === TEST && t.status === "falsified")) break;
-      if (Date.now() > deadline) fail(`${TEST} never shrunk: ${JSON.stringify(report.tests)}`);
+      if (changed > 0 && report.tests.some((t) => t.name === TEST && t.status === "falsified")) break;
+      if (Date.now() > deadline) fail(`${TEST} never shrunk (${changed} list_changed): ${JSON.stringify(report.tests)}`);
       await new Promise((r) => setTimeout(r, 200));
     }
     const { resources } = await client.listResources();
@@ -93,7 +101,7 @@ async function main() {
     await refused(client.getPrompt({ name: "nope", arguments: {} }), -32602, "name");
     await refused(client.getPrompt({ name: "triage_falsified_test", arguments: {} }), -32602, "arguments.test");
     await refused(client.getPrompt({ name: "triage_falsified_test", arguments: { test: "x" } }), -32602, "arguments.test");
-    console.log(`typescript prompts and resources: ${resources.length} resources read, ${resourceTemplates.length} templates, ${wants.length} prompts got, 4 refusals ok`);
+    console.log(`typescript prompts and resources: list_changed received, ${resources.length} resources read, ${resourceTemplates.length} templates, ${wants.length} prompts got, 4 refusals ok`);
   } finally {
     await client.close();
   }

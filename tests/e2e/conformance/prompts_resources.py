@@ -3,9 +3,10 @@ client, over stdio.
 
 usage: prompts_resources.py RUDDER_BIN WORKDIR
 
-Starts `rudder mcp` on contracts/out/Sequence.json (its property falls in
-a few thousand calls; --keep-alive keeps the server up) and checks, once the
-falsified test's resources are listed: every listed resource reads back
+Starts `rudder mcp` on contracts/out/Sequence.json with a one-call budget
+(--keep-alive keeps the workers serving), injects the sequence that breaks
+its property, and checks that a `notifications/resources/list_changed`
+comes, then, once the falsified test is shrunk: every listed resource reads back
 (its URI, its MIME type, text that is what it says: the report as JSON, the
 LCOV, the shrunk sequence, the Foundry reproducer, the source); the
 templates are listed; every prompt is got with valid arguments, its message
@@ -53,25 +54,35 @@ async def main(rudder, work):
     params = StdioServerParameters(
         command=rudder,
         args=["mcp", "contracts/out/Sequence.json", "--workers", "1", "--seed", "3",
-              "--test-limit", "200000", "--keep-alive", "--timeout", "120",
+              "--test-limit", "1", "--keep-alive", "--timeout", "120",
               "--out-dir", os.path.join(work, "python-prompts")],
         cwd=REPO,
     )
+    changed = []
+
+    async def on_message(message):
+        n = getattr(message, "root", message)  # 1.x wraps notifications
+        if getattr(n, "method", None) == "notifications/resources/list_changed":
+            changed.append(n)
+
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, message_handler=on_message) as session:
             init = await session.initialize()
             caps = init.capabilities
             if caps.prompts is None or caps.resources is None:
                 raise SystemExit(f"FAILED: prompts or resources not advertised: {caps}")
+            if not field(caps.resources, "listChanged", "list_changed"):
+                raise SystemExit(f"FAILED: resources.listChanged not advertised: {caps.resources}")
+            await session.call_tool("inject_transaction", {"sequence": ["open()", "turn(42)", "close()"]})
             # The test's resources are listed as soon as it is falsified;
             # its sequence is final once shrinking is done.
             deadline = time.monotonic() + 60
             while True:
                 report = json.loads((await session.read_resource("rudder://report")).contents[0].text)
-                if any(t["name"] == TEST and t["status"] == "falsified" for t in report["tests"]):
+                if changed and any(t["name"] == TEST and t["status"] == "falsified" for t in report["tests"]):
                     break
                 if time.monotonic() > deadline:
-                    raise SystemExit(f"FAILED: {TEST} never shrunk: {report['tests']}")
+                    raise SystemExit(f"FAILED: {TEST} never shrunk ({len(changed)} list_changed): {report['tests']}")
                 await asyncio.sleep(0.2)
             resources = (await session.list_resources()).resources
             uris = [str(r.uri) for r in resources]
@@ -118,7 +129,7 @@ async def main(rudder, work):
             await refused(session.get_prompt("nope", {}), -32602, "name")
             await refused(session.get_prompt("triage_falsified_test", {}), -32602, "arguments.test")
             await refused(session.get_prompt("triage_falsified_test", {"test": "x"}), -32602, "arguments.test")
-            print(f"python prompts and resources: {len(resources)} resources read, "
+            print(f"python prompts and resources: list_changed received, {len(resources)} resources read, "
                   f"{len(templates)} templates, {len(wants)} prompts got, 4 refusals ok")
     print("prompts and resources: all checks passed")
 
