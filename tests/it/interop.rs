@@ -29,6 +29,14 @@ fn run(corpus: &Path, out: &Path, seed: u64, limit: u64) -> (Report, Vec<String>
     (c.wait(), warnings)
 }
 
+/// Sequence's property in the report (it must be there).
+fn not_closed(r: &Report) -> &rudder::campaign::report::TestReport {
+    r.tests
+        .iter()
+        .find(|t| t.name == "echidna_not_closed")
+        .unwrap()
+}
+
 /// One Echidna transaction to the target at Echidna's default address.
 fn echidna_tx(call: &str, src: &str) -> String {
     let zero = format!("0x{}", "0".repeat(64));
@@ -67,11 +75,7 @@ fn an_echidna_corpus_falsifies_the_property_it_reaches_in_a_one_call_run() {
     std::fs::write(&junk, "0xdeadbeef").unwrap();
 
     let (r, warnings) = run(&corpus, &dir.path().join("out"), 1, 1);
-    let t = r
-        .tests
-        .iter()
-        .find(|t| t.name == "echidna_not_closed")
-        .unwrap();
+    let t = not_closed(&r);
     assert_eq!(t.status, "falsified", "{}", r.text());
     assert_eq!(
         t.sequence,
@@ -102,11 +106,7 @@ fn an_echidna_corpus_falsifies_the_property_it_reaches_in_a_one_call_run() {
     std::fs::create_dir_all(corpus2.join("reproducers")).unwrap();
     std::fs::write(corpus2.join("reproducers/7.txt"), &file).unwrap();
     let (r, _) = run(&corpus2, &dir.path().join("out2"), 2, 1);
-    let t = r
-        .tests
-        .iter()
-        .find(|t| t.name == "echidna_not_closed")
-        .unwrap();
+    let t = not_closed(&r);
     assert_eq!(
         t.sequence,
         ["open()", "turn(42)", "close()"],
@@ -173,11 +173,7 @@ fn exported_and_read_back(format: &str, entries: &str, reproducers: &str) {
         a.text(),
         b.text()
     );
-    let t = b
-        .tests
-        .iter()
-        .find(|t| t.name == "echidna_not_closed")
-        .unwrap();
+    let t = not_closed(&b);
     assert_eq!(
         t.sequence,
         ["open()", "turn(42)", "close()"],
@@ -310,11 +306,7 @@ fn a_medusa_corpus_falsifies_the_property_it_reaches_in_a_one_call_run() {
     )
     .unwrap();
     let (r, warnings) = run(&corpus, &dir.path().join("out"), 5, 1);
-    let t = r
-        .tests
-        .iter()
-        .find(|t| t.name == "echidna_not_closed")
-        .unwrap();
+    let t = not_closed(&r);
     assert_eq!(t.status, "falsified", "{}", r.text());
     assert_eq!(t.found_by, Some("imported"));
     assert_eq!(t.sequence.len(), 3, "{}", r.text());
