@@ -694,18 +694,26 @@ impl Campaign {
             };
             s.settle_falsified(case, settled, !stored.shrink_done);
         }
-        // Another fuzzer's corpus and reproducers: each open test is checked
-        // on them, as that fuzzer would on loading them.
-        for case in s.tests.cases() {
-            if case.kind.seeks_value() || s.tests.falsified(case.id).is_some() {
-                continue;
+        // Another fuzzer's corpus and reproducers: the open tests are checked
+        // after every call of each, as that fuzzer would on loading them
+        // (one replay per sequence); the first sequence to break a test
+        // is its counterexample.
+        let mut found: Vec<(crate::ids::TestId, Vec<Tx>)> = Vec::new();
+        let far = std::time::Instant::now() + std::time::Duration::from_secs(86_400);
+        for seq in &foreign {
+            let run = oracle.dry_run(seq, &[], far, None, None);
+            for (i, step) in run.steps.iter().enumerate() {
+                for id in &step.failing {
+                    if s.tests.falsified(*id).is_none() && !found.iter().any(|(f, _)| f == id) {
+                        found.push((*id, seq[..=i].to_vec()));
+                    }
+                }
             }
-            let Some((seq, hit)) = (foreign.iter())
-                .find_map(|seq| oracle.check(Goal::Fails(case), seq).map(|h| (seq, h)))
-            else {
+        }
+        for (id, original) in found {
+            let Some(case) = s.tests.case(id) else {
                 continue;
             };
-            let original = seq[..hit.calls].to_vec();
             let reason = oracle
                 .explain(case, &original)
                 .unwrap_or_else(|| "failed on replay".into());
