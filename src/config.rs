@@ -205,6 +205,9 @@ pub struct Config {
     /// The contract to fuzz when the command line names none (a Medusa
     /// config's first `targetContracts` entry).
     pub target_contract: Option<String>,
+    /// What to fuzz when the command line names nothing (a Medusa config's
+    /// `compilation.platformConfig.target`, relative to the config file).
+    pub compilation_target: Option<PathBuf>,
     /// Where coverage reports go (`coverageDir`, default: the corpus directory).
     pub coverage_dir: Option<PathBuf>,
     /// Where each falsified test is written at the end of a run as a Foundry
@@ -332,6 +335,7 @@ impl Default for Config {
             allow_ffi: false,
             coverage_formats: Vec::new(),
             target_contract: None,
+            compilation_target: None,
             coverage_dir: None,
             repro_dir: None,
             journal: true,
@@ -493,7 +497,15 @@ impl Config {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        Self::from_yaml_str(&text).map_err(|e| match e {
+        let read = Self::from_yaml_str(&text).map(|(mut c, w)| {
+            // A Medusa config's target is relative to where it lives.
+            if let Some(t) = c.compilation_target.take() {
+                let dir = path.parent().unwrap_or(Path::new("."));
+                c.compilation_target = Some(if t.is_relative() { dir.join(t) } else { t });
+            }
+            (c, w)
+        });
+        read.map_err(|e| match e {
             ConfigError::Key { key, message } => ConfigError::File {
                 path: path.to_path_buf(),
                 message: format!("key `{key}`: {message}"),

@@ -124,8 +124,10 @@ enum Format {
 struct FuzzArgs {
     /// The target: a .sol file, solc standard-JSON output, a build-info file
     /// (Foundry's or Hardhat's), a Foundry project or its out/ directory, or a
-    /// Hardhat project or its artifacts/ directory.
-    target: PathBuf,
+    /// Hardhat project or its artifacts/ directory (default: a medusa.json
+    /// config's compilation target).
+    #[arg(required_unless_present = "config")]
+    target: Option<PathBuf>,
     /// The contract to fuzz (default: the one defined last).
     #[arg(long)]
     contract: Option<String>,
@@ -445,8 +447,18 @@ fn launch(a: &FuzzArgs) -> Result<Option<(Campaign, tokio::runtime::Runtime)>> {
         Ok(c) => c,
         Err(e) => return usage(&e),
     };
+    let Some(target) = a
+        .target
+        .clone()
+        .or_else(|| config.compilation_target.clone())
+    else {
+        return usage(
+            &"no target: give one (a .sol file, a build, a Foundry or Hardhat project), or a \
+              medusa.json whose compilation.platformConfig.target names it",
+        );
+    };
     let mut campaign =
-        match Campaign::new(&a.target, a.contract.as_deref(), config, a.out_dir.clone()) {
+        match Campaign::new(&target, a.contract.as_deref(), config, a.out_dir.clone()) {
             Ok(c) => c,
             Err(e) => return usage(&e),
         };

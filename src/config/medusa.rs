@@ -304,10 +304,10 @@ pub(super) fn from_value(doc: &Value) -> Result<(Config, Vec<String>), ConfigErr
             ));
         }
     }
-    // `compilation.platformConfig.target` is read for its type only: the
-    // target is what the command line names.
+    // What to fuzz when the command line names nothing.
     if let Some(v) = get("compilation.platformConfig.target") {
-        as_string("compilation.platformConfig.target", v)?;
+        let t = as_string("compilation.platformConfig.target", v)?;
+        c.compilation_target = (!t.is_empty()).then(|| PathBuf::from(t));
     }
     c.validate().map_err(|e| match e {
         ConfigError::Key { key, message } => key_err(&medusa_path(&key), message),

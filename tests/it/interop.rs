@@ -401,6 +401,40 @@ fn a_medusa_config_sets_the_limit_the_senders_and_the_deployer() {
         &output[12..32],
         alloy_primitives::address!("0000000000000000000000000000000000040000").as_slice()
     );
+    // Its compilation target, relative to the config file, is what
+    // `rudder fuzz --config medusa.json` fuzzes when no target is given.
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::copy(
+        "contracts/out/OnlySender.json",
+        project.join("OnlySender.json"),
+    )
+    .unwrap();
+    let config = project.join("medusa.json");
+    std::fs::write(
+        &config,
+        medusa("OnlySender").replace(r#""target": ".""#, r#""target": "OnlySender.json""#),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args(["fuzz", "--no-ui", "--format", "json", "--config"])
+        .arg(&config)
+        .arg("--out-dir")
+        .arg(dir.path().join("cli"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["contract"], "OnlySender");
+    assert!(
+        (3000..3010).contains(&report["calls"].as_u64().unwrap()),
+        "{report}"
+    );
     // A wrong key is named with its path, with the file.
     std::fs::write(
         &path,
