@@ -312,6 +312,23 @@ impl Report {
         }
     }
 
+    /// The falsified test named `name`, or why there is none (not a test
+    /// of this campaign, naming its tests; not falsified, saying its
+    /// status).
+    pub fn falsified_test(&self, name: &str) -> Result<&TestReport, String> {
+        let t = self.tests.iter().find(|t| t.name == name).ok_or_else(|| {
+            let names: Vec<&str> = self.tests.iter().map(|t| t.name.as_str()).collect();
+            format!(
+                "{name:?} is not a test of this campaign; its tests: {}",
+                names.join(", ")
+            )
+        })?;
+        if !t.status.is_falsified() {
+            return Err(format!("{name:?} is not falsified (it is {})", t.status));
+        }
+        Ok(t)
+    }
+
     /// Whether any property or assertion was falsified.
     pub fn any_falsified(&self) -> bool {
         self.tests.iter().any(|t| t.status.is_falsified())

@@ -140,22 +140,8 @@ pub fn get(
         TRIAGE => {
             let test = arg("test")?.ok_or("arguments.test: required (a falsified test's name)")?;
             let t = report
-                .tests
-                .iter()
-                .find(|t| t.name == test)
-                .ok_or_else(|| {
-                    let names: Vec<&str> = report.tests.iter().map(|t| t.name.as_str()).collect();
-                    format!(
-                        "arguments.test: {test:?} is not a test of this campaign; its tests: {}",
-                        names.join(", ")
-                    )
-                })?;
-            if !t.status.is_falsified() {
-                return Err(format!(
-                    "arguments.test: {test:?} is not falsified (it is {})",
-                    t.status
-                ));
-            }
+                .falsified_test(&test)
+                .map_err(|e| format!("arguments.test: {e}"))?;
             description = format!("Triage {test}");
             let _ = writeln!(
                 m,

@@ -147,21 +147,9 @@ pub fn read(read: &CampaignRead, uri: &str) -> Result<ResourceContents, String> 
         let name =
             decode(name).ok_or_else(|| format!("uri: {uri:?} is not percent-encoded correctly"))?;
         let report = read.report();
-        let t = (report.tests.iter())
-            .find(|t| t.name == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = report.tests.iter().map(|t| t.name.as_str()).collect();
-                format!(
-                    "uri: {name:?} is not a test of this campaign; its tests: {}",
-                    names.join(", ")
-                )
-            })?;
-        if !t.status.is_falsified() {
-            return Err(format!(
-                "uri: {name:?} is not falsified (it is {})",
-                t.status
-            ));
-        }
+        let t = report
+            .falsified_test(&name)
+            .map_err(|e| format!("uri: {e}"))?;
         return match what {
             "sequence" => text(t.sequence.join("\n") + "\n", "text/plain"),
             "foundry" => match read.foundry_reproducer(&name)? {
