@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::time::Instant;
 
 pub mod lcov;
 /// Source maps are compiler output: they live with the artifacts.
@@ -46,6 +47,10 @@ pub struct CodeInfo {
 struct CodeCoverage {
     info: CodeInfo,
     seen: Box<[AtomicU8]>,
+    /// `first[pc]`: when the PC was first reached, in milliseconds since the
+    /// map was made, plus one (0: never). Written once per PC, by the commit
+    /// that found it new, so it costs nothing in a steady state.
+    first: Box<[AtomicU32]>,
     /// `rows[r][pc]`: row `r` belongs to one recorder (worker) only.
     rows: Box<[Row]>,
 }
@@ -74,6 +79,9 @@ pub struct CodeCounts {
     /// For each PC holding a JUMPI: (times it jumped, times it fell through).
     pub jumped: Vec<u64>,
     pub fell: Vec<u64>,
+    /// For each PC reached: milliseconds from the map's making (about the
+    /// campaign's start) to the commit that first reached it.
+    pub first_ms: Vec<Option<u32>>,
 }
 
 /// The shared map. Rows: one per worker plus one for the campaign itself
@@ -82,6 +90,7 @@ pub struct CoverageMap {
     codes: Box<[CodeCoverage]>,
     rows: usize,
     points: AtomicU64,
+    epoch: Instant,
 }
 
 impl std::fmt::Debug for CoverageMap {
@@ -100,6 +109,7 @@ impl CoverageMap {
             .into_iter()
             .map(|info| CodeCoverage {
                 seen: (0..info.len).map(|_| AtomicU8::new(0)).collect(),
+                first: (0..info.len).map(|_| AtomicU32::new(0)).collect(),
                 rows: (0..rows).map(|_| Row::new(info.len)).collect(),
                 info,
             })
@@ -108,6 +118,7 @@ impl CoverageMap {
             codes,
             rows,
             points: AtomicU64::new(0),
+            epoch: Instant::now(),
         }
     }
 
@@ -149,6 +160,9 @@ impl CoverageMap {
             hits: vec![0; len],
             jumped: vec![0; len],
             fell: vec![0; len],
+            first_ms: (c.first.iter())
+                .map(|f| f.load(Ordering::Relaxed).checked_sub(1))
+                .collect(),
         };
         for row in c.rows.iter() {
             for pc in 0..len {
@@ -260,12 +274,21 @@ impl Recorder {
             return self.preview();
         }
         let mut fresh = 0u32;
+        let mut stamp = None;
         for (code, pc, bit) in self.pending.drain(..) {
-            let seen = &self.map.codes[code.0 as usize].seen[pc as usize];
+            let c = &self.map.codes[code.0 as usize];
+            let seen = &c.seen[pc as usize];
             if seen.load(Ordering::Relaxed) & bit == 0
                 && seen.fetch_or(bit, Ordering::Relaxed) & bit == 0
             {
                 fresh += 1;
+                if bit == HIT {
+                    let ms = *stamp.get_or_insert_with(|| {
+                        let ms = self.map.epoch.elapsed().as_millis();
+                        u32::try_from(ms).unwrap_or(u32::MAX - 1) + 1
+                    });
+                    c.first[pc as usize].store(ms, Ordering::Relaxed);
+                }
             }
         }
         if fresh > 0 {
@@ -334,6 +357,8 @@ mod tests {
         assert_eq!(c.hits[3], 4);
         assert_eq!((c.jumped[4], c.fell[4]), (1, 1));
         assert_eq!(m.points(), 3);
+        assert!(c.first_ms[3].is_some(), "reached: a first time");
+        assert_eq!(c.first_ms[5], None, "never reached");
         assert!(m.is_hit(CodeId(1), 3));
         assert!(!m.is_hit(CodeId(0), 3));
         // Out-of-range PCs (e.g. past the end of code) are ignored.

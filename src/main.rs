@@ -189,6 +189,10 @@ struct FuzzArgs {
     /// Write LCOV here at the end.
     #[arg(long)]
     lcov: Option<PathBuf>,
+    /// Write JSON here at the end: when each source line was first reached
+    /// and each test falsified, in seconds since the start (time-to-coverage).
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
     /// Write a self-contained HTML report (DIR/index.html) at the end:
     /// sources with covered and uncovered lines and branches, every test
     /// with its shrunk sequence replayed call by call, charts over time.
@@ -615,6 +619,12 @@ fn finish(campaign: rudder::Campaign, a: &FuzzArgs) -> Result<Report> {
         rudder::campaign::persist::write_atomic(path, text.as_bytes())
             .with_context(|| format!("writing LCOV to {}", path.display()))?;
         report.lcov = Some(path.display().to_string());
+    }
+    if let Some(path) = &a.timeline {
+        let timeline = rudder::view::timeline::Timeline::of(&report, &read.coverage_report());
+        let json = serde_json::to_vec_pretty(&timeline).expect("a timeline serialises");
+        rudder::campaign::persist::write_atomic(path, &json)
+            .with_context(|| format!("writing the timeline to {}", path.display()))?;
     }
     if let Some(dir) = &a.report_html {
         // Replaying the falsified sequences is quick; the bound only keeps a

@@ -79,6 +79,12 @@ pub struct TestReport {
     /// did (`worker`, `deployment`, `shared`), when its reproducer says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_found_by: Option<&'static str>,
+    /// When it was falsified: seconds since the campaign started, and the
+    /// campaign's calls by then (time and calls to the bug, before shrinking).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found_after_secs: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found_after_calls: Option<u64>,
 }
 
 /// What the campaign took over from its corpus directory before fuzzing:
@@ -205,6 +211,8 @@ impl Report {
                         shrink_steps: None,
                         found_by: None,
                         first_found_by: None,
+                        found_after_secs: None,
+                        found_after_calls: None,
                     };
                 }
                 match s.tests.falsified(c.id) {
@@ -223,6 +231,10 @@ impl Report {
                         found_by: Some(f.found_by.as_str()),
                         first_found_by: (f.first_found_by != f.found_by)
                             .then(|| f.first_found_by.as_str()),
+                        found_after_secs: Some(
+                            f.found_ms.saturating_sub(s.started_ms) as f64 / 1000.0,
+                        ),
+                        found_after_calls: s.tests.evaluated_between(c.id).and_then(|(_, at)| at),
                     },
                     None => TestReport {
                         name: c.name.clone(),
@@ -234,6 +246,8 @@ impl Report {
                         shrink_steps: None,
                         found_by: None,
                         first_found_by: None,
+                        found_after_secs: None,
+                        found_after_calls: None,
                     },
                 }
             })

@@ -40,6 +40,10 @@ pub struct FileCoverage {
     pub branches: BTreeMap<(u32, u32), Option<(u64, u64)>>,
     /// (name, first line, count).
     pub functions: Vec<(String, u32, u64)>,
+    /// line → when it was first reached, in milliseconds since the campaign
+    /// was made (the earliest of its instructions'); lines never reached
+    /// are absent.
+    pub first_reached: BTreeMap<u32, u32>,
 }
 
 impl FileCoverage {
@@ -139,6 +143,10 @@ impl CoverageReport {
                 });
                 let l = fc.lines.entry(line).or_insert(0);
                 *l = (*l).max(hits);
+                if let Some(Some(ms)) = counts.first_ms.get(pc) {
+                    let first = fc.first_reached.entry(line).or_insert(*ms);
+                    *first = (*first).min(*ms);
+                }
                 entry.0.insert((file, line));
                 if hits > 0 {
                     contract_lines_hit

@@ -358,3 +358,62 @@ fn an_output_directory_in_use_by_a_live_run_is_refused_naming_it() {
         "the directory is free once the first run is gone: {err}"
     );
 }
+
+/// `--timeline FILE`: every line the LCOV shows run is in the timeline once,
+/// earliest first, and the falsified test has its time and calls to the bug,
+/// the same as the JSON report's.
+#[test]
+fn the_timeline_says_when_each_line_ran_first_and_each_test_broke() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (timeline, lcov, report) = (
+        dir.path().join("timeline.json"),
+        dir.path().join("run.lcov"),
+        dir.path().join("report.json"),
+    );
+    let out_file = std::fs::File::create(&report).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args(["fuzz", "contracts/out/Sequence.json", "--seed", "2", "--no-ui"])
+        .args(["--format", "json", "--out-dir"])
+        .arg(&out)
+        .arg("--timeline")
+        .arg(&timeline)
+        .arg("--lcov")
+        .arg(&lcov)
+        .stdout(out_file)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let t: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&timeline).unwrap()).unwrap();
+    let lines = t["lines"].as_array().unwrap();
+    let secs: Vec<f64> = lines.iter().map(|l| l["secs"].as_f64().unwrap()).collect();
+    assert!(secs.windows(2).all(|w| w[0] <= w[1]), "{secs:?}");
+    let elapsed = t["elapsedSecs"].as_f64().unwrap();
+    assert!(secs.iter().all(|&s| s >= 0.0 && s <= elapsed + 1.0), "{t}");
+    // The lines LCOV counts as run, and only those.
+    let lcov = std::fs::read_to_string(&lcov).unwrap();
+    let mut ran: Vec<u64> = (lcov.lines())
+        .filter_map(|l| l.strip_prefix("DA:"))
+        .filter_map(|l| l.split_once(','))
+        .filter(|(_, count)| *count != "0")
+        .map(|(line, _)| line.parse().unwrap())
+        .collect();
+    let mut timed: Vec<u64> = lines.iter().map(|l| l["line"].as_u64().unwrap()).collect();
+    assert!(lines.iter().all(|l| l["file"] == "contracts/Sequence.sol"), "{t}");
+    ran.sort_unstable();
+    timed.sort_unstable();
+    assert_eq!(ran, timed);
+    // The test: the same figures as the report's.
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let test = (report["tests"].as_array().unwrap().iter())
+        .find(|t| t["name"] == "echidna_not_closed")
+        .unwrap();
+    let found = &t["tests"][0];
+    assert_eq!(found["name"], "echidna_not_closed");
+    assert_eq!(found["secs"], test["foundAfterSecs"]);
+    assert_eq!(found["calls"], test["foundAfterCalls"]);
+    let calls = found["calls"].as_u64().unwrap();
+    assert!(calls >= 3 && calls <= report["calls"].as_u64().unwrap(), "{report}");
+}
