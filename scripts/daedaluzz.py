@@ -14,6 +14,12 @@ into it. Three verbs:
                               way of counting a maze in exploration mode), as JSON.
   forge-sites OUTPUT...       the sites whose invariant_K forge reported failing in
                               `forge test` outputs, as JSON.
+  timeline-sites TIMELINE MAZE.sol
+                              when rudder first reached each site: {site: seconds}, from
+                              `rudder fuzz --timeline` (the emit line's first-reach time).
+  forge-times OUTPUT...       when forge first reported each site failing: {site: seconds},
+                              from outputs whose lines maze_bench.sh prefixed with `@SECS `
+                              (seconds since the tool started) as forge printed them.
 
 Needs z3 (`z3-solver` from PyPI) for `feasible` only; scripts/maze_bench.sh installs it
 into the project's venv.
@@ -151,11 +157,7 @@ def feasible(path):
 
 def lcov_sites(lcov, maze):
     """Sites whose emit line has a non-zero DA count in the record of MAZE's file."""
-    lines = {}
-    for n, line in enumerate(open(maze, encoding="utf-8"), 1):
-        m = SITE.search(line)
-        if m:
-            lines[n] = int(m[1])
+    lines = site_lines(maze)
     name = maze.rsplit("/", 1)[-1]
     hit, current = set(), None
     for line in open(lcov, encoding="utf-8"):
@@ -169,15 +171,57 @@ def lcov_sites(lcov, maze):
     return sorted(hit)
 
 
+# The summary's `[FAIL: …] invariant_K()` and the live `"event":"failure"` lines forge 1.7
+# prints as each campaign breaks (a run cut by the time limit has no summary).
+FORGE_FAIL = (
+    re.compile(r"\[FAIL[^\n]*\][^\n]*invariant_(\d+)\(\)"),
+    re.compile(r'"event":"failure","invariant":"invariant_(\d+)"'),
+)
+
+
 def forge_sites(outputs):
     hit = set()
     for out in outputs:
         text = open(out, encoding="utf-8", errors="replace").read()
-        # The summary's `[FAIL: …] invariant_K()` and the live `"event":"failure"` lines
-        # forge 1.7 prints as each campaign breaks (a run cut by the time limit has no summary).
-        hit.update(int(k) for k in re.findall(r"\[FAIL[^\n]*\][^\n]*invariant_(\d+)\(\)", text))
-        hit.update(int(k) for k in re.findall(r'"event":"failure","invariant":"invariant_(\d+)"', text))
+        for pattern in FORGE_FAIL:
+            hit.update(int(k) for k in pattern.findall(text))
     return sorted(hit)
+
+
+def site_lines(maze):
+    """{emit line number: site} of a maze source."""
+    lines = {}
+    for n, line in enumerate(open(maze, encoding="utf-8"), 1):
+        m = SITE.search(line)
+        if m:
+            lines[n] = int(m[1])
+    return lines
+
+
+def timeline_sites(timeline, maze):
+    """{site: seconds} from rudder's --timeline: when its emit line first ran."""
+    lines, name = site_lines(maze), maze.rsplit("/", 1)[-1]
+    times = {}
+    for entry in json.load(open(timeline, encoding="utf-8"))["lines"]:
+        if entry["file"].rsplit("/", 1)[-1] == name and entry["line"] in lines:
+            site = lines[entry["line"]]
+            times[site] = min(times.get(site, entry["secs"]), entry["secs"])
+    return dict(sorted(times.items()))
+
+
+def forge_times(outputs):
+    """{site: seconds} from forge outputs whose lines start with `@SECS `."""
+    times = {}
+    for out in outputs:
+        for line in open(out, encoding="utf-8", errors="replace"):
+            stamp, _, rest = line.partition(" ")
+            if not stamp.startswith("@"):
+                continue
+            secs = float(stamp[1:])
+            for pattern in FORGE_FAIL:
+                for k in pattern.findall(rest):
+                    times[int(k)] = min(times.get(int(k), secs), secs)
+    return dict(sorted(times.items()))
 
 
 def main(argv):
@@ -187,6 +231,10 @@ def main(argv):
         print(json.dumps(lcov_sites(argv[1], argv[2])))
     elif len(argv) >= 2 and argv[0] == "forge-sites":
         print(json.dumps(forge_sites(argv[1:])))
+    elif len(argv) == 3 and argv[0] == "timeline-sites":
+        print(json.dumps(timeline_sites(argv[1], argv[2])))
+    elif len(argv) >= 2 and argv[0] == "forge-times":
+        print(json.dumps(forge_times(argv[1:])))
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -33,6 +33,12 @@
 # fail(string)), a site counted when invariant_K fails. Feasible sites (walked
 # to around the walls, path condition solvable in uint64 arithmetic) are decided
 # by z3 (scripts/daedaluzz.py; z3-solver goes into .venv), with a witness each.
+# Time to coverage: each row gives the seconds to each tool's last feasible site
+# (rudder: its emit line's first-reach time from `--timeline`; forge: the moment
+# its output said invariant_K failed, each line stamped as forge printed it),
+# and after the table the sites each tool had reached at 10 s, 30 s, 1, 2, 5,
+# 10 and 20 minutes, per maze and seed (KEEP=1 keeps every site's time in
+# dK-SEED.times and .ftimes).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PEERS="$ROOT/../shared/peers"
@@ -85,6 +91,16 @@ WORK=$(mktemp -d -t maze_bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 [ -z "${KEEP:-}" ] || { trap - EXIT; echo "kept: $WORK" >&2; }
 
+# Prefixes each line of stdin with `@SECS ` (seconds since $1, a `date +%s.%N`).
+stamp() {
+  python3 -u -c '
+import sys, time
+t0 = float(sys.argv[1])
+for line in sys.stdin:
+    sys.stdout.write(f"@{time.time() - t0:.1f} {line}")
+' "$1"
+}
+
 # One Daedaluzz maze with forge, the way the benchmark's run-foundry.sh does it.
 forge_daedaluzz() { # maze seed seconds out
   local m=$1 seed=$2 secs=$3 out=$4 proj="$WORK/forge-$1-$2"
@@ -106,13 +122,15 @@ auto_detect_solc = false
 optimizer = false"
     printf '%s\n' "$base" > foundry.toml
     forge build --quiet > "$out.build" 2>&1 || { cat "$out.build" >&2; exit 3; }
-    RANDOM=$seed; end=$(( $(date +%s) + secs ))
+    RANDOM=$seed; end=$(( $(date +%s) + secs )); t0=$(date +%s.%N)
     while [ "$(date +%s)" -lt "$end" ]; do
       s=$RANDOM
       printf '%s\n\n[invariant]\nruns = 500\ndepth = 100\nfail_on_revert = false\ndictionary_weight = 80\ninclude_storage = true\ninclude_push_bytes = true\n' \
         "$base" > foundry.toml
-      timeout $(( end - $(date +%s) + 1 )) forge test -j 1 --offline --match-path "test/maze-$m.t.sol" \
-        --fuzz-seed "$(printf '0x%x' "$s")" >> "$out" 2>&1 || true
+      # Each line stamped `@SECS ` (since the first run started) as forge prints it: when
+      # each invariant first failed (scripts/daedaluzz.py forge-times).
+      { timeout $(( end - $(date +%s) + 1 )) forge test -j 1 --offline --match-path "test/maze-$m.t.sol" \
+        --fuzz-seed "$(printf '0x%x' "$s")" 2>&1 || true; } | stamp "$t0" >> "$out"
     done
   )
 }
@@ -123,7 +141,8 @@ if [ -n "${DAEDALUZZ:-}" ]; then
     .venv/bin/pip install --quiet --disable-pip-version-check "z3-solver==4.15.4.0" >&2
   fi
   has forge && bash contracts/matrix/forge-std-project/fetch-forge-std.sh
-  printf '%-6s %-4s %-9s %-14s %-14s %-12s %s\n' maze seed feasible rudder_sites forge_sites rudder_cps missed_by_rudder
+  printf '%-6s %-4s %-9s %-14s %-14s %-12s %-14s %-14s %s\n' maze seed feasible rudder_sites forge_sites \
+    rudder_cps rudder_last_s forge_last_s missed_by_rudder
   for m in $MAZES; do
     src="$DAEDALUZZ/generated-mazes/maze-$m.sol"
     [ -f "$src" ] || { echo "DAEDALUZZ: no $src" >&2; exit 2; }
@@ -135,7 +154,7 @@ if [ -n "${DAEDALUZZ:-}" ]; then
       if has rudder; then
         "$RUDDER" fuzz "$WORK/maze-$m.json" --contract Maze --workers 1 --seed "$s" \
           --timeout "$T" --test-mode exploration --seq-len 100 --test-limit 1000000000000 \
-          --no-journal --out-dir "$out" --lcov "$out.lcov" > "$out.log" 2>&1 &
+          --no-journal --out-dir "$out" --lcov "$out.lcov" --timeline "$out.timeline" > "$out.log" 2>&1 &
         pid=$!
         [ -n "$PAR" ] || { wait "$pid" || true; pid=""; }
       fi
@@ -143,23 +162,54 @@ if [ -n "${DAEDALUZZ:-}" ]; then
       if has rudder; then
         [ -z "$pid" ] || wait "$pid" || true
         .venv/bin/python scripts/daedaluzz.py lcov-sites "$out.lcov" "$WORK/maze-$m.sol" > "$out.sites"
+        .venv/bin/python scripts/daedaluzz.py timeline-sites "$out.timeline" "$WORK/maze-$m.sol" > "$out.times"
         r_cps=$(grep -oE '\(([0-9]+) calls/s\)' "$out.log" | tail -1 | tr -dc 0-9)
       fi
-      [ ! -f "$out.forge" ] || .venv/bin/python scripts/daedaluzz.py forge-sites "$out.forge" > "$out.fsites"
-      read -r feasible r_sites f_sites missed < <(python3 - "$WORK/feasible-$m.json" "$out.sites" "$out.fsites" <<'PY'
+      if [ -f "$out.forge" ]; then
+        .venv/bin/python scripts/daedaluzz.py forge-sites "$out.forge" > "$out.fsites"
+        .venv/bin/python scripts/daedaluzz.py forge-times "$out.forge" > "$out.ftimes"
+      fi
+      read -r feasible r_sites f_sites r_last f_last missed < <(python3 - "$WORK/feasible-$m.json" "$out" <<'PY'
 import json, os, sys
 feas = set(json.load(open(sys.argv[1]))["feasible"])
-def got(p):
-    return set(json.load(open(p))) & feas if os.path.exists(p) else None
-r, f = got(sys.argv[2]), got(sys.argv[3])
+out = sys.argv[2]
+def load(ext):
+    return json.load(open(out + ext)) if os.path.exists(out + ext) else None
+def got(ext):
+    x = load(ext)
+    return None if x is None else set(x) & feas
+def last(ext):
+    t = load(ext)
+    if t is None:
+        return "-"
+    t = [v for k, v in t.items() if int(k) in feas]
+    return f"{max(t):.0f}" if t else "-"
+r, f = got(".sites"), got(".fsites")
 n = lambda x: "-" if x is None else str(len(x))
 miss = "-" if r is None else (",".join(map(str, sorted(feas - r))) or "none")
-print(len(feas), n(r), n(f), miss)
+print(len(feas), n(r), n(f), last(".times"), last(".ftimes"), miss)
 PY
 )
-      printf '%-6s %-4s %-9s %-14s %-14s %-12s %s\n' "$m" "$s" "$feasible" "$r_sites" "$f_sites" "${r_cps:--}" "$missed"
+      printf '%-6s %-4s %-9s %-14s %-14s %-12s %-14s %-14s %s\n' "$m" "$s" "$feasible" "$r_sites" "$f_sites" \
+        "${r_cps:--}" "$r_last" "$f_last" "$missed"
     done
   done | tee "$WORK/table"
+  # The time-to-coverage curve: feasible sites each tool had reached by each moment.
+  python3 - "$WORK" "$T" <<'PY'
+import glob, json, os, sys
+work, T = sys.argv[1], int(sys.argv[2])
+marks = [t for t in (10, 30, 60, 120, 300, 600, 1200, 3600) if t < T] + [T]
+print("\nsites reached by (seconds):", " ".join(f"{t:>6}" for t in marks))
+for feas_path in sorted(glob.glob(os.path.join(work, "feasible-*.json"))):
+    m = feas_path.rsplit("-", 1)[1].split(".")[0]
+    feas = set(json.load(open(feas_path))["feasible"])
+    for times in sorted(glob.glob(os.path.join(work, f"d{m}-*.times")) + glob.glob(os.path.join(work, f"d{m}-*.ftimes"))):
+        seed = times.rsplit("-", 1)[1].split(".")[0]
+        tool = "forge" if times.endswith(".ftimes") else "rudder"
+        t = [v for k, v in json.load(open(times)).items() if int(k) in feas]
+        row = " ".join(f"{sum(1 for v in t if v <= mark):>6}" for mark in marks)
+        print(f"maze {m} seed {seed:<3} {tool:<7} {len(feas):>3} feasible: {row}")
+PY
   python3 - "$WORK/table" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l[0].isdigit()]
