@@ -123,3 +123,34 @@ fn a_campaign_shared_by_three_nodes_through_s3() {
     let stdout = run_driver(&python(), "tests/e2e/shared_s3.py", &["1000"]);
     assert!(stdout.contains("shared_s3: all checks passed"), "{stdout}");
 }
+
+/// The short version of the soak (two campaigns for 12 s, a sample every
+/// 3 s): every sample taken (memory, disk by kind, calls/s, the slowest of
+/// five read tools' answers), no call failed. The long mode, an hour on a
+/// maze and the forge-std project with the verdicts (RSS flat over the
+/// second half, answers within 100 ms), is `bash scripts/soak.sh`
+/// (BENCHMARKS.md).
+#[test]
+fn soak_samples_memory_disk_and_answers_while_campaigns_run() {
+    let stdout = run_driver(
+        &python(),
+        "tests/e2e/soak.py",
+        &[
+            "12",
+            "3",
+            "token=contracts/out/Token.json",
+            "forge-std=contracts/matrix/forge-std-project:VaultInvariants",
+        ],
+    );
+    for target in ["token", "forge-std"] {
+        let summary: serde_json::Value = (stdout.lines())
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|v| v["target"] == target)
+            .unwrap_or_else(|| panic!("no summary for {target}:\n{stdout}"));
+        assert_eq!(summary["errors"], 0, "{summary}");
+        assert!(summary["samples"].as_u64().unwrap() >= 4, "{summary}");
+        assert!(summary["rss_mb_at_half"].as_f64().unwrap() > 0.0, "{summary}");
+        assert!(summary["disk_kb_end"]["journal"].as_u64().unwrap() > 0, "{summary}");
+        assert!(summary["slowest_answer_ms"].as_f64().is_some(), "{summary}");
+    }
+}
