@@ -39,6 +39,7 @@
 //!   and the parameterized queries the events family answers from.
 //! * [`shared`]: campaigns past one machine: the shared store (S3, a folder)
 //!   nodes exchange corpus, findings, coverage and steering through.
+//! * [`net`]: the TLS provider every HTTP client (S3, fork mode's RPC) uses.
 //! * [`ids`]: newtypes for worker, entry, sequence, test and injection ids.
 //! * [`appendvec`]: the append-only vector under the corpus and tests stores
 //!   (from `rudder-lockfree`, with the ring and [`priority`]).
@@ -58,6 +59,7 @@ pub mod families;
 pub mod graph;
 pub mod ids;
 pub mod interop;
+pub mod net;
 pub mod journal;
 pub mod mcp;
 pub mod ops;

@@ -80,6 +80,7 @@ impl Node {
     fn spawn(url: &str) -> Result<Node, ForkError> {
         let (jobs, rx) = unbounded::<Job>();
         let url = url.to_string();
+        crate::net::tls();
         std::thread::Builder::new()
             .name("rudder-rpc".into())
             .spawn(move || {

@@ -122,6 +122,7 @@ impl SharedUrl {
             Backend::S3 { bucket, prefix } => {
                 use object_store::ClientConfigKey as C;
                 use object_store::aws::AmazonS3ConfigKey as K;
+                crate::net::tls();
                 let mut b = object_store::aws::AmazonS3Builder::from_env().with_bucket_name(bucket);
                 // A sync that cannot reach the store gives up quickly and
                 // tries again at the next interval (nothing is lost meanwhile).

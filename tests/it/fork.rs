@@ -63,6 +63,7 @@ fn anvil() -> Anvil {
 
 fn rpc(url: &str, method: &str, params: Value) -> Result<Value, String> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    rudder::net::tls();
     let r: Value = reqwest::blocking::Client::new()
         .post(url)
         .json(&body)
