@@ -373,7 +373,13 @@ fn the_timeline_says_when_each_line_ran_first_and_each_test_broke() {
     );
     let out_file = std::fs::File::create(&report).unwrap();
     let status = Command::new(env!("CARGO_BIN_EXE_rudder"))
-        .args(["fuzz", "contracts/out/Sequence.json", "--seed", "2", "--no-ui"])
+        .args([
+            "fuzz",
+            "contracts/out/Sequence.json",
+            "--seed",
+            "2",
+            "--no-ui",
+        ])
         .args(["--format", "json", "--out-dir"])
         .arg(&out)
         .arg("--timeline")
@@ -384,8 +390,7 @@ fn the_timeline_says_when_each_line_ran_first_and_each_test_broke() {
         .status()
         .unwrap();
     assert_eq!(status.code(), Some(1));
-    let t: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&timeline).unwrap()).unwrap();
+    let t: serde_json::Value = serde_json::from_slice(&std::fs::read(&timeline).unwrap()).unwrap();
     let lines = t["lines"].as_array().unwrap();
     let secs: Vec<f64> = lines.iter().map(|l| l["secs"].as_f64().unwrap()).collect();
     assert!(secs.windows(2).all(|w| w[0] <= w[1]), "{secs:?}");
@@ -400,7 +405,10 @@ fn the_timeline_says_when_each_line_ran_first_and_each_test_broke() {
         .map(|(line, _)| line.parse().unwrap())
         .collect();
     let mut timed: Vec<u64> = lines.iter().map(|l| l["line"].as_u64().unwrap()).collect();
-    assert!(lines.iter().all(|l| l["file"] == "contracts/Sequence.sol"), "{t}");
+    assert!(
+        lines.iter().all(|l| l["file"] == "contracts/Sequence.sol"),
+        "{t}"
+    );
     ran.sort_unstable();
     timed.sort_unstable();
     assert_eq!(ran, timed);
@@ -415,5 +423,8 @@ fn the_timeline_says_when_each_line_ran_first_and_each_test_broke() {
     assert_eq!(found["secs"], test["foundAfterSecs"]);
     assert_eq!(found["calls"], test["foundAfterCalls"]);
     let calls = found["calls"].as_u64().unwrap();
-    assert!(calls >= 3 && calls <= report["calls"].as_u64().unwrap(), "{report}");
+    assert!(
+        calls >= 3 && calls <= report["calls"].as_u64().unwrap(),
+        "{report}"
+    );
 }

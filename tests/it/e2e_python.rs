@@ -149,8 +149,14 @@ fn soak_samples_memory_disk_and_answers_while_campaigns_run() {
             .unwrap_or_else(|| panic!("no summary for {target}:\n{stdout}"));
         assert_eq!(summary["errors"], 0, "{summary}");
         assert!(summary["samples"].as_u64().unwrap() >= 4, "{summary}");
-        assert!(summary["rss_mb_at_half"].as_f64().unwrap() > 0.0, "{summary}");
-        assert!(summary["disk_kb_end"]["journal"].as_u64().unwrap() > 0, "{summary}");
+        assert!(
+            summary["rss_mb_at_half"].as_f64().unwrap() > 0.0,
+            "{summary}"
+        );
+        assert!(
+            summary["disk_kb_end"]["journal"].as_u64().unwrap() > 0,
+            "{summary}"
+        );
         assert!(summary["slowest_answer_ms"].as_f64().is_some(), "{summary}");
     }
 }
