@@ -323,6 +323,22 @@ contract Cheats {
         assert(n.creator() == address(this));
     }
 
+    /// Starts a prank (creating two contracts under it, from an address
+    /// with no code) and never stops it: the prank ends with this call.
+    function leave_a_prank() external {
+        vm.startPrank(address(0xdead));
+        new Made();
+        new Made();
+    }
+
+    /// Run after `leave_a_prank` in a later transaction: nothing is pranked.
+    function check_no_prank_left() external {
+        (address sender, ) = callee.whoCalls();
+        assert(sender == address(this));
+        Made m = new Made();
+        assert(m.creator() == address(this));
+    }
+
     function check_expectRevert_create() external {
         vm.expectRevert(bytes("no"));
         new NeverMade();

@@ -439,6 +439,16 @@ impl Cheatcodes {
         self.expect = Expectations::default();
     }
 
+    /// Ends a prank whose frame has returned: a prank (single or started)
+    /// lives in the frame that set it, so one a call left running does not
+    /// leak into the next transaction or a later test (hevm's and Echidna's
+    /// scope). `depth` is the depth the returning frame's caller runs at.
+    pub(crate) fn frame_ended(&mut self, depth: usize) {
+        if self.prank.as_ref().is_some_and(|p| depth < p.depth) {
+            self.prank = None;
+        }
+    }
+
     /// Rewrites the caller of a call made while a prank is active.
     pub(crate) fn apply_prank(&mut self, ctx: &mut Ctx, inputs: &mut CallInputs) {
         let Some(p) = &self.prank else { return };

@@ -671,6 +671,7 @@ impl Inspector<Ctx> for CoverageInspector {
 
     fn call_end(&mut self, context: &mut Ctx, inputs: &CallInputs, outcome: &mut CallOutcome) {
         self.frames.pop();
+        self.cheats.frame_ended(context.journaled_state.depth);
         self.cheats.expect.on_call_end(
             self.frames.len(),
             context.journaled_state.depth,
@@ -700,11 +701,12 @@ impl Inspector<Ctx> for CoverageInspector {
 
     fn create_end(
         &mut self,
-        _context: &mut Ctx,
+        context: &mut Ctx,
         _inputs: &CreateInputs,
         outcome: &mut CreateOutcome,
     ) {
         self.frames.pop();
+        self.cheats.frame_ended(context.journaled_state.depth);
         self.cheats.expect.on_create_end(self.frames.len(), outcome);
         if let Some(a) = outcome.address
             && outcome.result.is_ok()

@@ -92,6 +92,27 @@ cheat_tests! {
     parse_uint_int_address_bool => "check_parse",
 }
 
+#[test]
+fn a_prank_left_running_ends_with_its_transaction() {
+    let mut ex = executor(false);
+    assert!(call(&mut ex, "leave_a_prank").is_success());
+    // The next transaction of the same sequence (no reset between them).
+    let f = ex
+        .target()
+        .functions
+        .iter()
+        .find(|f| f.name == "check_no_prank_left")
+        .unwrap()
+        .clone();
+    let r = ex.call_raw(
+        DEFAULT_SENDERS[0],
+        Bytes::copy_from_slice(&f.selector()[..]),
+        U256::ZERO,
+        true,
+    );
+    assert!(r.outcome.is_success(), "{}", r.outcome);
+}
+
 fn revert_message(o: &Outcome) -> String {
     match o {
         Outcome::Revert {
