@@ -539,12 +539,16 @@ fn find_source_text(spath: &str, artifact: &Path) -> Option<String> {
 }
 
 /// Where source `spath` is on disk, absolute: relative to the current
-/// directory or to a folder above the artifact (a project root).
+/// directory or to a folder above the artifact (a project root), else, for
+/// a remapped import kept under its import string
+/// (`@openzeppelin/…`), where the project's remappings, `node_modules/` or
+/// `lib/` put it.
 fn find_source_file(spath: &str, artifact: &Path) -> Option<PathBuf> {
-    let mut bases: Vec<PathBuf> = vec![PathBuf::from(".")];
-    let mut dir = std::path::absolute(artifact)
+    let parent = std::path::absolute(artifact)
         .ok()
         .and_then(|a| a.parent().map(Path::to_path_buf));
+    let mut bases: Vec<PathBuf> = vec![PathBuf::from(".")];
+    let mut dir = parent.clone();
     while let Some(d) = dir {
         bases.push(d.clone());
         dir = d.parent().map(Path::to_path_buf);
@@ -553,6 +557,12 @@ fn find_source_file(spath: &str, artifact: &Path) -> Option<PathBuf> {
         .iter()
         .map(|b| b.join(spath))
         .find(|p| p.is_file())
+        .or_else(|| {
+            let relative = spath.starts_with("./") || spath.starts_with("../");
+            (!relative && !Path::new(spath).is_absolute())
+                .then(|| imports::locate(spath, parent.as_deref()?))
+                .flatten()
+        })
         .and_then(|p| p.canonicalize().ok())
 }
 

@@ -192,6 +192,14 @@ fn remappings(dir: &Path) -> Vec<(String, PathBuf)> {
     Vec::new()
 }
 
+/// Where source unit `unit` (a non-relative import as compiled, e.g.
+/// `@openzeppelin/contracts/token/ERC20/ERC20.sol`) lives on disk, for a
+/// build found in `dir`: through the project's remappings, `node_modules/`
+/// and `lib/` of `dir` or an ancestor.
+pub(super) fn locate(unit: &str, dir: &Path) -> Option<PathBuf> {
+    find(unit, dir, &remappings(dir))
+}
+
 /// Where a non-relative import lives on disk.
 fn find(unit: &str, base: &Path, remappings: &[(String, PathBuf)]) -> Option<PathBuf> {
     // The longest matching prefix wins, as in solc.

@@ -120,6 +120,10 @@ pub struct CoverageSummary {
     pub branches_hit: usize,
     pub branch_percent: f64,
     pub points: u64,
+    /// Sources of the build with contracts the campaign neither deployed
+    /// nor reached: not counted in the percentages.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_targeted: Vec<String>,
 }
 
 fn as_decimal_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
@@ -317,6 +321,7 @@ impl Report {
                 branches_hit,
                 branch_percent: crate::coverage::lcov::percent(branches_hit, branches),
                 points: s.target.coverage.points(),
+                not_targeted: cov.not_targeted.clone(),
             },
             lcov: None,
             html: None,
@@ -496,6 +501,20 @@ impl Report {
             if self.corpus_sequences == 1 { "" } else { "s" },
             self.corpus_calls
         );
+        if !c.not_targeted.is_empty() {
+            let shown: Vec<&str> = c.not_targeted.iter().take(3).map(String::as_str).collect();
+            let more = c.not_targeted.len() - shown.len();
+            let _ = writeln!(
+                o,
+                "  not targeted (built, never deployed or reached; not counted): {}{}",
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            );
+        }
         if let Some(l) = &self.lcov {
             let _ = writeln!(o, "lcov: {l}");
         }

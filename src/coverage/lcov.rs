@@ -8,6 +8,9 @@
 //!   loop or ternary: the decisions a person wrote. Compiler-inserted checks
 //!   (overflow, ABI decoding, dispatch) map to other ranges and are left out.
 //!   Each branch has two outcomes in LCOV: 0 = jumped, 1 = fell through.
+//!   A branch is one source range: compiled into several contracts (a base
+//!   contract, a library's internal function, two instances) it counts
+//!   once, its outcomes summed; a line likewise.
 //! * Functions come from the AST; a function's count is the hit count of the
 //!   instructions whose range is the whole function (its entry).
 //! * Only the compilation's own sources count, not compiler-generated Yul.
@@ -95,6 +98,11 @@ impl ContractCoverage {
 pub struct CoverageReport {
     pub files: Vec<FileCoverage>,
     pub contracts: Vec<ContractCoverage>,
+    /// Sources of the build that define a contract (not a library) with
+    /// code but hold no line of the reported code (built, not deployed or
+    /// reached): left out
+    /// of the percentages, listed so a reader knows what was not targeted.
+    pub not_targeted: Vec<String>,
 }
 
 fn is_decision(text: &str) -> bool {
@@ -160,12 +168,19 @@ impl CoverageReport {
                     .get(e.start as usize..(e.start + e.len) as usize)
                     .unwrap_or("");
                 if op == 0x57 && is_decision(snippet) {
-                    // Block ids are unique per file: code id and pc.
-                    let block = (code.id.0 << 20) | pc as u32;
+                    // A decision's block id is where it starts in its file,
+                    // so a branch compiled into several contracts (a base
+                    // contract, a library's internal function, two
+                    // instances) counts once, its outcomes summed.
+                    let block = e.start;
                     let jumped = counts.jumped.get(pc).copied().unwrap_or(0);
                     let fell = counts.fell.get(pc).copied().unwrap_or(0);
                     let taken = (hits > 0).then_some((jumped, fell));
-                    fc.branches.insert((line, block), taken);
+                    let slot = fc.branches.entry((line, block)).or_insert(None);
+                    *slot = match (*slot, taken) {
+                        (Some((j, f)), Some((j2, f2))) => Some((j + j2, f + f2)),
+                        (a, b) => a.or(b),
+                    };
                     entry.1.insert((file, block));
                 }
             }
@@ -210,9 +225,21 @@ impl CoverageReport {
                 }
             })
             .collect();
+        let not_targeted = project
+            .sources
+            .iter()
+            .filter(|src| {
+                !files.contains_key(&src.id)
+                    && project.contracts.iter().any(|c| {
+                        c.source == src.path && !c.is_library && !c.runtime_code.is_empty()
+                    })
+            })
+            .map(|src| src.path.clone())
+            .collect();
         CoverageReport {
             files: files.into_values().collect(),
             contracts,
+            not_targeted,
         }
     }
 

@@ -26,14 +26,29 @@ impl Mode for Assertion {
         };
         // Named by signature, as Echidna names them; a signature that two
         // contracts share is told apart by the contract's name from its
-        // second test on.
+        // second test on, and a second instance of one contract by its
+        // address too (`Cell@0x….poke(uint256)`).
+        let mut instances: std::collections::HashMap<&str, std::collections::HashSet<_>> =
+            Default::default();
+        for c in found.callable {
+            if let (Some(contract), Some(to)) = (&c.contract, c.to) {
+                instances.entry(contract).or_default().insert(to);
+            }
+        }
         let mut named = std::collections::HashSet::new();
         for c in found.callable {
             let sig = c.function.signature();
-            let name = match (&c.contract, named.insert(sig.clone())) {
-                (Some(contract), false) => format!("{contract}.{sig}"),
-                _ => sig,
+            let name = match (&c.contract, c.to) {
+                (Some(contract), Some(to)) if named.contains(&sig) => {
+                    if instances.get(&**contract).is_some_and(|i| i.len() > 1) {
+                        format!("{contract}@{to}.{sig}")
+                    } else {
+                        format!("{contract}.{sig}")
+                    }
+                }
+                _ => sig.clone(),
             };
+            named.insert(sig);
             found.push(kind, name, c.function.clone(), c.to);
         }
     }
