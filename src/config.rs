@@ -426,6 +426,53 @@ const KNOWN: &[&str] = &[
     "keepHunting",
 ];
 
+/// Echidna's keys rudder reads but does not act on, each with what rudder
+/// does instead: said once in a warning that names the key, not as an
+/// unknown key with the list of known ones.
+const ECHIDNA_UNUSED: &[(&str, &str)] = &[
+    ("coverage", "rudder always records coverage"),
+    (
+        "coverageExcludes",
+        "coverage reports list every source reached",
+    ),
+    ("allEvents", "the traces keep every event"),
+    (
+        "cryticArgs",
+        "rudder compiles with solc or reads the build the target names",
+    ),
+    (
+        "solcArgs",
+        "rudder compiles with solc or reads the build the target names",
+    ),
+    (
+        "disableSlither",
+        "rudder mines constants from the bytecode and sources itself",
+    ),
+    ("dictFreq", "the dictionary's share is rudder's own"),
+    ("mutConsts", "mutation weights are rudder's own"),
+    ("format", "use --format (text, json, junit, github)"),
+    ("quiet", "logs go to stderr; set RUST_LOG"),
+    ("server", "use `rudder mcp --http ADDR`"),
+    ("projectName", "reports name the target contract"),
+    ("etherscanApiKey", "fork mode reads code from the node"),
+    (
+        "disableOnchainSources",
+        "fork mode reads code from the node",
+    ),
+    ("testDestruction", "self-destruct tests are not run"),
+    (
+        "symExec",
+        "rudder has no symbolic worker; its solving stage runs on its own",
+    ),
+    ("symExecTargets", "rudder has no symbolic worker"),
+    ("symExecTimeout", "rudder has no symbolic worker"),
+    ("symExecNSolvers", "rudder has no symbolic worker"),
+    ("symExecMaxIters", "rudder has no symbolic worker"),
+    ("symExecAskSMTIters", "rudder has no symbolic worker"),
+    ("symExecMaxExplore", "rudder has no symbolic worker"),
+    ("symExecSMTSolver", "rudder has no symbolic worker"),
+];
+
 /// Whether `filterFunctions` entry `entry` names the function `name` with
 /// signature `signature` (by name, signature, or `Contract.signature`).
 fn filter_names(entry: &str, name: &str, signature: &str) -> bool {
@@ -618,7 +665,8 @@ impl Config {
                 "codeSize" => c.code_size = as_u64(key, v)?,
                 "excludeViewPure" => c.exclude_view_pure = as_bool(key, v)?,
                 "failOnRevert" => c.fail_on_revert = as_bool(key, v)?,
-                "allContracts" => c.all_contracts = as_bool(key, v)?,
+                // `multi-abi`: Echidna's older name of the same key.
+                "allContracts" | "multi-abi" => c.all_contracts = as_bool(key, v)?,
                 "rpcUrl" => c.rpc_url = Some(as_string(key, v)?).filter(|u| !u.is_empty()),
                 "rpcBlock" => c.rpc_block = Some(as_u64(key, v)?),
                 "rpcCacheDir" => c.rpc_cache_dir = Some(PathBuf::from(as_string(key, v)?)),
@@ -710,6 +758,9 @@ impl Config {
                     }
                 }
                 "stopOnFail" => c.stop_on_fail = as_bool(key, v)?,
+                other if let Some((_, instead)) = ECHIDNA_UNUSED.iter().find(|(k, _)| *k == other) => {
+                    warnings.push(format!("config key `{other}` (Echidna's) is not used by rudder: {instead}"))
+                }
                 other => warnings.push(match words::nearest_key(other, KNOWN) {
                     Some(near) => format!(
                         "config key `{other}` is not used by rudder: did you mean `{near}`? (the key is ignored)"

@@ -27,7 +27,25 @@ fn reads_echidna_yaml() {
     assert!(!c.function_allowed("g", "g()"));
     assert_eq!(c.timeout, Some(std::time::Duration::from_secs(30)));
     assert_eq!(warnings.len(), 1);
-    assert!(warnings[0].contains("`coverage`"));
+    assert_eq!(
+        warnings[0],
+        "config key `coverage` (Echidna's) is not used by rudder: rudder always records coverage"
+    );
+}
+
+#[test]
+fn echidnas_older_and_unused_keys_are_named_with_what_rudder_does() {
+    let (c, warnings) =
+        Config::from_yaml_str("multi-abi: true\nsymExec: true\ncryticArgs: [\"--foundry\"]\n")
+            .unwrap();
+    assert!(c.all_contracts, "multi-abi is allContracts' older name");
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .all(|w| w.contains("(Echidna's)") && !w.contains("known keys")),
+        "{warnings:?}"
+    );
 }
 
 #[test]
