@@ -243,6 +243,11 @@ pub fn supported() -> impl Iterator<Item = &'static str> {
     SIGNATURES.iter().map(|(s, _)| *s)
 }
 
+/// EIP-2929's account access costs (what a call to the cheatcode address
+/// was charged besides the gas it passed on).
+const COLD_ACCESS: u64 = 2_600;
+const WARM_ACCESS: u64 = 100;
+
 /// An active prank: calls made by `prankster` from `depth` appear to come
 /// from `sender` (and, when set, the transaction from `origin`).
 #[derive(Clone, Debug)]
@@ -278,6 +283,9 @@ pub struct Cheatcodes {
     env_set: std::sync::Arc<HashMap<String, String>>,
     /// Foundry's forks (`createSelectFork` and the others, in set-up).
     pub forks: forks::ForkBook,
+    /// The journal's length when a call to the cheatcode address last
+    /// found it warmed by its own instruction (this transaction).
+    warm_entry: Option<usize>,
 }
 
 /// A contract of the project as `getCode` finds it.
@@ -447,6 +455,9 @@ impl Cheatcodes {
         if self.prank.as_ref().is_some_and(|p| depth < p.depth) {
             self.prank = None;
         }
+        if depth == 0 {
+            self.warm_entry = None;
+        }
     }
 
     /// Rewrites the caller of a call made while a prank is active.
@@ -485,15 +496,31 @@ impl Cheatcodes {
         }
     }
 
-    /// Answers a call to [`CHEATCODE_ADDRESS`].
+    /// Answers a call to [`CHEATCODE_ADDRESS`]. As in hevm, the call costs
+    /// nothing: the gas it was given comes back with what the calling
+    /// instruction charged to reach the address (2,600 when this call
+    /// warmed it, 100 when it was warm), so a contract measuring `gas()`
+    /// around a cheatcode sees only its own instructions.
     pub(crate) fn call(&mut self, ctx: &mut Ctx, inputs: &CallInputs) -> CallOutcome {
+        // The calling instruction warmed the address when the journal's
+        // last entry says so and is not the one an earlier call found.
+        let journal = &ctx.journaled_state.journal;
+        let warmed_now = matches!(
+            journal.last(),
+            Some(revm::context::journal::JournalEntry::AccountWarmed { address })
+                if *address == inputs.bytecode_address
+        ) && self.warm_entry != Some(journal.len());
+        if warmed_now {
+            self.warm_entry = Some(journal.len());
+        }
+        let access = if warmed_now { COLD_ACCESS } else { WARM_ACCESS };
         let data = inputs.input.bytes(ctx);
         let (result, output) = match self.run(ctx, inputs.caller, &data) {
             Ok(out) => (InstructionResult::Return, out),
             Err(message) => (InstructionResult::Revert, revert_data(&message)),
         };
         CallOutcome::new(
-            InterpreterResult::new(result, output, Gas::new(inputs.gas_limit)),
+            InterpreterResult::new(result, output, Gas::new(inputs.gas_limit + access)),
             inputs.return_memory_offset.clone(),
         )
     }

@@ -78,6 +78,7 @@ cheat_tests! {
     block_timestamp_and_number_getters => "check_block_getters",
     assert_approx_eq_rel_within => "check_assertApproxEqRel",
     prank_applies_to_the_next_create => "check_prank_create",
+    a_cheatcode_call_costs_nothing => "check_a_cheatcode_call_costs_nothing",
     expect_revert_applies_to_a_create => "check_expectRevert_create",
     a_console_log_takes_no_prank => "check_console_takes_no_prank",
     expect_emit_in_order_with_checks_and_emitter => "check_expectEmit",
