@@ -265,21 +265,41 @@ impl Project {
                         .join(", "),
                 }
             }),
-            None => {
-                let candidates = || self.contracts.iter().filter(|c| !c.is_library);
-                let id_of = |c: &Contract| {
-                    self.sources
-                        .iter()
-                        .find(|s| s.path == c.source)
-                        .map_or(0, |s| s.id)
-                };
-                candidates()
-                    .max_by_key(|c| (id_of(c), c.position))
-                    .ok_or_else(|| ArtifactError::NoContract {
-                        path: self.origin.clone(),
-                    })
-            }
+            None => self.default_contract(None),
         }
+    }
+
+    /// The contract a campaign fuzzes when none is named: the last one
+    /// defined (a harness comes after the contracts it builds on), of the
+    /// `.sol` file itself when one was compiled (not of a file it imports),
+    /// and, given the test prefix, the last one that has a `prefix*`
+    /// function when another has none (a file's properties are in its
+    /// harness, wherever it stands).
+    pub fn default_contract(&self, prefix: Option<&str>) -> Result<&Contract, ArtifactError> {
+        let root = self.origin.to_string_lossy();
+        let in_root = |c: &&Contract| c.source == root;
+        let all = || self.contracts.iter().filter(|c| !c.is_library);
+        let own = all().any(|c| in_root(&c));
+        let candidates = || all().filter(move |c| !own || in_root(c));
+        let id_of = |c: &Contract| {
+            self.sources
+                .iter()
+                .find(|s| s.path == c.source)
+                .map_or(0, |s| s.id)
+        };
+        let has_tests = |c: &&Contract| {
+            prefix.is_some_and(|p| c.abi.functions().any(|f| f.name.starts_with(p)))
+        };
+        let last = |with_tests: bool| {
+            candidates()
+                .filter(|c| !with_tests || has_tests(c))
+                .max_by_key(|c| (id_of(c), c.position))
+        };
+        last(true)
+            .or_else(|| last(false))
+            .ok_or_else(|| ArtifactError::NoContract {
+                path: self.origin.clone(),
+            })
     }
 
     /// Where function `name` is defined, as its source and 1-based line:

@@ -233,7 +233,11 @@ impl Campaign {
         let project = Arc::new(Project::load(target)?);
         // The config's target contract (a Medusa config's) when none is named.
         let contract = contract.or(config.target_contract.as_deref());
-        let c = project.contract(contract)?.clone();
+        let c = match contract {
+            Some(_) => project.contract(contract)?,
+            None => project.default_contract(Some(&config.prefix))?,
+        }
+        .clone();
         Self::from_project(project, &c, config, out_dir)
     }
 

@@ -57,6 +57,10 @@ pub enum TestMode {
     /// No call may overflow or underflow checked arithmetic (Panic 0x11,
     /// solc ≥ 0.8); each function is a test, as in assertion mode.
     Overflow,
+    /// Forge's fuzz tests (Echidna's `foundry` mode): a `test*` function's
+    /// call must not revert; with `seqLen` > 1, `invariant*` functions
+    /// too.
+    Foundry,
 }
 
 impl TestMode {
@@ -68,6 +72,7 @@ impl TestMode {
             TestMode::Optimization => "optimization",
             TestMode::Exploration => "exploration",
             TestMode::Overflow => "overflow",
+            TestMode::Foundry => "foundry",
         }
     }
 
@@ -78,6 +83,7 @@ impl TestMode {
             "optimization" => TestMode::Optimization,
             "exploration" => TestMode::Exploration,
             "overflow" => TestMode::Overflow,
+            "foundry" => TestMode::Foundry,
             _ => return None,
         })
     }
@@ -597,7 +603,7 @@ impl Config {
                         key_err(
                             key,
                             format!(
-                                "expected property, assertion, overflow, optimization or exploration, found {s:?}"
+                                "expected property, assertion, overflow, optimization, exploration or foundry, found {s:?}"
                             ),
                         )
                     })?;
@@ -611,7 +617,15 @@ impl Config {
                     c.seq_len_given = true;
                 }
                 "shrinkLimit" => c.shrink_limit = as_u64(key, v)?,
-                "workers" => c.workers = Some(as_u64(key, v)?.min(usize::MAX as u64) as usize),
+                "workers" => match as_u64(key, v)? {
+                    // Echidna's "symbolic worker only": rudder has none, so
+                    // its fuzzing workers run (a warning says so).
+                    0 => warnings.push(
+                        "config key `workers`: 0 (Echidna's symbolic-only setting) is not used by rudder: it runs its fuzzing workers (--workers or the cores available)"
+                            .into(),
+                    ),
+                    n => c.workers = Some(n.min(usize::MAX as u64) as usize),
+                },
                 // A seed as a number or as the decimal string reports print.
                 "seed" => {
                     c.seed = Some(match v {

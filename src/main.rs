@@ -148,7 +148,7 @@ struct FuzzArgs {
     /// Calls per sequence.
     #[arg(long)]
     seq_len: Option<usize>,
-    /// property, assertion, overflow, optimization or exploration.
+    /// property, assertion, overflow, optimization, exploration or foundry.
     #[arg(long)]
     test_mode: Option<String>,
     /// Stop after this long: seconds (30, 0.5) or with a unit (90s, 5m, 1.5h).
@@ -318,7 +318,7 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     }
     if let Some(m) = &a.test_mode {
         config.test_mode = rudder::config::TestMode::parse(m).ok_or_else(|| {
-            format!("--test-mode: expected property, assertion, overflow, optimization or exploration, found {m:?}")
+            format!("--test-mode: expected property, assertion, overflow, optimization, exploration or foundry, found {m:?}")
         })?;
     }
     if let Some(t) = a.timeout {

@@ -13,7 +13,8 @@
 //! The modes: [`property`] (Echidna's `echidna_*` properties and Foundry
 //! invariants), [`assertion`] (assertion failures on a function's calls, and
 //! checked-arithmetic overflows in its overflow form), [`optimization`]
-//! (`int256` functions to maximise) and [`exploration`] (coverage alone).
+//! (`int256` functions to maximise), [`exploration`] (coverage alone) and
+//! [`foundry`] (forge's fuzz tests: a `test*` call must not revert).
 //! A spec added at run time is a property test in every mode.
 //!
 //! Adding a mode: a file here with a type implementing [`Mode`] (and a
@@ -23,6 +24,7 @@
 
 mod assertion;
 mod exploration;
+mod foundry;
 mod optimization;
 mod property;
 
@@ -74,6 +76,7 @@ pub(crate) fn of(mode: TestMode) -> &'static dyn Mode {
         TestMode::Overflow => &assertion::Assertion { overflow: true },
         TestMode::Optimization => &optimization::Optimization,
         TestMode::Exploration => &exploration::Exploration,
+        TestMode::Foundry => &foundry::Foundry,
     }
 }
 

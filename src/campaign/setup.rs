@@ -17,7 +17,10 @@ pub(super) fn suite_config(
     contract: &crate::artifacts::Contract,
     config: Config,
 ) -> Result<(Config, bool, Vec<String>), CampaignError> {
-    let foundry = crate::executor::foundry::is_suite(&contract.abi);
+    // Foundry mode fuzzes the contract itself (Echidna's rule), not a
+    // suite's targets.
+    let foundry = crate::executor::foundry::is_suite(&contract.abi)
+        && config.test_mode != crate::config::TestMode::Foundry;
     let mut config = config;
     if !foundry {
         return Ok((config, false, Vec::new()));
@@ -135,9 +138,13 @@ pub(super) fn callable_functions(
 
 /// Whether workers call `f`: not a test (nor any function with the test
 /// prefix, as in Echidna), not filtered, not a view when those are
-/// excluded.
+/// excluded; in foundry mode only functions that take arguments (Echidna's
+/// rule there: `setUp`, `invariant*` and getters are not fuzzed).
 fn called(config: &Config, f: &alloy_json_abi::Function) -> bool {
     use alloy_json_abi::StateMutability::{Pure, View};
+    if config.test_mode == crate::config::TestMode::Foundry && f.inputs.is_empty() {
+        return false;
+    }
     !(f.name.starts_with(&config.prefix)
         || (config.exclude_view_pure && matches!(f.state_mutability, View | Pure))
         || !config.function_allowed(&f.name, &f.signature()))

@@ -180,8 +180,11 @@ fn workers_take_a_fair_share_unless_told_to_stay_behind() {
 
 #[test]
 fn limits_name_the_key_and_file_errors_name_the_file() {
+    // Echidna's symbolic-only `workers: 0`: warned, the default kept.
+    let (c, warnings) = Config::from_yaml_str("workers: 0\n").unwrap();
+    assert_eq!(c.workers, Config::default().workers);
+    assert!(warnings[0].contains("`workers`: 0"), "{warnings:?}");
     for (yaml, key) in [
-        ("workers: 0\n", "workers"),
         ("workers: 100000\n", "workers"),
         ("seqLen: 1000000000\n", "seqLen"),
         ("workerPriority: fast\n", "workerPriority"),

@@ -666,6 +666,11 @@ impl Target {
                 address,
             ))
         } else {
+            // A test contract (DSTest's `IS_TEST`) outside a suite gets its
+            // setUp() too, in every mode, as Echidna runs it.
+            if contract.abi.function("IS_TEST").is_some() {
+                foundry::set_up(&mut evm, &settings, &contract.name, &contract.abi, address)?;
+            }
             None
         };
         evm.inspector.recorder.commit();

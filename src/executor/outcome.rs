@@ -103,6 +103,20 @@ impl Outcome {
     }
 }
 
+impl Outcome {
+    /// A revert whose message starts with "assertion failed": forge-std's
+    /// `assert*` (through `vm.assert*`) and hevm's assertion cheatcodes.
+    pub fn is_assertion_message(&self) -> bool {
+        matches!(self, Outcome::Revert { reason: RevertReason::Error(m) } if m.starts_with("assertion failed"))
+    }
+
+    /// `vm.assume` rejected the call's input: no failure.
+    pub fn is_assume_rejection(&self) -> bool {
+        matches!(self, Outcome::Revert { reason: RevertReason::Error(m) }
+            if m == super::cheatcodes::ASSUME_REJECTED)
+    }
+}
+
 impl std::fmt::Display for Outcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

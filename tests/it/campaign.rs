@@ -451,3 +451,83 @@ fn a_fee_per_loan_drains_the_receiver_when_a_call_is_repeated() {
         );
     }
 }
+
+/// Foundry mode (Echidna's `testMode: foundry`): with one call per sequence
+/// each `test*` function with arguments is a test broken by a revert (not
+/// by a `vm.assume` rejection, and only after setUp() ran), a fuzzed
+/// function's revert breaks nothing, and `invariant*` functions are not
+/// tests; with longer sequences they are, and must not revert.
+#[test]
+fn foundry_mode_runs_forge_style_fuzz_tests_and_invariants() {
+    for seed in [1, 2, 3] {
+        let r = run_named(
+            "FoundryModeTests",
+            Config {
+                seq_len: 1,
+                ..config(TestMode::Foundry, 1, seed, 20_000)
+            },
+        );
+        let mut names: Vec<&str> = r.tests.iter().map(|t| t.name.as_str()).collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "testAssumedSmall(uint256)",
+                "testDistinct(uint256,uint256)",
+                "testStaysUnderTheLimit(uint256)"
+            ],
+            "seed {seed}"
+        );
+        let t = r
+            .tests
+            .iter()
+            .find(|t| t.name.starts_with("testStaysUnder"))
+            .unwrap();
+        assert_eq!(t.status, "falsified", "seed {seed}: {}", r.text());
+        assert!(
+            t.reason.as_deref().unwrap_or("").contains("over the limit"),
+            "{:?}",
+            t.reason
+        );
+        falsified(&r, "testDistinct(uint256,uint256)");
+        let t = r
+            .tests
+            .iter()
+            .find(|t| t.name.starts_with("testAssumed"))
+            .unwrap();
+        assert_eq!(t.status, "passing", "seed {seed}: {}", r.text());
+    }
+    let r = run_named("FoundryModeTests", config(TestMode::Foundry, 1, 4, 50_000));
+    let seq = falsified(&r, "invariant_total_small");
+    assert!(
+        seq.len() >= 2 && seq.iter().all(|c| c.starts_with("add(")),
+        "{seq:?}"
+    );
+    // In assertion mode a revert is no failure, but one whose message
+    // starts with "assertion failed" (forge-std's assert*) is.
+    let r = run_named(
+        "AssertionMessages",
+        config(TestMode::Assertion, 1, 5, 20_000),
+    );
+    falsified(&r, "distinct(uint256,uint256)");
+    let t = r
+        .tests
+        .iter()
+        .find(|t| t.name.starts_with("guarded"))
+        .unwrap();
+    assert_eq!(t.status, "passing", "{}", r.text());
+}
+
+/// A campaign on contract `name` of contracts/out/FoundryMode.json.
+fn run_named(name: &str, config: Config) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Campaign::new(
+        Path::new("contracts/out/FoundryMode.json"),
+        Some(name),
+        config,
+        Some(dir.path().to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    c.wait()
+}

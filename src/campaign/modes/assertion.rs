@@ -70,14 +70,23 @@ pub(super) fn verdict(oracle: &mut Oracle<'_>, case: &TestCase, step: Step<'_>) 
     }
 }
 
-/// Why call `r` fails its per-call test: an assertion, or with `overflow`
-/// checked arithmetic; `None` if it does not.
+/// Why call `r` fails its per-call test: an assertion (`Panic(0x01)`, an
+/// `AssertionFailed` event, or a revert whose message starts with
+/// "assertion failed", as forge-std's `assert*` and hevm's cheatcodes
+/// revert), or with `overflow` checked arithmetic; in foundry mode any
+/// revert but a `vm.assume` rejection. `None` if it does not.
 pub(super) fn call_fails(engine: &Engine, overflow: bool, r: &CallResult) -> Option<String> {
     if overflow {
         return r.outcome.is_overflow().then(|| r.outcome.to_string());
     }
-    if r.outcome.is_assertion_failure() {
+    if r.outcome.is_assertion_failure() || r.outcome.is_assertion_message() {
         return Some(r.outcome.to_string());
+    }
+    if engine.config.test_mode == crate::config::TestMode::Foundry
+        && !r.outcome.is_success()
+        && !r.outcome.is_assume_rejection()
+    {
+        return Some(engine.target.errors.describe(&r.outcome));
     }
     let topics = &engine.target.assertion_topics;
     let emitted = r.asserted
