@@ -84,7 +84,7 @@ struct ExportArgs {
 struct ReportArgs {
     /// The target the run fuzzed (as given to `rudder fuzz`).
     target: PathBuf,
-    /// The contract the run fuzzed (default: the one defined last).
+    /// The contract the run fuzzed (default: the one defined last in the file).
     #[arg(long)]
     contract: Option<String>,
     /// The run's YAML config (its senders, filters and deployment shape the
@@ -128,7 +128,7 @@ struct FuzzArgs {
     /// config's compilation target).
     #[arg(required_unless_present = "config")]
     target: Option<PathBuf>,
-    /// The contract to fuzz (default: the one defined last).
+    /// The contract to fuzz (default: the one defined last in the file; the last with a test-prefixed function when another has none).
     #[arg(long)]
     contract: Option<String>,
     /// Echidna-compatible YAML config.
