@@ -4,6 +4,8 @@
 
 use super::{ArtifactError, Project, read_json};
 use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 impl Project {
@@ -16,35 +18,27 @@ impl Project {
         // forge writes full build-info (input + output) only with
         // `build_info = true`; by default it holds just the id → path map,
         // and the per-contract artifacts carry the rest.
-        let full_info = std::fs::read_dir(&info_dir)
+        // The newest full build-info is used when it still describes the
+        // per-contract artifacts; a plain `forge test` after `forge build
+        // --build-info` leaves newer artifacts and a minimal build-info.
+        let mut infos: Vec<PathBuf> = std::fs::read_dir(&info_dir)
             .into_iter()
             .flatten()
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .any(|p| std::fs::read_to_string(&p).is_ok_and(|t| t.contains("\"output\"")));
-        if !full_info {
-            return Self::from_forge_artifacts(dir);
-        }
-        let mut infos: Vec<PathBuf> = std::fs::read_dir(&info_dir)
-            .map_err(|e| ArtifactError::Format {
-                path: dir.to_path_buf(),
-                what: format!(
-                    "no build-info directory ({e}); rebuild with `forge build --build-info`"
-                ),
-            })?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
             .collect();
         infos.sort();
-        let newest = infos
+        let full = infos
             .iter()
-            .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-            .ok_or_else(|| ArtifactError::Format {
-                path: info_dir.clone(),
-                what: "no build-info JSON files".into(),
-            })?;
-        let json = read_json(newest)?;
-        Self::from_build_info(&json, newest)
+            .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("\"output\"")))
+            .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok());
+        if let Some(info) = full {
+            let json = read_json(info)?;
+            if current(&json, dir) {
+                return Self::from_build_info(&json, info);
+            }
+        }
+        Self::from_forge_artifacts(dir)
     }
 
     /// Loads forge's per-contract artifacts (`out/File.sol/Name.json`: abi,
@@ -56,7 +50,11 @@ impl Project {
             path: dir.to_path_buf(),
             what,
         };
-        let mut paths: std::collections::BTreeMap<u32, String> = Default::default();
+        // Each compilation numbers its sources its own way (a build-info's
+        // `source_id_to_path`); an artifact's source maps and AST use the
+        // numbers of the compilation that wrote it. They are renumbered
+        // into one space (`ids`) here.
+        let mut builds: Vec<(std::time::SystemTime, BTreeMap<u32, String>)> = Vec::new();
         let mut artifacts = Vec::new();
         let entries = std::fs::read_dir(dir).map_err(|source| ArtifactError::Io {
             path: dir.to_path_buf(),
@@ -66,11 +64,16 @@ impl Project {
             if folder.file_name().is_some_and(|n| n == "build-info") {
                 for f in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
                     if let Ok(info) = read_json(&f.path()) {
-                        for (id, p) in info["source_id_to_path"].as_object().into_iter().flatten() {
-                            if let (Ok(id), Some(p)) = (id.parse::<u32>(), p.as_str()) {
-                                paths.insert(id, p.to_string());
-                            }
-                        }
+                        let map = (info["source_id_to_path"].as_object().into_iter().flatten())
+                            .filter_map(|(id, p)| {
+                                Some((id.parse::<u32>().ok()?, p.as_str()?.to_string()))
+                            })
+                            .collect();
+                        let when = f
+                            .metadata()
+                            .and_then(|m| m.modified())
+                            .unwrap_or(std::time::UNIX_EPOCH);
+                        builds.push((when, map));
                     }
                 }
                 continue;
@@ -91,12 +94,31 @@ impl Project {
                 "no contract artifacts (out/File.sol/Name.json, or a build-info folder); run `forge build` (Foundry) or `npx hardhat compile` (Hardhat) first".into(),
             ));
         }
+        // Newest first: an artifact belongs to the newest compilation that
+        // gave its source its id.
+        builds.sort_by(|a, b| b.0.cmp(&a.0));
+        let loaded = (artifacts.iter())
+            .map(|p| read_json(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Numbered as solc numbers one compilation: by path, in order.
+        let ids = SourceIds::default();
+        let mut all: Vec<&str> = (builds.iter())
+            .flat_map(|(_, m)| m.values().map(String::as_str))
+            .chain(loaded.iter().filter_map(|a| {
+                let target = a["metadata"]["settings"]["compilationTarget"].as_object()?;
+                target.keys().next().map(String::as_str)
+            }))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        for p in all {
+            ids.get(p);
+        }
         let mut out_sources = serde_json::Map::new();
         let mut out_contracts = serde_json::Map::new();
         let mut optimized = false;
         let mut asts: std::collections::HashMap<String, Value> = Default::default();
-        for p in &artifacts {
-            let a = read_json(p)?;
+        for a in &loaded {
             let Some(target) = a["metadata"]["settings"]["compilationTarget"].as_object() else {
                 continue; // not a contract artifact
             };
@@ -105,19 +127,31 @@ impl Project {
             };
             let name = name.as_str().unwrap_or_default().to_string();
             optimized |= a["metadata"]["settings"]["optimizer"]["enabled"] == true;
-            if let Some(id) = a["id"].as_u64() {
-                paths.entry(id as u32).or_insert_with(|| spath.clone());
-            }
+            let own = a["id"].as_u64().map(|id| id as u32);
+            let build = own.and_then(|id| {
+                (builds.iter())
+                    .find(|(_, m)| m.get(&id) == Some(spath))
+                    .map(|(_, m)| m)
+            });
+            let renumber = |local: u32| match build {
+                Some(m) => m.get(&local).map(|path| ids.get(path)),
+                // No build-info names it: its own id stands for its path.
+                None => (Some(local) == own).then(|| ids.get(spath)),
+            };
             // forge keeps the source's AST in each of its artifacts (unless
             // `ast = false`): the code graph needs it.
-            if a["ast"].is_object() {
-                asts.entry(spath.clone())
-                    .or_insert_with(|| a["ast"].clone());
+            if a["ast"].is_object() && !asts.contains_key(spath) {
+                let mut ast = a["ast"].clone();
+                renumber_ast(&mut ast, &renumber);
+                asts.insert(spath.clone(), ast);
             }
             let strip = |v: &Value| -> Value {
                 let mut v = v.clone();
                 if let Some(o) = v["object"].as_str() {
                     v["object"] = Value::String(o.trim_start_matches("0x").to_string());
+                }
+                if let Some(m) = v["sourceMap"].as_str() {
+                    v["sourceMap"] = Value::String(renumber_map(m, &renumber));
                 }
                 v
             };
@@ -132,7 +166,7 @@ impl Project {
                 },
             });
         }
-        for (id, p) in &paths {
+        for (p, id) in ids.0.borrow().iter() {
             let mut s = serde_json::json!({ "id": id });
             if let Some(ast) = asts.remove(p) {
                 s["ast"] = ast;
@@ -184,4 +218,83 @@ fn find_definition(text: &str, kw: &str, name: &str) -> Option<usize> {
         !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
             && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
     })
+}
+
+/// One numbering of the project's sources, by path, in the order met.
+#[derive(Default)]
+struct SourceIds(RefCell<BTreeMap<String, u32>>);
+
+impl SourceIds {
+    fn get(&self, path: &str) -> u32 {
+        let mut m = self.0.borrow_mut();
+        let next = m.len() as u32;
+        *m.entry(path.to_string()).or_insert(next)
+    }
+}
+
+/// A source map (`s:l:f:j:m;…`, fields left out when unchanged) with each
+/// file index `f` renumbered (`-1`, no source, and unknown ones stay -1).
+fn renumber_map(map: &str, renumber: &impl Fn(u32) -> Option<u32>) -> String {
+    map.split(';')
+        .map(|entry| {
+            let mut fields: Vec<String> = entry.split(':').map(str::to_string).collect();
+            if let Some(f) = fields.get_mut(2)
+                && let Ok(local) = f.parse::<u32>()
+            {
+                *f = renumber(local).map_or("-1".to_string(), |g| g.to_string());
+            }
+            fields.join(":")
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// An AST with each location (`src`, `nameLocation`, `nameLocations`:
+/// `start:length:file`) renumbered.
+fn renumber_ast(node: &mut Value, renumber: &impl Fn(u32) -> Option<u32>) {
+    let location = |v: &mut Value| {
+        if let Some((head, file)) = v.as_str().and_then(|s| s.rsplit_once(':'))
+            && let Ok(local) = file.parse::<u32>()
+        {
+            let g = renumber(local).map_or("-1".to_string(), |g| g.to_string());
+            *v = Value::String(format!("{head}:{g}"));
+        }
+    };
+    match node {
+        Value::Object(o) => {
+            for (k, v) in o.iter_mut() {
+                match (k.as_str(), v) {
+                    ("src" | "nameLocation", v @ Value::String(_)) => location(v),
+                    ("nameLocations", Value::Array(a)) => a.iter_mut().for_each(location),
+                    (_, v) => renumber_ast(v, renumber),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|v| renumber_ast(v, renumber)),
+        _ => {}
+    }
+}
+
+/// Whether full build-info `json` still describes every per-contract
+/// artifact in `dir` (same deployed code): a later compilation (a plain
+/// `forge test` after `forge build --build-info`) rewrites the artifacts of
+/// what it recompiled, and leaves only a minimal build-info of its own.
+fn current(json: &Value, dir: &Path) -> bool {
+    let code = |v: &Value| v.as_str().map(|s| s.trim_start_matches("0x").to_string());
+    let folders = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    folders
+        .map(|f| f.path())
+        .filter(|f| f.is_dir() && f.file_name().is_some_and(|n| n != "build-info"))
+        .flat_map(|f| std::fs::read_dir(f).into_iter().flatten().flatten())
+        .filter_map(|f| read_json(&f.path()).ok())
+        .all(|a| {
+            let Some((path, name)) = (a["metadata"]["settings"]["compilationTarget"].as_object())
+                .and_then(|t| t.iter().next())
+            else {
+                return true;
+            };
+            let built = &json["output"]["contracts"][path][name.as_str().unwrap_or_default()];
+            code(&built["evm"]["deployedBytecode"]["object"])
+                == code(&a["deployedBytecode"]["object"])
+        })
 }

@@ -1246,3 +1246,73 @@ fn a_falsified_tests_reason_is_its_shrunk_sequences() {
         );
     }
 }
+
+#[test]
+fn a_foundry_out_compiled_three_times_reads_each_artifact_in_its_own_numbering() {
+    // forge-rebuilt: a full build-info (stale: two sources changed since),
+    // then two minimal ones that each number only what they recompiled, so
+    // source id 0 is src/Linked.sol for some artifacts and
+    // test/BankInvariant.t.sol for others.
+    let rebuilt = "contracts/matrix/forge-rebuilt";
+    let p = rudder::artifacts::Project::load(Path::new(rebuilt)).unwrap();
+    let mut paths: Vec<&str> = p.sources.iter().map(|s| s.path.as_str()).collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [
+            "src/Linked.sol",
+            "src/Vaulted.sol",
+            "test/BankInvariant.t.sol"
+        ]
+    );
+    // The same campaign reaches the same lines and branches as on the
+    // project built once, all in the test file.
+    let once = run(
+        "contracts/matrix/forge-project",
+        Some("Vaulted"),
+        TestMode::Property,
+        5,
+        20_000,
+    );
+    let r = run(rebuilt, Some("Vaulted"), TestMode::Property, 5, 20_000);
+    assert_eq!(
+        (r.coverage.lines, r.coverage.branches),
+        (once.coverage.lines, once.coverage.branches),
+        "{}",
+        r.text()
+    );
+    assert_eq!(
+        status(&r, "echidna_total_small"),
+        "falsified",
+        "{}",
+        r.text()
+    );
+    let once = run(
+        "contracts/matrix/forge-project",
+        Some("BankInvariantTest"),
+        TestMode::Property,
+        5,
+        20_000,
+    );
+    let r = run(
+        rebuilt,
+        Some("BankInvariantTest"),
+        TestMode::Property,
+        5,
+        20_000,
+    );
+    assert_eq!(
+        (
+            r.coverage.lines,
+            r.coverage.branches,
+            r.coverage.not_targeted.clone()
+        ),
+        (
+            once.coverage.lines,
+            once.coverage.branches,
+            once.coverage.not_targeted.clone()
+        ),
+        "{}",
+        r.text()
+    );
+}
