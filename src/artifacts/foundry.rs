@@ -96,7 +96,7 @@ impl Project {
         }
         // Newest first: an artifact belongs to the newest compilation that
         // gave its source its id.
-        builds.sort_by(|a, b| b.0.cmp(&a.0));
+        builds.sort_by_key(|b| std::cmp::Reverse(b.0));
         let loaded = (artifacts.iter())
             .map(|p| read_json(p))
             .collect::<Result<Vec<_>, _>>()?;
