@@ -4,6 +4,7 @@
 usage: mcp_client.py RUDDER_BIN WORKDIR
 Exits non-zero (with a message) on the first failed check.
 """
+import anyio
 import asyncio
 import json
 import os
@@ -132,9 +133,22 @@ async def over_stdio():
         args=["mcp", TARGET, "--workers", "2", "--seed", "3", "--out-dir", os.path.join(WORK, "stdio")],
         cwd=os.getcwd(),
     )
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await exercise(session, "stdio")
+    done = False
+    try:
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await exercise(session, "stdio")
+                done = True
+    except BaseExceptionGroup as group:
+        # mcp 1.x's stdio reader fails (anyio.BrokenResourceError) when the
+        # server's last notification arrives while the client is closing:
+        # after every check passed, that is the SDK's teardown race.
+        others = group.subgroup(
+            lambda e: not isinstance(e, (anyio.BrokenResourceError, BaseExceptionGroup))
+        )
+        if not done or others is not None:
+            raise
+        print("stdio: a notification raced the client's teardown (mcp's stdio reader; ignored)")
 
 
 async def over_http():

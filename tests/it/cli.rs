@@ -329,7 +329,16 @@ fn an_output_directory_in_use_by_a_live_run_is_refused_naming_it() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    // The first run writes its journal file just after taking the lock:
+    // count once it is there, so only the refused run could change it.
     let journal = out.join("journal");
+    while std::fs::read_dir(&journal).map_or(0, |d| d.count()) == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first run never wrote its journal"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let runs_before = std::fs::read_dir(&journal).map_or(0, |d| d.count());
     let (code, err) = rudder(&["fuzz", "contracts/out/SetSeven.json", "--out-dir", out_s]);
     assert_eq!(code, 2, "{err}");
