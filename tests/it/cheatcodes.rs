@@ -20,6 +20,13 @@ fn executor(allow_ffi: bool) -> Executor {
 }
 
 fn call(ex: &mut Executor, name: &str) -> Outcome {
+    ex.reset();
+    call_next(ex, name)
+}
+
+/// Calls `name` as the next transaction of the sequence (no reset: what
+/// earlier calls left stays).
+fn call_next(ex: &mut Executor, name: &str) -> Outcome {
     let f = ex
         .target()
         .functions
@@ -27,7 +34,6 @@ fn call(ex: &mut Executor, name: &str) -> Outcome {
         .find(|f| f.name == name)
         .unwrap_or_else(|| panic!("no function {name}"))
         .clone();
-    ex.reset();
     let r = ex.call_raw(
         DEFAULT_SENDERS[0],
         Bytes::copy_from_slice(&f.selector()[..]),
@@ -98,20 +104,8 @@ fn a_prank_left_running_ends_with_its_transaction() {
     let mut ex = executor(false);
     assert!(call(&mut ex, "leave_a_prank").is_success());
     // The next transaction of the same sequence (no reset between them).
-    let f = ex
-        .target()
-        .functions
-        .iter()
-        .find(|f| f.name == "check_no_prank_left")
-        .unwrap()
-        .clone();
-    let r = ex.call_raw(
-        DEFAULT_SENDERS[0],
-        Bytes::copy_from_slice(&f.selector()[..]),
-        U256::ZERO,
-        true,
-    );
-    assert!(r.outcome.is_success(), "{}", r.outcome);
+    let o = call_next(&mut ex, "check_no_prank_left");
+    assert!(o.is_success(), "{o}");
 }
 
 fn revert_message(o: &Outcome) -> String {
@@ -250,19 +244,7 @@ fn warp_inside_a_fuzzed_call_breaks_a_property_on_three_seeds() {
 fn calls_after_fee_still_run() {
     let mut ex = executor(false);
     assert!(call(&mut ex, "check_fee").is_success());
-    let f = ex
-        .target()
-        .functions
-        .iter()
-        .find(|f| f.name == "check_warp")
-        .unwrap()
-        .clone();
     // No reset: the raised base fee stays.
-    let r = ex.call_raw(
-        DEFAULT_SENDERS[0],
-        Bytes::copy_from_slice(&f.selector()[..]),
-        U256::ZERO,
-        true,
-    );
-    assert!(r.outcome.is_success(), "{}", r.outcome);
+    let o = call_next(&mut ex, "check_warp");
+    assert!(o.is_success(), "{o}");
 }
