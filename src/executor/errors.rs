@@ -28,8 +28,9 @@ enum MessageKind {
     /// An assertion library's failure event (`AssertFail`, `AssertEqFail`,
     /// `AssertGteFail`, …, `AssertionFailed`): the last one is the message.
     Assertion,
-    /// DSTest's `log*` events: the last few together are the message
-    /// (`log("Error: a == b not satisfied [uint]")`, then the operands).
+    /// DSTest's `log*` events (and Chimera's `Log`): the last few together
+    /// are the message (`log("Error: a == b not satisfied [uint]")`, then
+    /// the operands).
     Log,
 }
 
@@ -44,7 +45,9 @@ impl MessageKind {
             || (n.starts_with("Assert") && (n.ends_with("Fail") || n.ends_with("Failed")))
         {
             Some(MessageKind::Assertion)
-        } else if n == "log" || n.starts_with("log_") {
+        } else if n == "log" || n.starts_with("log_") || n == "Log" {
+            // DSTest's `log*`; Recon's Chimera `Log(string)` before its
+            // `assert(false)`.
             Some(MessageKind::Log)
         } else {
             None
