@@ -160,6 +160,10 @@ pub struct Report {
     /// numbers, and the run could not be reproduced from them.
     #[serde(serialize_with = "as_decimal_string")]
     pub seed: u64,
+    /// Gas all the campaign's calls used (Echidna's total gas), as a
+    /// decimal string (it passes 2^53 on long campaigns).
+    #[serde(serialize_with = "as_decimal_string")]
+    pub total_gas: u64,
     pub workers: usize,
     pub calls: u64,
     /// Why the campaign ended (`testLimit`, `timeout`, `stopOnFail`,
@@ -292,6 +296,9 @@ impl Report {
             },
             run_id: s.run_id.clone(),
             seed: s.seed,
+            total_gas: (s.stats.workers.iter())
+                .map(|w| w.gas.load(Ordering::Relaxed))
+                .sum(),
             workers: s.workers(),
             calls,
             end_reason: s.end_reason(),

@@ -31,6 +31,8 @@ pub struct WorkerStats {
     /// the worker's call counts).
     pub checks_run: AtomicU64,
     pub checks_skipped: AtomicU64,
+    /// Gas the worker's calls used (published with each batch of calls).
+    pub gas: AtomicU64,
 }
 
 /// The running sequence of one worker, as cells the worker overwrites and

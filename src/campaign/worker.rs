@@ -520,6 +520,7 @@ impl Worker {
         stats
             .checks_skipped
             .store(counts.skipped, Ordering::Relaxed);
+        stats.gas.fetch_add(self.batch.gas, Ordering::Relaxed);
         self.batch = Batch::default();
         self.last_batch = Instant::now();
     }

@@ -170,6 +170,14 @@ fn the_json_report_gives_the_seed_as_a_string_a_config_takes_back() {
     };
     let r = run(&["--seed", seed]);
     assert_eq!(r["seed"], serde_json::json!(seed));
+    // The gas every call used, also a decimal string: each call pays at
+    // least the 21,000 of a transaction.
+    let gas: u64 = r["totalGas"].as_str().unwrap().parse().unwrap();
+    let calls = r["calls"].as_u64().unwrap();
+    assert!(
+        calls > 0 && gas >= 21_000 * calls,
+        "{gas} gas for {calls} calls"
+    );
     let cfg = dir.path().join("c.yaml");
     std::fs::write(&cfg, format!("seed: \"{seed}\"\n")).unwrap();
     let r = run(&["--config", cfg.to_str().unwrap()]);
