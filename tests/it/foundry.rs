@@ -177,6 +177,11 @@ fn a_chimera_suite_loads_unchanged_and_breaks_with_its_message() {
     let (config, warnings) = Config::from_yaml_file(&project.join("echidna.yaml")).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(config.balance_addr, alloy_primitives::U256::from(1u8) << 72);
+    let run = |config: Config, out: &Path| {
+        let mut c = Campaign::new(project, Some("CryticTester"), config, Some(out.into())).unwrap();
+        c.start().unwrap();
+        c.wait()
+    };
     for seed in 1..=3 {
         let out = tempfile::tempdir().unwrap();
         let repro = out.path().join("repro");
@@ -187,15 +192,7 @@ fn a_chimera_suite_loads_unchanged_and_breaks_with_its_message() {
             repro_dir: Some(repro.clone()),
             ..config.clone()
         };
-        let mut c = Campaign::new(
-            project,
-            Some("CryticTester"),
-            config,
-            Some(out.path().into()),
-        )
-        .unwrap();
-        c.start().unwrap();
-        let r = c.wait();
+        let r = run(config, out.path());
         let t = r.tests.iter().find(|t| t.name == "pool_accrue()").unwrap();
         assert_eq!(t.status, TestStatus::Falsified, "seed {seed}: {}", r.text());
         let reason = t.reason.as_deref().unwrap_or_default();
@@ -228,15 +225,7 @@ fn a_chimera_suite_loads_unchanged_and_breaks_with_its_message() {
         corpus_dir: Some(out.path().join("echidna")),
         ..config
     };
-    let mut c = Campaign::new(
-        project,
-        Some("CryticTester"),
-        config,
-        Some(out.path().into()),
-    )
-    .unwrap();
-    c.start().unwrap();
-    let r = c.wait();
+    let r = run(config, out.path());
     let mut names: Vec<&str> = r.tests.iter().map(|t| t.name.as_str()).collect();
     names.sort();
     assert_eq!(
