@@ -28,78 +28,69 @@ impl Project {
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
             .collect();
         infos.sort();
-        let full = infos
-            .iter()
-            .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("\"output\"")))
-            .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok());
-        if let Some(info) = full {
-            let json = read_json(info)?;
-            if current(&json, dir) {
+        // Each file read once: the newest full one kept as text.
+        let mut full: Option<(std::time::SystemTime, &PathBuf, String)> = None;
+        for p in &infos {
+            let when = p.metadata().and_then(|m| m.modified()).ok();
+            if let (Some(when), Ok(text)) = (when, std::fs::read_to_string(p))
+                && text.contains("\"output\"")
+                && full.as_ref().is_none_or(|(w, _, _)| when >= *w)
+            {
+                full = Some((when, p, text));
+            }
+        }
+        let artifacts = artifact_paths(dir)?;
+        let loaded = (artifacts.iter())
+            .map(|p| read_json(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some((_, info, text)) = full {
+            let json: Value =
+                serde_json::from_str(&text).map_err(|source| ArtifactError::Json {
+                    path: info.clone(),
+                    source,
+                })?;
+            if current(&json, &loaded) {
                 return Self::from_build_info(&json, info);
             }
         }
-        Self::from_forge_artifacts(dir)
+        Self::from_forge_artifacts(dir, &infos, loaded)
     }
 
     /// Loads forge's per-contract artifacts (`out/File.sol/Name.json`: abi,
     /// bytecode with source maps and link references, metadata, source id).
     /// Without an AST, a contract's position and kind come from its source
     /// text, and functions are not listed in LCOV (lines and branches are).
-    fn from_forge_artifacts(dir: &Path) -> Result<Project, ArtifactError> {
-        let fmt = |what: String| ArtifactError::Format {
-            path: dir.to_path_buf(),
-            what,
-        };
+    fn from_forge_artifacts(
+        dir: &Path,
+        infos: &[PathBuf],
+        loaded: Vec<Value>,
+    ) -> Result<Project, ArtifactError> {
         // Each compilation numbers its sources its own way (a build-info's
         // `source_id_to_path`); an artifact's source maps and AST use the
         // numbers of the compilation that wrote it. They are renumbered
         // into one space (`ids`) here.
         let mut builds: Vec<(std::time::SystemTime, BTreeMap<u32, String>)> = Vec::new();
-        let mut artifacts = Vec::new();
-        let entries = std::fs::read_dir(dir).map_err(|source| ArtifactError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        for folder in entries.filter_map(|e| e.ok().map(|e| e.path())) {
-            if folder.file_name().is_some_and(|n| n == "build-info") {
-                for f in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-                    if let Ok(info) = read_json(&f.path()) {
-                        let map = (info["source_id_to_path"].as_object().into_iter().flatten())
-                            .filter_map(|(id, p)| {
-                                Some((id.parse::<u32>().ok()?, p.as_str()?.to_string()))
-                            })
-                            .collect();
-                        let when = f
-                            .metadata()
-                            .and_then(|m| m.modified())
-                            .unwrap_or(std::time::UNIX_EPOCH);
-                        builds.push((when, map));
-                    }
-                }
-                continue;
-            }
-            if !folder.is_dir() {
-                continue;
-            }
-            for f in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-                let p = f.path();
-                if p.extension().is_some_and(|e| e == "json") {
-                    artifacts.push(p);
-                }
+        for f in infos {
+            if let Ok(info) = read_json(f) {
+                let map = (info["source_id_to_path"].as_object().into_iter().flatten())
+                    .filter_map(|(id, p)| Some((id.parse::<u32>().ok()?, p.as_str()?.to_string())))
+                    .collect();
+                let when = f
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH);
+                builds.push((when, map));
             }
         }
-        artifacts.sort();
-        if artifacts.is_empty() {
-            return Err(fmt(
-                "no contract artifacts (out/File.sol/Name.json, or a build-info folder); run `forge build` (Foundry) or `npx hardhat compile` (Hardhat) first".into(),
-            ));
+        if loaded.is_empty() {
+            return Err(ArtifactError::Format {
+                path: dir.to_path_buf(),
+                what: "no contract artifacts (out/File.sol/Name.json, or a build-info folder); run `forge build` (Foundry) or `npx hardhat compile` (Hardhat) first".into(),
+            });
         }
         // Newest first: an artifact belongs to the newest compilation that
         // gave its source its id.
         builds.sort_by_key(|b| std::cmp::Reverse(b.0));
-        let loaded = (artifacts.iter())
-            .map(|p| read_json(p))
-            .collect::<Result<Vec<_>, _>>()?;
         // Numbered as solc numbers one compilation: by path, in order.
         let ids = SourceIds::default();
         let mut all: Vec<&str> = (builds.iter())
@@ -275,26 +266,37 @@ fn renumber_ast(node: &mut Value, renumber: &impl Fn(u32) -> Option<u32>) {
     }
 }
 
-/// Whether full build-info `json` still describes every per-contract
-/// artifact in `dir` (same deployed code): a later compilation (a plain
-/// `forge test` after `forge build --build-info`) rewrites the artifacts of
-/// what it recompiled, and leaves only a minimal build-info of its own.
-fn current(json: &Value, dir: &Path) -> bool {
-    let code = |v: &Value| v.as_str().map(|s| s.trim_start_matches("0x").to_string());
-    let folders = std::fs::read_dir(dir).into_iter().flatten().flatten();
-    folders
-        .map(|f| f.path())
+/// The per-contract artifacts of a Foundry `out/` (`File.sol/Name.json`),
+/// in path order.
+fn artifact_paths(dir: &Path) -> Result<Vec<PathBuf>, ArtifactError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| ArtifactError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut artifacts: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|f| f.is_dir() && f.file_name().is_some_and(|n| n != "build-info"))
         .flat_map(|f| std::fs::read_dir(f).into_iter().flatten().flatten())
-        .filter_map(|f| read_json(&f.path()).ok())
-        .all(|a| {
-            let Some((path, name)) = (a["metadata"]["settings"]["compilationTarget"].as_object())
-                .and_then(|t| t.iter().next())
-            else {
-                return true;
-            };
-            let built = &json["output"]["contracts"][path][name.as_str().unwrap_or_default()];
-            code(&built["evm"]["deployedBytecode"]["object"])
-                == code(&a["deployedBytecode"]["object"])
-        })
+        .map(|f| f.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    artifacts.sort();
+    Ok(artifacts)
+}
+
+/// Whether full build-info `json` still describes every per-contract
+/// artifact (same deployed code): a later compilation (a plain `forge test`
+/// after `forge build --build-info`) rewrites the artifacts of what it
+/// recompiled, and leaves only a minimal build-info of its own.
+fn current(json: &Value, artifacts: &[Value]) -> bool {
+    let code = |v: &Value| v.as_str().map(|s| s.trim_start_matches("0x").to_string());
+    artifacts.iter().all(|a| {
+        let Some((path, name)) = (a["metadata"]["settings"]["compilationTarget"].as_object())
+            .and_then(|t| t.iter().next())
+        else {
+            return true;
+        };
+        let built = &json["output"]["contracts"][path][name.as_str().unwrap_or_default()];
+        code(&built["evm"]["deployedBytecode"]["object"]) == code(&a["deployedBytecode"]["object"])
+    })
 }
