@@ -89,7 +89,7 @@ impl Project {
             });
         }
         // Newest first: an artifact belongs to the newest compilation that
-        // gave its source its id.
+        // fits it (below).
         builds.sort_by_key(|b| std::cmp::Reverse(b.0));
         // Numbered as solc numbers one compilation: by path, in order.
         let ids = SourceIds::default();
@@ -119,9 +119,21 @@ impl Project {
             let name = name.as_str().unwrap_or_default().to_string();
             optimized |= a["metadata"]["settings"]["optimizer"]["enabled"] == true;
             let own = a["id"].as_u64().map(|id| id as u32);
+            // Its compilation gave its source its id, and every file its
+            // code maps to is one of its own sources (an id past a
+            // compilation's sources is generated code: in another
+            // compilation the same id may name a file it never imported).
+            // Modification times alone cannot tell: a fresh clone gives
+            // every file the same one.
+            let deps = a["metadata"]["sources"].as_object();
+            let mapped = mapped_ids(a);
             let build = own.and_then(|id| {
                 (builds.iter())
-                    .find(|(_, m)| m.get(&id) == Some(spath))
+                    .filter(|(_, m)| m.get(&id) == Some(spath))
+                    .find(|(_, m)| {
+                        (mapped.iter().filter_map(|k| m.get(k)))
+                            .all(|p| deps.is_none_or(|d| d.contains_key(p)))
+                    })
                     .map(|(_, m)| m)
             });
             let renumber = |local: u32| match build {
@@ -221,6 +233,16 @@ impl SourceIds {
         let next = m.len() as u32;
         *m.entry(path.to_string()).or_insert(next)
     }
+}
+
+/// The file indices an artifact's source maps (creation and runtime) use.
+fn mapped_ids(artifact: &Value) -> std::collections::BTreeSet<u32> {
+    ["bytecode", "deployedBytecode"]
+        .iter()
+        .filter_map(|b| artifact[*b]["sourceMap"].as_str())
+        .flat_map(|m| m.split(';'))
+        .filter_map(|entry| entry.split(':').nth(2)?.parse::<u32>().ok())
+        .collect()
 }
 
 /// A source map (`s:l:f:j:m;…`, fields left out when unchanged) with each

@@ -1253,7 +1253,29 @@ fn a_foundry_out_compiled_three_times_reads_each_artifact_in_its_own_numbering()
     // then two minimal ones that each number only what they recompiled, so
     // source id 0 is src/Linked.sol for some artifacts and
     // test/BankInvariant.t.sol for others.
-    let rebuilt = "contracts/matrix/forge-rebuilt";
+    // Modification times do not decide it: on a copy whose stale full
+    // build-info is the newest file (a fresh clone may order them any way),
+    // every artifact still reads in its own compilation's numbering.
+    let copy = tempfile::tempdir().unwrap();
+    let mut stack = vec![std::path::PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let from = Path::new("contracts/matrix/forge-rebuilt").join(&rel);
+        std::fs::create_dir_all(copy.path().join(&rel)).unwrap();
+        for e in std::fs::read_dir(&from).unwrap().flatten() {
+            let rel = rel.join(e.file_name());
+            if e.path().is_dir() {
+                stack.push(rel);
+            } else {
+                std::fs::copy(e.path(), copy.path().join(&rel)).unwrap();
+            }
+        }
+    }
+    let full = copy.path().join("out/build-info/e0d64014aa1de859.json");
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    (std::fs::File::options().write(true).open(&full).unwrap())
+        .set_modified(later)
+        .unwrap();
+    let rebuilt = copy.path().to_str().unwrap();
     let p = rudder::artifacts::Project::load(Path::new(rebuilt)).unwrap();
     let mut paths: Vec<&str> = p.sources.iter().map(|s| s.path.as_str()).collect();
     paths.sort();
