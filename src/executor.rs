@@ -226,6 +226,9 @@ fn build_evm(db: StateDb, settings: &EvmSettings, insp: CoverageInspector) -> Ev
         .modify_cfg_chained(|cfg: &mut CfgEnv| {
             cfg.set_spec_and_mainnet_gas_params(SpecId::CANCUN);
             cfg.disable_nonce_check = true;
+            // A sender may hold code (an Echidna config may send from the
+            // target's own address), as in hevm and Foundry.
+            cfg.disable_eip3607 = true;
             // Fuzzed calls are priced by `maxGasprice`, not by the block's
             // base fee (which `vm.fee` may raise): as in hevm, a price below
             // it is no reason to refuse a call.

@@ -120,6 +120,9 @@ fn declares_assertion_events(project: &Project) -> bool {
 /// `at` when given (the constructor runs there: its `address(this)`, and the
 /// owner it hands to contracts it creates, are where the contract stays).
 /// Returns where the contract lives.
+/// Sends the creation of a contract whose address is the deployer's own.
+const DEPLOYER_STAND_IN: Address = alloy_primitives::address!("00000000000000000000000000000000000dE910");
+
 fn create(
     evm: &mut Evm,
     settings: &EvmSettings,
@@ -128,7 +131,31 @@ fn create(
     value: U256,
     at: Option<Address>,
 ) -> Result<Address, ExecError> {
-    let mut tx = tx_env(settings, settings.deployer, TxKind::Create, code, value);
+    // hevm creates a transaction's contract over whatever account holds its
+    // address, and an Echidna config may give `deployer` and `contractAddr`
+    // the same one (0x10000). revm refuses an address with a nonce, and a
+    // creation bumps its sender's nonce before it looks: such a creation is
+    // sent from a stand-in given the value (the constructor's `msg.sender`),
+    // and the account it lands on keeps the rest of its balance.
+    let caller = match at {
+        Some(a) if a == settings.deployer => {
+            use revm::Database;
+            let db = &mut evm.ctx.journaled_state.database;
+            let mut info = (db.basic(a).map_err(|e| ExecError::Evm(e.to_string()))?)
+                .unwrap_or_default();
+            info.balance = info.balance.saturating_sub(value);
+            info.nonce = 0;
+            db.insert_account_info(a, info);
+            let stand_in = AccountInfo {
+                balance: value,
+                ..Default::default()
+            };
+            db.insert_account_info(DEPLOYER_STAND_IN, stand_in);
+            DEPLOYER_STAND_IN
+        }
+        _ => settings.deployer,
+    };
+    let mut tx = tx_env(settings, caller, TxKind::Create, code, value);
     // Deployments are not fuzzed calls: `testMaxGas` does not bound them.
     tx.gas_limit = DEPLOY_GAS_LIMIT;
     evm.inspector.next_create_at = at;

@@ -1134,6 +1134,47 @@ fn string_arguments_that_are_not_utf8_are_sent() {
     }
 }
 
+/// `deployer` and `contractAddr` at one address, the only sender too (an
+/// Echidna configuration public harnesses use): the harness is created over
+/// the deployer's account with its value, and its calls come from itself
+/// (a sender holding code, which revm refuses by default, EIP-3607).
+#[test]
+fn a_harness_deployed_at_the_deployers_address_sends_its_own_calls() {
+    let me = alloy_primitives::address!("0000000000000000000000000000000000010000");
+    for seed in 1..=3 {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            workers: Some(1),
+            seed: Some(seed),
+            test_limit: 5_000,
+            deployer: me,
+            contract_addr: me,
+            senders: vec![me],
+            psender: me,
+            balance_contract: alloy_primitives::U256::from(100u64)
+                * alloy_primitives::U256::from(10u64).pow(alloy_primitives::U256::from(18u64)),
+            ..Config::default()
+        };
+        let mut c = Campaign::new(
+            Path::new("contracts/out/SelfSender.json"),
+            None,
+            config,
+            Some(dir.path().into()),
+        )
+        .unwrap_or_else(|e| panic!("deploying at the deployer's address: {e}"));
+        assert_eq!(c.read().target().address, me);
+        c.start().unwrap();
+        let r = c.wait();
+        assert_eq!(status(&r, "echidna_kept_its_value"), "passing", "{}", r.text());
+        assert_eq!(
+            status(&r, "echidna_never_called_by_itself"),
+            "falsified",
+            "seed {seed}:\n{}",
+            r.text()
+        );
+    }
+}
+
 /// Echidna's deployment: the harness is created at its final address with
 /// `balanceContract` as the constructor's value, so what the constructor
 /// records (`address(this)`, the owner of a contract it creates, its funds)
