@@ -274,13 +274,29 @@ impl Project {
     /// `.sol` file itself when one was compiled (not of a file it imports),
     /// and, given the test prefix, the last one that has a `prefix*`
     /// function when another has none (a file's properties are in its
-    /// harness, wherever it stands).
+    /// harness, wherever it stands). A contract another candidate creates
+    /// (`new T()`: its creation code is inside the other's) is what a
+    /// harness deploys, not the harness, wherever it stands in the file.
     pub fn default_contract(&self, prefix: Option<&str>) -> Result<&Contract, ArtifactError> {
         let root = self.origin.to_string_lossy();
         let in_root = |c: &&Contract| c.source == root;
         let all = || self.contracts.iter().filter(|c| !c.is_library);
         let own = all().any(|c| in_root(&c));
-        let candidates = || all().filter(move |c| !own || in_root(c));
+        let listed = || all().filter(move |c| !own || in_root(c));
+        let created = |c: &Contract| {
+            !c.creation_code.is_empty()
+                && listed().any(|o| {
+                    o.name != c.name
+                        && (o.creation_code.windows(c.creation_code.len()))
+                            .any(|w| w == &c.creation_code[..])
+                })
+        };
+        let roots: Vec<&Contract> = listed().filter(|c| !created(c)).collect();
+        let roots = &roots;
+        let candidates = || {
+            let all_created = roots.is_empty();
+            listed().filter(move |c| all_created || roots.iter().any(|r| std::ptr::eq(*r, *c)))
+        };
         let id_of = |c: &Contract| {
             self.sources
                 .iter()

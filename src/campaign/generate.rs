@@ -819,9 +819,17 @@ pub fn simplify(rng: &mut SmallRng, v: &DynSolValue) -> Option<DynSolValue> {
         DynSolValue::FixedBytes(w, n) if !w.is_zero() => {
             Some(DynSolValue::FixedBytes(B256::ZERO, *n))
         }
-        // Addresses shrink toward the default sender, then zero.
-        DynSolValue::Address(a) if *a != crate::executor::DEFAULT_SENDERS[0] && !a.is_zero() => {
-            Some(DynSolValue::Address(crate::executor::DEFAULT_SENDERS[0]))
+        // Addresses shrink toward zero, or the default sender where zero
+        // is refused (a `require(to != address(0))`), then zero from it: an
+        // argument that does not matter reads 0x0.
+        DynSolValue::Address(a) if !a.is_zero() => {
+            let sender = crate::executor::DEFAULT_SENDERS[0];
+            let to_zero = *a == sender || rng.random_bool(0.5);
+            Some(DynSolValue::Address(if to_zero {
+                Address::ZERO
+            } else {
+                sender
+            }))
         }
         DynSolValue::Array(items) if !items.is_empty() => {
             let mut items = items.clone();

@@ -121,7 +121,8 @@ fn declares_assertion_events(project: &Project) -> bool {
 /// owner it hands to contracts it creates, are where the contract stays).
 /// Returns where the contract lives.
 /// Sends the creation of a contract whose address is the deployer's own.
-const DEPLOYER_STAND_IN: Address = alloy_primitives::address!("00000000000000000000000000000000000dE910");
+const DEPLOYER_STAND_IN: Address =
+    alloy_primitives::address!("00000000000000000000000000000000000dE910");
 
 fn create(
     evm: &mut Evm,
@@ -141,8 +142,8 @@ fn create(
         Some(a) if a == settings.deployer => {
             use revm::Database;
             let db = &mut evm.ctx.journaled_state.database;
-            let mut info = (db.basic(a).map_err(|e| ExecError::Evm(e.to_string()))?)
-                .unwrap_or_default();
+            let mut info =
+                (db.basic(a).map_err(|e| ExecError::Evm(e.to_string()))?).unwrap_or_default();
             info.balance = info.balance.saturating_sub(value);
             info.nonce = 0;
             db.insert_account_info(a, info);

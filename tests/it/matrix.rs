@@ -1134,6 +1134,34 @@ fn string_arguments_that_are_not_utf8_are_sent() {
     }
 }
 
+/// With no --contract, the harness is the contract no other one creates,
+/// wherever it stands in the file (Echidna's assertion cases put it first).
+#[test]
+fn the_default_contract_is_the_one_that_creates_the_others() {
+    let p = rudder::artifacts::Project::load(Path::new("contracts/out/HarnessFirst.json")).unwrap();
+    assert_eq!(p.default_contract(None).unwrap().name, "HarnessFirst");
+    assert_eq!(
+        p.default_contract(Some("echidna_")).unwrap().name,
+        "HarnessFirst"
+    );
+    // The last one defined still wins where none creates another.
+    let p = rudder::artifacts::Project::load(Path::new("contracts/out/Sequence.json")).unwrap();
+    let last = p
+        .contracts
+        .iter()
+        .filter(|c| !c.is_library)
+        .max_by_key(|c| c.position);
+    assert_eq!(p.default_contract(None).unwrap().name, last.unwrap().name);
+    let r = run(
+        "contracts/out/HarnessFirst.json",
+        None,
+        TestMode::Assertion,
+        1,
+        20_000,
+    );
+    assert_eq!(status(&r, "bump(uint8)"), "falsified", "{}", r.text());
+}
+
 /// `deployer` and `contractAddr` at one address, the only sender too (an
 /// Echidna configuration public harnesses use): the harness is created over
 /// the deployer's account with its value, and its calls come from itself
@@ -1165,7 +1193,12 @@ fn a_harness_deployed_at_the_deployers_address_sends_its_own_calls() {
         assert_eq!(c.read().target().address, me);
         c.start().unwrap();
         let r = c.wait();
-        assert_eq!(status(&r, "echidna_kept_its_value"), "passing", "{}", r.text());
+        assert_eq!(
+            status(&r, "echidna_kept_its_value"),
+            "passing",
+            "{}",
+            r.text()
+        );
         assert_eq!(
             status(&r, "echidna_never_called_by_itself"),
             "falsified",

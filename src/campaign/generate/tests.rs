@@ -298,6 +298,30 @@ fn simplify_goes_toward_zero_and_ends() {
 }
 
 #[test]
+fn an_address_simplifies_to_zero_or_the_default_sender_then_zero() {
+    let mut rng = SmallRng::seed_from_u64(5);
+    let sender = crate::executor::DEFAULT_SENDERS[0];
+    let other = DynSolValue::Address(Address::repeat_byte(0x42));
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..64 {
+        match simplify(&mut rng, &other) {
+            Some(DynSolValue::Address(a)) => {
+                assert!(a.is_zero() || a == sender, "{a}");
+                seen.insert(a);
+            }
+            s => panic!("{s:?}"),
+        }
+    }
+    assert_eq!(seen.len(), 2, "both zero and the sender are tried");
+    let from_sender = simplify(&mut rng, &DynSolValue::Address(sender));
+    assert_eq!(from_sender, Some(DynSolValue::Address(Address::ZERO)));
+    assert_eq!(
+        simplify(&mut rng, &DynSolValue::Address(Address::ZERO)),
+        None
+    );
+}
+
+#[test]
 fn products_are_solved_modulo_their_width() {
     let mut rng = SmallRng::seed_from_u64(11);
     let u = |x: u64| U256::from(x);
