@@ -7,6 +7,7 @@ mod compile;
 mod foundry;
 pub mod functions;
 pub mod imports;
+pub mod solc;
 pub mod sourcemap;
 
 use alloy_json_abi::JsonAbi;

@@ -164,6 +164,11 @@ struct FuzzArgs {
     /// (`forge test` replays it and fails).
     #[arg(long)]
     repro_dir: Option<PathBuf>,
+    /// The compiler for a .sol target: a solc binary, or an npm solc
+    /// package folder (default: RUDDER_SOLC, else the first found that the
+    /// sources' pragmas allow: ./node_modules/solc, solc, solcjs).
+    #[arg(long)]
+    solc: Option<PathBuf>,
     /// How workers share the CPU: normal (a fair share beside other
     /// programs; the default) or low (behind everything else).
     #[arg(long)]
@@ -855,6 +860,11 @@ fn main() {
             std::process::exit(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    if let Command::Fuzz(a) | Command::Mcp(a) = &cli.command
+        && let Some(solc) = &a.solc
+    {
+        rudder::artifacts::solc::use_compiler(solc.clone());
+    }
     let code = match cli.command {
         Command::Fuzz(a) => fuzz(a),
         Command::Mcp(a) => mcp_stdio(a),

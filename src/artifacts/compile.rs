@@ -1,7 +1,7 @@
 //! A `.sol` file compiled on the spot: `solc --standard-json`, solcjs, or
 //! npm's `solc` package through node, whichever is found first.
 
-use super::{ArtifactError, Project, imports};
+use super::{ArtifactError, Project, imports, solc};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -24,6 +24,20 @@ impl Project {
             .into_iter()
             .map(|(name, content)| (name, serde_json::json!({ "content": content })))
             .collect();
+        let ranges: Vec<(String, String)> = (sources.iter())
+            .flat_map(|(name, s)| {
+                let text = s["content"].as_str().unwrap_or_default();
+                solc::pragmas(text)
+                    .into_iter()
+                    .map(move |r| (name.clone(), r))
+            })
+            .collect();
+        let compilers = solc::found()
+            .and_then(|found| solc::choose(found, &ranges))
+            .map_err(|errors| ArtifactError::Compile {
+                path: path.to_path_buf(),
+                errors,
+            })?;
         let input = serde_json::json!({
             "language": "Solidity",
             "sources": sources,
@@ -36,7 +50,7 @@ impl Project {
                 } }
             }
         });
-        let output = run_compiler(path, &input.to_string())?;
+        let output = run_compiler(path, &input.to_string(), &compilers)?;
         let json = compiler_json(&output).map_err(|e| match e {
             Some(source) => ArtifactError::Json {
                 path: path.to_path_buf(),
@@ -87,37 +101,32 @@ pub(super) fn compiler_json(output: &str) -> Result<Value, Option<serde_json::Er
     }
 }
 
-/// Runs a compiler on `input`, in this order: a project-local solcjs
-/// (`node_modules/solc` where rudder runs), the native `solc
-/// --standard-json`, then the solcjs of a global `solcjs` command. solcjs is
-/// driven through a script of ours that writes the output to a file: the
-/// `solcjs` command exits before a pipe takes more than 64 KiB of its
-/// output, and a big contract's JSON was cut short.
-fn run_compiler(path: &Path, input: &str) -> Result<String, ArtifactError> {
+/// Runs the first of `compilers` that answers on `input` (see
+/// [`solc::found`] for their order). solcjs is driven through a script of
+/// ours that writes the output to a file: the `solcjs` command exits before
+/// a pipe takes more than 64 KiB of its output, and a big contract's JSON
+/// was cut short.
+fn run_compiler(
+    path: &Path,
+    input: &str,
+    compilers: &[solc::Found],
+) -> Result<String, ArtifactError> {
     let out_file = OutFile::new();
-    let solcjs = |dir: &Path| {
-        let script = "const fs=require('fs');const s=require(process.argv[1]);\
-                      fs.writeFileSync(process.argv[2], s.compile(fs.readFileSync(0,'utf8')));";
-        let mut c = Command::new("node");
-        c.arg("-e").arg(script).arg(dir).arg(&out_file.0);
-        (c, true)
-    };
-    let mut candidates: Vec<(Command, bool)> = Vec::new();
-    for dir in ["node_modules/solc", "contracts/.tools/node_modules/solc"] {
-        if Path::new(dir).join("package.json").is_file() {
-            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
-            candidates.push(solcjs(&dir));
-        }
-    }
-    candidates.push({
-        let mut c = Command::new("solc");
-        c.arg("--standard-json");
-        (c, false)
-    });
-    if let Some(dir) = global_solcjs_module() {
-        candidates.push(solcjs(&dir));
-    }
-    for (mut cmd, to_file) in candidates {
+    for found in compilers {
+        let (mut cmd, to_file) = match &found.compiler {
+            solc::Compiler::SolcJs(dir) => {
+                let script = "const fs=require('fs');const s=require(process.argv[1]);\
+                              fs.writeFileSync(process.argv[2], s.compile(fs.readFileSync(0,'utf8')));";
+                let mut c = Command::new("node");
+                c.arg("-e").arg(script).arg(dir).arg(&out_file.0);
+                (c, true)
+            }
+            solc::Compiler::Native(solc) => {
+                let mut c = Command::new(solc);
+                c.arg("--standard-json");
+                (c, false)
+            }
+        };
         let child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -167,19 +176,4 @@ impl Drop for OutFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
     }
-}
-
-/// The solc package behind a `solcjs` command on `PATH` (npm links
-/// `bin/solcjs` to the package's `solc.js`): its folder, to load it with
-/// node.
-fn global_solcjs_module() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).find_map(|dir| {
-        let script = std::fs::canonicalize(dir.join("solcjs")).ok()?;
-        let module = script.parent()?;
-        module
-            .join("package.json")
-            .is_file()
-            .then(|| module.to_path_buf())
-    })
 }

@@ -112,6 +112,41 @@ pub fn imports(text: &str) -> Vec<String> {
     out
 }
 
+/// `text` with its comments blanked (strings kept): what a statement
+/// search may read.
+pub fn without_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    out[i] = b' ';
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let start = i;
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i = (i + 2).min(b.len());
+                for c in &mut out[start..i] {
+                    if *c != b'\n' {
+                        *c = b' ';
+                    }
+                }
+            }
+            b'"' | b'\'' => i = skip_string(b, i),
+            _ => i += 1,
+        }
+    }
+    // Only ASCII bytes were replaced, by ASCII: still UTF-8 where it was.
+    String::from_utf8(out).unwrap_or_default()
+}
+
 fn is_ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
 }

@@ -230,6 +230,61 @@ fn a_global_solcjs_compiles_a_contract_whose_output_is_past_64_kib() {
     assert_eq!(report["contract"], "Maze1", "{report}");
 }
 
+/// The compiler is chosen by the sources' `pragma solidity`: one the
+/// pragmas rule out is not used, and when none fits, the error names the
+/// pragma, its file and the versions found, and how to point rudder at
+/// another (`--solc`, `RUDDER_SOLC`). A path that is no compiler is named.
+#[test]
+fn the_compiler_is_chosen_by_pragma_and_a_mismatch_names_both() {
+    let Ok(module) = std::fs::canonicalize("contracts/.tools/node_modules/solc") else {
+        eprintln!("SKIPPED: contracts/.tools has no solc (bash contracts/build.sh installs it)");
+        return;
+    };
+    let version = std::fs::read_to_string(module.join("package.json")).unwrap();
+    let version: serde_json::Value = serde_json::from_str(&version).unwrap();
+    let version = version["version"].as_str().unwrap().to_string();
+    let work = tempfile::tempdir().unwrap();
+    std::fs::copy("contracts/Deadline.sol", work.path().join("Deadline.sol")).unwrap();
+    let old = "pragma solidity >=0.6.0 <0.8.0;\ncontract Old { function echidna_t() public returns (bool) { return true; } }\n";
+    std::fs::write(work.path().join("Old.sol"), old).unwrap();
+    let solc = module.to_str().unwrap();
+    let fuzz = |file: &str, solc: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rudder"))
+            .args([
+                "fuzz",
+                file,
+                "--test-limit",
+                "200",
+                "--no-ui",
+                "--solc",
+                solc,
+            ])
+            .current_dir(work.path())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = fuzz("Deadline.sol", solc);
+    assert!(matches!(code, Some(0 | 1)), "{stderr}");
+    let (code, stderr) = fuzz("Old.sol", solc);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`pragma solidity >=0.6.0 <0.8.0` (Old.sol)")
+            && stderr.contains(&format!("{version} (--solc {solc})"))
+            && stderr.contains("RUDDER_SOLC"),
+        "{stderr}"
+    );
+    let (code, stderr) = fuzz("Deadline.sol", "/no/such/solc");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--solc /no/such/solc: neither a solc binary"),
+        "{stderr}"
+    );
+}
+
 /// `rudder fuzz` on Sequence (seed 2) into `out`, with `more` flags: its
 /// property is broken (exit 1).
 fn sequence_broken_into(out: &std::path::Path, more: &[&str]) {
