@@ -6,34 +6,91 @@ Prints a markdown table (properties falsified per run, and the median over
 seeds) on stdout, progress on stderr; --json FILE keeps the raw runs.
 
 usage: scripts/devset_blind.py [--seeds N] [--seconds S] [--cases A,B]
-                               [--jobs J] [--json FILE] LABEL=BINARY[@CONFIG.yaml] ...
+                               [--dvdf CHECKOUT] [--jobs J] [--json FILE]
+                               LABEL=BINARY[@CONFIG.yaml] ...
 (a variant is a binary and, after @, an optional config file, e.g.
  `on=target/release/rudder off=target/release/rudder@noenablers.yaml`)
-Needs contracts/devset/out (bash contracts/devset/build.sh)."""
+Needs contracts/devset/out (bash contracts/devset/build.sh).
+
+--dvdf CHECKOUT adds the five Echidna harnesses of crytic/damn-vulnerable-defi-echidna
+(a checkout of its `solutions` branch, fetched for measurement, never committed): naive
+receiver, unstoppable, side entrance, the rewarder, selfie, each with its own yaml (a
+variant's config, if any, is merged under it). Their imports (@openzeppelin/contracts
+4.3.2) and solc 0.8.25 are installed once with npm in ~/.cache/rudder/dvdf and linked as
+the checkout's node_modules when it has none."""
 import argparse, concurrent.futures, json, os, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEVSET = os.path.join(ROOT, "contracts", "devset")
 
 
-def cases():
+# DVDF's harnesses (file, contract, Echidna config), in the checkout's own layout.
+DVDF = [
+    ("NaiveReceiver", "contracts/naive-receiver/NaiveReceiverEchidna.sol", "NaiveReceiverEchidna", "naivereceiver.yaml"),
+    ("Unstoppable", "contracts/unstoppable/UnstoppableEchidna.sol", "UnstoppableEchidna", "unstoppable.yaml"),
+    ("SideEntrance", "contracts/side-entrance/SideEntranceEchidna.sol", "SideEntranceEchidna", "sideentrance.yaml"),
+    ("TheRewarder", "contracts/the-rewarder/EchidnaRewarder.sol", "EchidnaRewarder", "the-rewarder.yaml"),
+    ("Selfie", "contracts/selfie/EchidnaSelfie.sol", "EchidnaSelfie", "selfie.yaml"),
+]
+
+
+def dvdf_setup(checkout):
+    """The checkout's imports and compiler: npm packages in a cache folder,
+    linked as the checkout's node_modules (left alone when it has one)."""
+    cache = os.path.expanduser("~/.cache/rudder/dvdf")
+    os.makedirs(cache, exist_ok=True)
+    if not os.path.exists(os.path.join(cache, "package.json")):
+        with open(os.path.join(cache, "package.json"), "w") as f:
+            f.write('{"name":"rudder-dvdf","private":true}')
+    if not os.path.isdir(os.path.join(cache, "node_modules", "@openzeppelin", "contracts")):
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent",
+                        "@openzeppelin/contracts@4.3.2", "solc@0.8.25"], cwd=cache, check=True)
+    link = os.path.join(checkout, "node_modules")
+    if not os.path.exists(link):
+        os.symlink(os.path.join(cache, "node_modules"), link)
+    for _, sol, _, yaml in DVDF:
+        for f in (sol, yaml):
+            if not os.path.exists(os.path.join(checkout, f)):
+                raise SystemExit(f"{checkout}: no {f} (a checkout of the `solutions` branch?)")
+
+
+def cases(dvdf=None):
     out = []
     for f in sorted(os.listdir(DEVSET)):
         if f.endswith(".manifest.json"):
             m = json.load(open(os.path.join(DEVSET, f)))
             falsifiable = [p["name"] for p in m["properties"] if p["expect"] == "falsifiable"]
-            out.append((m["case"], m["contract"], len(m["properties"]), falsifiable))
+            target = os.path.join(DEVSET, "out", m["case"] + ".json")
+            out.append((m["case"], m["contract"], len(m["properties"]), falsifiable, target, None, ROOT))
+    for case, sol, contract, yaml in DVDF if dvdf else []:
+        # One property or assertion each (the challenge's), counted as 1.
+        out.append((case, contract, 1, ["(the challenge)"], sol, yaml, dvdf))
     return out
 
 
-def run(variant, case, contract, seed, seconds):
+def merged_config(own, variant):
+    """A case's own config with a variant's keys over it (flat YAML)."""
+    if not variant:
+        return own
+    f = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
+    for path in (own, variant):
+        if path:
+            f.write(open(path).read().rstrip("\n") + "\n")
+    f.close()
+    return f.name
+
+
+def run(variant, case, seed, seconds):
+    name, contract, _, _, target, own, cwd = case
     binary, _, config = variant.partition("@")
+    config = merged_config(os.path.join(cwd, own) if own else None,
+                           os.path.abspath(config) if config else None)
     with tempfile.TemporaryDirectory() as out:
-        cmd = ["nice", "-n", "19", binary, "fuzz", os.path.join(DEVSET, "out", case + ".json"),
+        cmd = ["nice", "-n", "19", os.path.abspath(binary), "fuzz", target,
                "--contract", contract, "--workers", "1", "--seed", str(seed),
                "--timeout", str(seconds), "--test-limit", "1000000000000", "--format", "json",
                "--no-ui", "--no-journal", "--out-dir", out] + (["--config", config] if config else [])
-        p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
         try:
             r = json.loads(p.stdout)
         except json.JSONDecodeError:
@@ -47,16 +104,20 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--cases")
+    ap.add_argument("--dvdf", metavar="CHECKOUT")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json")
     ap.add_argument("binaries", nargs="+")
     a = ap.parse_args()
     bins = [b.split("=", 1) for b in a.binaries]
-    todo = [c for c in cases() if not a.cases or c[0] in a.cases.split(",")]
+    if a.dvdf:
+        a.dvdf = os.path.abspath(a.dvdf)
+        dvdf_setup(a.dvdf)
+    todo = [c for c in cases(a.dvdf) if not a.cases or c[0] in a.cases.split(",")]
     jobs = [(label, path, c, seed) for c in todo for seed in range(1, a.seeds + 1) for label, path in bins]
     runs = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-        futs = {ex.submit(run, path, c[0], c[1], seed, a.seconds): (label, c[0], seed) for label, path, c, seed in jobs}
+        futs = {ex.submit(run, path, c, seed, a.seconds): (label, c[0], seed) for label, path, c, seed in jobs}
         for f in concurrent.futures.as_completed(futs):
             label, case, seed = futs[f]
             runs[(label, case, seed)] = f.result()
@@ -65,7 +126,7 @@ def main():
     print(f"| case (properties, falsifiable) | " + " | ".join(f"{l}: falsified per seed (median)" for l in labels) + " |")
     print("|---|" + "---|" * len(labels))
     totals = {l: [0] * a.seeds for l in labels}
-    for case, contract, n, falsifiable in todo:
+    for case, contract, n, falsifiable, *_ in todo:
         cells = []
         for l in labels:
             per = [len(runs[(l, case, s)]["falsified"]) for s in range(1, a.seeds + 1)]

@@ -657,6 +657,16 @@ impl Executor {
             .map(|(site, _, data)| (*site, data))
     }
 
+    /// By how much the guard behind the last [`call`](Self::call)'s revert
+    /// missed (with comparison feedback on): the distance between the
+    /// operands of the comparison that decided it, when it compared two
+    /// numbers (a clock against a deadline, a balance against an amount).
+    pub fn last_revert_shortfall(&self) -> Option<U256> {
+        let (_, a, b) = self.evm.inspector.revert_cmp?;
+        let d = if a > b { a - b } else { b - a };
+        (!d.is_zero()).then_some(d)
+    }
+
     /// Whether the last [`call`](Self::call) certainly left the EVM state
     /// as it was (reverted, or wrote nothing with state feedback on, which
     /// watches writes): dropping it from a sequence changes nothing the

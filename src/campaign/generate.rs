@@ -640,6 +640,34 @@ pub fn string_value(b: Vec<u8>) -> DynSolValue {
 }
 
 /// A random call of `callable`.
+/// Puts `v` into one of `tx`'s numbers, chosen at random: an integer
+/// argument wide enough to hold it, or its time delay (when `v` is within
+/// `max_time_delay`). False, and `tx` unchanged, when none can hold it.
+pub fn set_a_number(rng: &mut SmallRng, tx: &mut Tx, v: U256, max_time_delay: u64) -> bool {
+    let holds = |a: &DynSolValue| match a {
+        DynSolValue::Uint(_, bits) => v.bit_len() <= *bits,
+        DynSolValue::Int(_, bits) => v.bit_len() < *bits,
+        _ => false,
+    };
+    let args: Vec<usize> = (0..tx.args.len()).filter(|&i| holds(&tx.args[i])).collect();
+    let delay = v <= U256::from(max_time_delay);
+    let n = args.len() + usize::from(delay);
+    if n == 0 {
+        return false;
+    }
+    match args.get(rng.random_range(0..n)) {
+        Some(&i) => {
+            tx.args[i] = match &tx.args[i] {
+                DynSolValue::Int(_, bits) => DynSolValue::Int(I256::from_raw(v), *bits),
+                DynSolValue::Uint(_, bits) => DynSolValue::Uint(v, *bits),
+                _ => unreachable!("only integers hold it"),
+            }
+        }
+        None => tx.delay.seconds = v.saturating_to(),
+    }
+    true
+}
+
 pub fn random_tx(
     rng: &mut SmallRng,
     dict: &Dictionary,

@@ -189,7 +189,20 @@ pub(crate) struct Worker {
     census: super::census::CensusBatch,
     census_seen: Vec<(u64, u64)>,
     /// The guard the last call reverted at, and the callable it called.
-    reverted_at: Option<((crate::coverage::CodeId, u32), usize)>,
+    reverted_at: Option<(
+        (crate::coverage::CodeId, u32),
+        usize,
+        Option<alloy_primitives::U256>,
+    )>,
+    /// Enablers this worker saw work: the guard, and the callable functions
+    /// whose call, planned as a detour, let the call again past it (reads
+    /// the graph cannot follow: a getter through an interface).
+    learned_enablers: std::collections::HashMap<(crate::coverage::CodeId, u32), Vec<u32>>,
+    /// The detour under way: its guard and enabler, judged after the call
+    /// again.
+    detour_probe: Option<((crate::coverage::CodeId, u32), u32)>,
+    /// Whether the last call this worker made succeeded.
+    last_ok: bool,
     budget: CallBudget,
     /// Revert reasons this worker has seen (hashes): the journal keeps a
     /// reverted call only when its reason is new.
@@ -304,6 +317,9 @@ impl Worker {
             census: Default::default(),
             census_seen: Vec::new(),
             reverted_at: None,
+            learned_enablers: std::collections::HashMap::new(),
+            detour_probe: None,
+            last_ok: false,
             binding: None,
             budget: CallBudget::default(),
             seen_reverts: Default::default(),
@@ -569,6 +585,7 @@ impl Worker {
         // Calls to make next, last first (an enabler, then the call that
         // reverted at its guard).
         let mut detour: Vec<Tx> = Vec::new();
+        self.detour_probe = None;
         for i in first..end {
             if preemptible
                 && (!self.rx.is_empty()
@@ -771,14 +788,19 @@ impl Worker {
         if let Some(k) = k {
             stats.position.last_function.store(k as u32 + 1, relaxed);
         }
-        if matches!(r.outcome, Outcome::Success { .. }) {
+        self.last_ok = matches!(r.outcome, Outcome::Success { .. });
+        if self.last_ok {
             return;
         }
         run.result.reverted += 1;
         self.batch.reverts += 1;
         bump(&stats.origin_reverts[origin]);
         if let Some(k) = k {
-            self.census.revert(k, self.ex.last_revert(), &r.outcome, tx);
+            let site = self.ex.last_revert();
+            if let Some(guard) = site.and_then(|(s, _)| s.guard) {
+                self.reverted_at = Some((guard, k, self.ex.last_revert_shortfall()));
+            }
+            self.census.revert(k, site, &r.outcome, tx);
         }
         if let Some(fs) = fstats {
             bump(&fs.reverts);

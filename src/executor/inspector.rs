@@ -171,6 +171,12 @@ pub struct CoverageInspector {
     pub(crate) sym: super::symbolic::Tracker,
     /// The last `JUMPI` of the target's code in the running transaction.
     last_jumpi: Option<(CodeId, u32)>,
+    /// The operands of the comparison that decided it (with comparison
+    /// feedback on): a guard that failed, and by how much.
+    last_jumpi_cmp: Option<(CmpKind, U256, U256)>,
+    /// The operands of the guard behind the running transaction's revert
+    /// (see [`revert_site`](Self::revert_site)), when known.
+    pub(crate) revert_cmp: Option<(CmpKind, U256, U256)>,
     /// Where the running transaction's revert started, the depth of the
     /// frame that reverted (see [`RevertSite`]) and
     /// what it reverted with (at most [`REVERT_DATA_KEPT`] bytes).
@@ -302,6 +308,8 @@ impl CoverageInspector {
             cheated: false,
             sym: Default::default(),
             last_jumpi: None,
+            last_jumpi_cmp: None,
+            revert_cmp: None,
             revert_site: None,
         }
     }
@@ -309,7 +317,9 @@ impl CoverageInspector {
     /// Starts a transaction's revert bookkeeping afresh.
     pub(crate) fn new_transaction(&mut self) {
         self.last_jumpi = None;
+        self.last_jumpi_cmp = None;
         self.revert_site = None;
+        self.revert_cmp = None;
     }
 
     /// Sets [`watching`](Self::watching) from what it stands for: called
@@ -370,6 +380,7 @@ impl CoverageInspector {
             depth,
             data,
         ));
+        self.revert_cmp = self.last_jumpi_cmp;
     }
 
     /// Remembers the operands of a comparison (cold: only with feedback on).
@@ -578,6 +589,7 @@ impl Inspector<Ctx> for CoverageInspector {
                 self.guard_decided(code, pc, cond, _context);
             }
             if self.cmp_on {
+                self.last_jumpi_cmp = self.last_cmp;
                 self.branch_decided(code, pc, cond);
             } else {
                 self.last_cmp = None;

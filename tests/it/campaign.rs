@@ -531,3 +531,45 @@ fn run_named(name: &str, config: Config) -> Report {
     c.start().unwrap();
     c.wait()
 }
+
+/// A call that reverts at a guard another function's writes can satisfy is
+/// sometimes followed by that function with the distance the guard missed
+/// by, then by itself again (`enablerFeedback`): `refund` reverts short of
+/// a deadline only a hashed argument sets, `warp` by exactly the shortfall
+/// lands on it, and the off-by-one there (a refund and a claim in the same
+/// second) falls. Without the detour the same seeds and budget do not
+/// reach that second.
+///
+/// DeadlineClock reads the time through an interface the harness implements
+/// (the code graph cannot tell `warp` moves it): the enabler is found by
+/// trying functions with an integer argument at that distance, and learned.
+#[test]
+fn a_guard_missed_by_a_distance_is_met_by_its_enabler_on_the_boundary() {
+    for (case, seed) in [1, 2, 3]
+        .map(|s| ("Deadline", s))
+        .into_iter()
+        .chain([1, 2, 3].map(|s| ("DeadlineClock", s)))
+    {
+        let on = run(case, config(TestMode::Property, 1, seed, 200_000));
+        let s = falsified(&on, "echidna_pays_once");
+        assert_eq!(
+            s[s.len() - 2..],
+            ["refund()", "claim()"],
+            "{case} seed {seed}"
+        );
+        let off = run(
+            case,
+            Config {
+                enabler_feedback: false,
+                ..config(TestMode::Property, 1, seed, 200_000)
+            },
+        );
+        let t = off.tests.iter().find(|t| t.name == "echidna_pays_once");
+        assert_eq!(
+            t.unwrap().status,
+            "passing",
+            "{case} seed {seed}:\n{}",
+            off.text()
+        );
+    }
+}

@@ -322,6 +322,49 @@ fn an_address_simplifies_to_zero_or_the_default_sender_then_zero() {
 }
 
 #[test]
+fn a_number_goes_where_it_fits_an_argument_or_the_delay() {
+    let mut rng = SmallRng::seed_from_u64(3);
+    let f: Function = Function::parse("f(uint8,bool,uint32)").unwrap();
+    let tx = Tx {
+        function: Arc::new(f),
+        args: vec![
+            DynSolValue::Uint(U256::ZERO, 8),
+            DynSolValue::Bool(false),
+            DynSolValue::Uint(U256::ZERO, 32),
+        ],
+        sender: Address::ZERO,
+        value: U256::ZERO,
+        delay: Delay::NONE,
+        gas_price: 0,
+        to: None,
+    };
+    let v = U256::from(100_000u64);
+    let mut places = std::collections::BTreeSet::new();
+    for _ in 0..64 {
+        let mut t = tx.clone();
+        assert!(set_a_number(&mut rng, &mut t, v, 604_800));
+        // Never the uint8 (too narrow) nor the bool.
+        assert_eq!((&t.args[0], &t.args[1]), (&tx.args[0], &tx.args[1]));
+        places.insert(if t.args[2] == DynSolValue::Uint(v, 32) {
+            "argument"
+        } else {
+            assert_eq!(t.delay.seconds, 100_000);
+            "delay"
+        });
+    }
+    assert_eq!(places.len(), 2);
+    // Past every width and the delay's bound: nothing changes.
+    let mut t = tx.clone();
+    assert!(!set_a_number(
+        &mut rng,
+        &mut t,
+        U256::from(1u64) << 40,
+        604_800
+    ));
+    assert_eq!(t, tx);
+}
+
+#[test]
 fn products_are_solved_modulo_their_width() {
     let mut rng = SmallRng::seed_from_u64(11);
     let u = |x: u64| U256::from(x);

@@ -10,6 +10,13 @@ use super::*;
 /// Blind, this is "deposit before withdraw" learned from the code.
 const ENABLER_SHARE: f64 = 0.1;
 
+/// How often a call that reverted at a guard short by a distance, with no
+/// enabler learned for it yet, tries a function with an integer argument.
+const EXPLORE_SHARE: f64 = 0.05;
+
+/// Enablers learned per guard at most.
+const LEARNED_PER_GUARD: usize = 8;
+
 impl Worker {
     /// Hands the census what this worker's calls did since the last time:
     /// each function's calls and reverts (from its counters) and where
@@ -34,43 +41,95 @@ impl Worker {
 
     /// After a call that reverted at a guard with enablers, sometimes
     /// ([`ENABLER_SHARE`]) plans a detour: one of the guard's enablers
-    /// (another function, when there is one), then the call again.
+    /// (another function, when there is one), then the call again. The
+    /// enablers are the code graph's and those this worker saw work; a
+    /// guard short by a distance with none learned yet sometimes
+    /// ([`EXPLORE_SHARE`]) tries any function with an integer argument,
+    /// learned if the call again then succeeds.
     pub(super) fn plan_detour(&mut self, engine: &Engine, run: &Running, detour: &mut Vec<Tx>) {
-        let Some((guard, k)) = self.reverted_at.take() else {
-            return;
-        };
-        let Some(enablers) = engine.enablers.get().and_then(|t| t.of(guard)) else {
-            return;
-        };
-        if !self.rng.random_bool(ENABLER_SHARE) {
-            return;
+        let reverted = self.reverted_at.take();
+        // The detour just finished: did the call again succeed this time?
+        if let Some((guard, e)) = self.detour_probe.take()
+            && self.last_ok
+        {
+            let learned = self.learned_enablers.entry(guard).or_default();
+            if !learned.contains(&e) && learned.len() < LEARNED_PER_GUARD {
+                learned.push(e);
+            }
         }
+        let Some((guard, k, shortfall)) = reverted else {
+            return;
+        };
+        let graph = engine.enablers.get().and_then(|t| t.of(guard));
+        let learned = self.learned_enablers.get(&guard);
+        // Until one is learned, a guard short by a distance sometimes
+        // tries any function with an integer argument: what the graph
+        // names may not be all (a read through an interface it cannot
+        // follow).
+        let explore = shortfall.is_some()
+            && learned.is_none_or(|l| l.is_empty())
+            && self.rng.random_bool(EXPLORE_SHARE);
+        let enablers: Vec<u32> = if explore {
+            (engine.callable.iter().enumerate())
+                .filter(|(_, c)| {
+                    use alloy_dyn_abi::DynSolType as T;
+                    (c.types.iter()).any(|t| matches!(t, T::Uint(_) | T::Int(_)))
+                })
+                .map(|(i, _)| i as u32)
+                .collect()
+        } else {
+            let mut known: Vec<u32> = graph.into_iter().flatten().copied().collect();
+            for e in learned.into_iter().flatten() {
+                if !known.contains(e) {
+                    known.push(*e);
+                }
+            }
+            if known.is_empty() || !self.rng.random_bool(ENABLER_SHARE) {
+                return;
+            }
+            known
+        };
         let others: Vec<u32> = enablers
             .iter()
             .copied()
             .filter(|e| *e as usize != k)
             .collect();
         let pick = if others.is_empty() {
-            enablers
+            &enablers[..]
         } else {
             &others[..]
         };
+        if pick.is_empty() {
+            return;
+        }
         let e = pick[self.rng.random_range(0..pick.len())] as usize;
         let Some(callable) = engine.callable.get(e) else {
             return;
         };
         if let Some(again) = run.executed.last() {
             detour.push(again.clone());
+            self.detour_probe = Some((guard, e as u32));
         }
         self.engine.stats.workers[self.row()].functions[e]
             .generated
             .fetch_add(1, Ordering::Relaxed);
         let ctx = GenContext::of(&engine.config);
-        detour.push(generate::random_tx(
-            &mut self.rng,
-            &self.dict,
-            &ctx,
-            callable,
-        ));
+        let mut tx = generate::random_tx(&mut self.rng, &self.dict, &ctx, callable);
+        // The guard missed by `shortfall` (a clock short of a deadline, a
+        // balance short of an amount): half the time (always when
+        // exploring) one of the enabler's numbers is that distance, or one
+        // past it (a strict comparison), so the call again lands on the
+        // guard's boundary, where off-by-one bugs live.
+        if let Some(d) = shortfall
+            && (explore || self.rng.random_bool(0.5))
+        {
+            let d = if self.rng.random_bool(0.5) {
+                d
+            } else {
+                d.saturating_add(alloy_primitives::U256::ONE)
+            };
+            generate::set_a_number(&mut self.rng, &mut tx, d, ctx.max_time_delay);
+        }
+        detour.push(tx);
     }
 }
