@@ -657,14 +657,9 @@ impl Executor {
             .map(|(site, _, data)| (*site, data))
     }
 
-    /// By how much the guard behind the last [`call`](Self::call)'s revert
-    /// missed (with comparison feedback on): the distance between the
-    /// operands of the comparison that decided it, when it compared two
-    /// numbers (a clock against a deadline, a balance against an amount).
+    /// By how much the guard behind the last call's revert missed.
     pub fn last_revert_shortfall(&self) -> Option<U256> {
-        let (_, a, b) = self.evm.inspector.revert_cmp?;
-        let d = if a > b { a - b } else { b - a };
-        (!d.is_zero()).then_some(d)
+        self.evm.inspector.revert_shortfall()
     }
 
     /// Whether the last [`call`](Self::call) certainly left the EVM state

@@ -188,21 +188,8 @@ pub(crate) struct Worker {
     /// campaign's census, and each function's calls and reverts as of it.
     census: super::census::CensusBatch,
     census_seen: Vec<(u64, u64)>,
-    /// The guard the last call reverted at, and the callable it called.
-    reverted_at: Option<(
-        (crate::coverage::CodeId, u32),
-        usize,
-        Option<alloy_primitives::U256>,
-    )>,
-    /// Enablers this worker saw work: the guard, and the callable functions
-    /// whose call, planned as a detour, let the call again past it (reads
-    /// the graph cannot follow: a getter through an interface).
-    learned_enablers: std::collections::HashMap<(crate::coverage::CodeId, u32), Vec<u32>>,
-    /// The detour under way: its guard and enabler, judged after the call
-    /// again.
-    detour_probe: Option<((crate::coverage::CodeId, u32), u32)>,
-    /// Whether the last call this worker made succeeded.
-    last_ok: bool,
+    /// Enabler detours: where the last call reverted, what was learned.
+    detours: reverts::Detours,
     budget: CallBudget,
     /// Revert reasons this worker has seen (hashes): the journal keeps a
     /// reverted call only when its reason is new.
@@ -316,10 +303,7 @@ impl Worker {
             last_batch: Instant::now(),
             census: Default::default(),
             census_seen: Vec::new(),
-            reverted_at: None,
-            learned_enablers: std::collections::HashMap::new(),
-            detour_probe: None,
-            last_ok: false,
+            detours: Default::default(),
             binding: None,
             budget: CallBudget::default(),
             seen_reverts: Default::default(),
@@ -585,7 +569,7 @@ impl Worker {
         // Calls to make next, last first (an enabler, then the call that
         // reverted at its guard).
         let mut detour: Vec<Tx> = Vec::new();
-        self.detour_probe = None;
+        self.detours.probe = None;
         for i in first..end {
             if preemptible
                 && (!self.rx.is_empty()
@@ -615,7 +599,7 @@ impl Worker {
                     None => self.random_or_repeated_tx(run.executed.last(), &mut streak),
                 },
             };
-            self.reverted_at = None;
+            self.detours.reverted_at = None;
             // The candidate of an input-to-state sequence logs its whole
             // path: a rung it broke shows again.
             let candidate = self.i2s_chain.is_some() && planned.len() == 0;
@@ -788,8 +772,8 @@ impl Worker {
         if let Some(k) = k {
             stats.position.last_function.store(k as u32 + 1, relaxed);
         }
-        self.last_ok = matches!(r.outcome, Outcome::Success { .. });
-        if self.last_ok {
+        self.detours.last_ok = matches!(r.outcome, Outcome::Success { .. });
+        if self.detours.last_ok {
             return;
         }
         run.result.reverted += 1;
@@ -798,7 +782,7 @@ impl Worker {
         if let Some(k) = k {
             let site = self.ex.last_revert();
             if let Some(guard) = site.and_then(|(s, _)| s.guard) {
-                self.reverted_at = Some((guard, k, self.ex.last_revert_shortfall()));
+                self.detours.reverted_at = Some((guard, k, self.ex.last_revert_shortfall()));
             }
             self.census.revert(k, site, &r.outcome, tx);
         }

@@ -176,7 +176,7 @@ pub struct CoverageInspector {
     last_jumpi_cmp: Option<(CmpKind, U256, U256)>,
     /// The operands of the guard behind the running transaction's revert
     /// (see [`revert_site`](Self::revert_site)), when known.
-    pub(crate) revert_cmp: Option<(CmpKind, U256, U256)>,
+    revert_cmp: Option<(CmpKind, U256, U256)>,
     /// Where the running transaction's revert started, the depth of the
     /// frame that reverted (see [`RevertSite`]) and
     /// what it reverted with (at most [`REVERT_DATA_KEPT`] bytes).
@@ -312,6 +312,16 @@ impl CoverageInspector {
             revert_cmp: None,
             revert_site: None,
         }
+    }
+
+    /// By how much the guard behind the running transaction's revert missed
+    /// (with comparison feedback on): the distance between the operands of
+    /// the comparison that decided it (a clock against a deadline, a
+    /// balance against an amount).
+    pub(crate) fn revert_shortfall(&self) -> Option<U256> {
+        let (_, a, b) = self.revert_cmp?;
+        let d = if a > b { a - b } else { b - a };
+        (!d.is_zero()).then_some(d)
     }
 
     /// Starts a transaction's revert bookkeeping afresh.

@@ -17,6 +17,26 @@ const EXPLORE_SHARE: f64 = 0.05;
 /// Enablers learned per guard at most.
 const LEARNED_PER_GUARD: usize = 8;
 
+/// A guard: the code and the program counter of its branch.
+type Guard = (crate::coverage::CodeId, u32);
+
+/// A worker's enabler detours.
+#[derive(Default)]
+pub(super) struct Detours {
+    /// The guard the last call reverted at, the callable it called, and
+    /// by how much the guard missed.
+    pub reverted_at: Option<(Guard, usize, Option<alloy_primitives::U256>)>,
+    /// Enablers this worker saw work: per guard, the callables whose call,
+    /// planned as a detour, let the call again succeed (reads the graph
+    /// cannot follow: a getter through an interface).
+    pub learned: std::collections::HashMap<Guard, Vec<u32>>,
+    /// The detour under way: its guard and enabler, judged after the call
+    /// again.
+    pub probe: Option<(Guard, u32)>,
+    /// Whether the last call this worker made succeeded.
+    pub last_ok: bool,
+}
+
 impl Worker {
     /// Hands the census what this worker's calls did since the last time:
     /// each function's calls and reverts (from its counters) and where
@@ -47,12 +67,12 @@ impl Worker {
     /// ([`EXPLORE_SHARE`]) tries any function with an integer argument,
     /// learned if the call again then succeeds.
     pub(super) fn plan_detour(&mut self, engine: &Engine, run: &Running, detour: &mut Vec<Tx>) {
-        let reverted = self.reverted_at.take();
+        let reverted = self.detours.reverted_at.take();
         // The detour just finished: did the call again succeed this time?
-        if let Some((guard, e)) = self.detour_probe.take()
-            && self.last_ok
+        if let Some((guard, e)) = self.detours.probe.take()
+            && self.detours.last_ok
         {
-            let learned = self.learned_enablers.entry(guard).or_default();
+            let learned = self.detours.learned.entry(guard).or_default();
             if !learned.contains(&e) && learned.len() < LEARNED_PER_GUARD {
                 learned.push(e);
             }
@@ -61,7 +81,7 @@ impl Worker {
             return;
         };
         let graph = engine.enablers.get().and_then(|t| t.of(guard));
-        let learned = self.learned_enablers.get(&guard);
+        let learned = self.detours.learned.get(&guard);
         // Until one is learned, a guard short by a distance sometimes
         // tries any function with an integer argument: what the graph
         // names may not be all (a read through an interface it cannot
@@ -108,7 +128,7 @@ impl Worker {
         };
         if let Some(again) = run.executed.last() {
             detour.push(again.clone());
-            self.detour_probe = Some((guard, e as u32));
+            self.detours.probe = Some((guard, e as u32));
         }
         self.engine.stats.workers[self.row()].functions[e]
             .generated
