@@ -230,6 +230,9 @@ impl Campaign {
         config: Config,
         out_dir: Option<PathBuf>,
     ) -> Result<Campaign, CampaignError> {
+        if let Some(solc) = &config.solc {
+            crate::artifacts::solc::use_compiler(solc.clone());
+        }
         let project = Arc::new(Project::load(target)?);
         // The config's target contract (a Medusa config's) when none is named.
         let contract = contract.or(config.target_contract.as_deref());

@@ -220,6 +220,10 @@ pub struct Config {
     /// test that replays its shrunk sequence (`reproDir`, `--repro-dir`;
     /// off by default).
     pub repro_dir: Option<PathBuf>,
+    /// The compiler of a `.sol` target (`solc`, `--solc`): a solc binary or
+    /// an npm solc package folder (default: `RUDDER_SOLC`, else the first
+    /// found that the sources' pragmas allow).
+    pub solc: Option<PathBuf>,
     /// Keep the SQLite event journal (`{corpusDir}/journal.sqlite`) that the
     /// events family queries (rudder's key `journal`, on by default).
     pub journal: bool,
@@ -344,6 +348,7 @@ impl Default for Config {
             compilation_target: None,
             coverage_dir: None,
             repro_dir: None,
+            solc: None,
             journal: true,
             traces: true,
             trace_window: DEFAULT_TRACE_WINDOW,
@@ -417,6 +422,7 @@ const KNOWN: &[&str] = &[
     "coverageFormats",
     "coverageDir",
     "reproDir",
+    "solc",
     "journal",
     "traces",
     "traceWindow",
@@ -716,6 +722,7 @@ impl Config {
                 }
                 "coverageDir" => c.coverage_dir = Some(PathBuf::from(as_string(key, v)?)),
                 "reproDir" => c.repro_dir = Some(PathBuf::from(as_string(key, v)?)),
+                "solc" => c.solc = Some(PathBuf::from(as_string(key, v)?)),
                 "shared" => c.shared = Some(as_string(key, v)?),
                 "nodeId" => c.node_id = Some(as_string(key, v)?),
                 "sharedSyncMs" => c.shared_sync_ms = as_u64(key, v)?,

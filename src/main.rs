@@ -347,6 +347,9 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     if let Some(d) = &a.repro_dir {
         config.repro_dir = Some(d.clone());
     }
+    if let Some(p) = &a.solc {
+        config.solc = Some(p.clone());
+    }
     // Fork mode: a flag, else the config, else Echidna's variables.
     if let Some(u) = a
         .fork_url
@@ -860,11 +863,6 @@ fn main() {
             std::process::exit(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    if let Command::Fuzz(a) | Command::Mcp(a) = &cli.command
-        && let Some(solc) = &a.solc
-    {
-        rudder::artifacts::solc::use_compiler(solc.clone());
-    }
     let code = match cli.command {
         Command::Fuzz(a) => fuzz(a),
         Command::Mcp(a) => mcp_stdio(a),

@@ -37,19 +37,20 @@ impl std::fmt::Display for Found {
     }
 }
 
-/// The compiler `--solc` named, over [`SOLC_VAR`].
-static CHOSEN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+/// The compiler a campaign's config named (`solc`, `--solc`), over
+/// [`SOLC_VAR`].
+static CHOSEN: parking_lot::RwLock<Option<PathBuf>> = parking_lot::RwLock::new(None);
 
 /// Makes `path` (a solc binary, or an npm `solc` package folder) the one
-/// compiler of this process (`--solc`); the first call wins.
+/// compiler of this process from now on (a campaign's `solc`).
 pub fn use_compiler(path: PathBuf) {
-    let _ = CHOSEN.set(path);
+    *CHOSEN.write() = Some(path);
 }
 
 /// Every compiler found, in the order they are tried; `Err` when the one
 /// named (`--solc`, [`SOLC_VAR`]) is none.
 pub(super) fn found() -> Result<Vec<Found>, String> {
-    let chosen = (CHOSEN.get().map(|p| (p.clone(), "--solc")))
+    let chosen = (CHOSEN.read().clone().map(|p| (p, "solc")))
         .or_else(|| Some((PathBuf::from(std::env::var_os(SOLC_VAR)?), SOLC_VAR)))
         .filter(|(p, _)| !p.as_os_str().is_empty());
     if let Some((p, by)) = chosen {
@@ -222,8 +223,8 @@ pub(super) fn choose(found: Vec<Found>, ranges: &[(String, String)]) -> Result<V
         let list: Vec<String> = found.iter().map(ToString::to_string).collect();
         return Err(format!(
             "`pragma solidity {range}` ({file}) allows none of the compilers found: {}; install \
-             one it allows where rudder runs (`npm install solc@VERSION`), or point {SOLC_VAR} \
-             (or --solc) at a solc binary or an npm solc package folder",
+             one it allows where rudder runs (`npm install solc@VERSION`), or point --solc (the \
+             config's `solc`, or {SOLC_VAR}) at a solc binary or an npm solc package folder",
             list.join(", ")
         ));
     }

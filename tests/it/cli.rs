@@ -273,14 +273,34 @@ fn the_compiler_is_chosen_by_pragma_and_a_mismatch_names_both() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains("`pragma solidity >=0.6.0 <0.8.0` (Old.sol)")
-            && stderr.contains(&format!("{version} (--solc {solc})"))
+            && stderr.contains(&format!("{version} (solc {solc})"))
             && stderr.contains("RUDDER_SOLC"),
         "{stderr}"
     );
     let (code, stderr) = fuzz("Deadline.sol", "/no/such/solc");
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("--solc /no/such/solc: neither a solc binary"),
+        stderr.contains("solc /no/such/solc: neither a solc binary"),
+        "{stderr}"
+    );
+    // The config's `solc` key names it too.
+    std::fs::write(work.path().join("c.yaml"), format!("solc: {solc}\n")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rudder"))
+        .args([
+            "fuzz",
+            "Old.sol",
+            "--test-limit",
+            "200",
+            "--no-ui",
+            "--config",
+            "c.yaml",
+        ])
+        .current_dir(work.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{version} (solc {solc})")),
         "{stderr}"
     );
 }

@@ -65,7 +65,8 @@ impl Worker {
     /// enablers are the code graph's and those this worker saw work; a
     /// guard short by a distance with none learned yet sometimes
     /// ([`EXPLORE_SHARE`]) tries any function with an integer argument,
-    /// learned if the call again then succeeds.
+    /// learned if the call again then succeeds. None while the priority
+    /// set is not empty.
     pub(super) fn plan_detour(&mut self, engine: &Engine, run: &Running, detour: &mut Vec<Tx>) {
         let reverted = self.detours.reverted_at.take();
         // The detour just finished: did the call again succeed this time?
@@ -80,6 +81,11 @@ impl Worker {
         let Some((guard, k, shortfall)) = reverted else {
             return;
         };
+        // An agent's priority set decides what is called (90% from it):
+        // no detour draws calls away from it meanwhile.
+        if !self.sampler.is_empty() {
+            return;
+        }
         let graph = engine.enablers.get().and_then(|t| t.of(guard));
         let learned = self.detours.learned.get(&guard);
         // Until one is learned, a guard short by a distance sometimes
