@@ -81,20 +81,21 @@ impl Worker {
         let Some((guard, k, shortfall)) = reverted else {
             return;
         };
+        // Until one is learned, a guard short by a distance sometimes
+        // tries any function with an integer argument: what the graph
+        // names may not be all (a read through an interface it cannot
+        // follow). The coins come first: most reverts take no detour.
+        let explore = shortfall.is_some()
+            && self.rng.random_bool(EXPLORE_SHARE)
+            && (self.detours.learned.get(&guard)).is_none_or(|l| l.is_empty());
+        if !explore && !self.rng.random_bool(ENABLER_SHARE) {
+            return;
+        }
         // An agent's priority set decides what is called (90% from it):
         // no detour draws calls away from it meanwhile.
         if !self.sampler.is_empty() {
             return;
         }
-        let graph = engine.enablers.get().and_then(|t| t.of(guard));
-        let learned = self.detours.learned.get(&guard);
-        // Until one is learned, a guard short by a distance sometimes
-        // tries any function with an integer argument: what the graph
-        // names may not be all (a read through an interface it cannot
-        // follow).
-        let explore = shortfall.is_some()
-            && learned.is_none_or(|l| l.is_empty())
-            && self.rng.random_bool(EXPLORE_SHARE);
         let enablers: Vec<u32> = if explore {
             (engine.callable.iter().enumerate())
                 .filter(|(_, c)| {
@@ -104,13 +105,14 @@ impl Worker {
                 .map(|(i, _)| i as u32)
                 .collect()
         } else {
+            let graph = engine.enablers.get().and_then(|t| t.of(guard));
             let mut known: Vec<u32> = graph.into_iter().flatten().copied().collect();
-            for e in learned.into_iter().flatten() {
+            for e in self.detours.learned.get(&guard).into_iter().flatten() {
                 if !known.contains(e) {
                     known.push(*e);
                 }
             }
-            if known.is_empty() || !self.rng.random_bool(ENABLER_SHARE) {
+            if known.is_empty() {
                 return;
             }
             known
