@@ -68,24 +68,24 @@ def cases(dvdf=None):
     return out
 
 
-def merged_config(own, variant):
-    """A case's own config with a variant's keys over it (flat YAML)."""
-    if not variant:
-        return own
-    f = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
-    for path in (own, variant):
-        if path:
+def merged_config(own, variant, folder):
+    """A case's own config with a variant's keys over it (flat YAML),
+    written into `folder` (the run's, removed with it)."""
+    if not variant or not own:
+        return variant or own
+    merged = os.path.join(folder, "config.yaml")
+    with open(merged, "w") as f:
+        for path in (own, variant):
             f.write(open(path).read().rstrip("\n") + "\n")
-    f.close()
-    return f.name
+    return merged
 
 
 def run(variant, case, seed, seconds):
     name, contract, _, _, target, own, cwd = case
     binary, _, config = variant.partition("@")
-    config = merged_config(os.path.join(cwd, own) if own else None,
-                           os.path.abspath(config) if config else None)
     with tempfile.TemporaryDirectory() as out:
+        config = merged_config(os.path.join(cwd, own) if own else None,
+                               os.path.abspath(config) if config else None, out)
         cmd = ["nice", "-n", "19", os.path.abspath(binary), "fuzz", target,
                "--contract", contract, "--workers", "1", "--seed", str(seed),
                "--timeout", str(seconds), "--test-limit", "1000000000000", "--format", "json",
