@@ -225,9 +225,26 @@ impl Ui {
                 }
             })
             .collect();
-        let samples = read.ops().history.with_now(read.sample_now());
-        let elapsed_secs = read.elapsed().as_secs_f64();
-        let calls_per_sec = recent_rate(&samples);
+        let elapsed = read.elapsed();
+        let elapsed_secs = elapsed.as_secs_f64();
+        let end = read.end_reason();
+        let (samples, calls_per_sec) = if end.is_some() {
+            // Ended: the chart and the rate stop where the campaign did,
+            // whatever the history samples while the viewer stays.
+            let at = read.started_ms() + elapsed.as_millis() as u64;
+            let last = Sample {
+                t_ms: at,
+                ..read.sample_now()
+            };
+            let mut samples = read.ops().history.with_now(last);
+            samples.retain(|s| s.t_ms < at);
+            samples.push(last);
+            (samples, report.calls as f64 / elapsed_secs.max(1e-3))
+        } else {
+            let samples = read.ops().history.with_now(read.sample_now());
+            let rate = recent_rate(&samples);
+            (samples, rate)
+        };
         if !self.test_chosen
             && let Some(i) = report.tests.iter().position(|t| t.status.is_falsified())
         {
@@ -276,7 +293,7 @@ impl Ui {
             agent,
             priorities,
             specs,
-            end: read.end_reason(),
+            end,
         };
         self.refresh_worker_pane(read, &mut model);
         model
@@ -506,6 +523,15 @@ fn status_style(s: TestStatus) -> Style {
     }
 }
 
+/// `0.4 s`, `9.9 s`, `12 s`.
+fn seconds(s: f64) -> String {
+    if s < 10.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{s:.0} s")
+    }
+}
+
 fn grouped(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
@@ -592,16 +618,16 @@ fn header(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
     let lines = vec![
         Line::from(vec![
             Span::styled(format!("rudder · {} ", r.contract), Style::new().bold()),
+            state,
             format!(
-                "· {} · seed {} · {} worker{} · {:.0} s ",
+                " · {} · {} · seed {} · {} worker{}",
+                seconds(m.elapsed_secs),
                 m.suite,
                 r.seed,
                 r.workers,
                 if r.workers == 1 { "" } else { "s" },
-                m.elapsed_secs
             )
             .into(),
-            state,
         ]),
         Line::from(vec![
             "calls ".dim(),
@@ -642,44 +668,81 @@ fn header(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
 }
 
 fn worker_table(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
-    let rows = m.workers.iter().enumerate().map(|(i, w)| {
-        let doing = match w.doing {
-            "shrinking" => Span::styled(w.doing, Style::new().yellow()),
-            "injected" => Span::styled(w.doing, Style::new().magenta()),
-            "stopped" => Span::styled(w.doing, Style::new().dim()),
-            d => Span::raw(d),
-        };
-        Row::new(vec![
-            Cell::from(format!("w{i}")),
-            Cell::from(grouped(w.calls)),
-            Cell::from(format!("{:.0}", w.calls_per_sec)),
-            Cell::from(doing),
-            Cell::from(format!("{}/{}", w.done, w.planned)),
-            Cell::from(w.last_function.clone().unwrap_or_default()),
-        ])
-    });
+    let cells: Vec<Vec<Span>> = m
+        .workers
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let doing = match w.doing {
+                "shrinking" => Span::styled(w.doing, Style::new().yellow()),
+                "injected" => Span::styled(w.doing, Style::new().magenta()),
+                "stopped" => Span::styled(w.doing, Style::new().dim()),
+                d => Span::raw(d),
+            };
+            vec![
+                Span::raw(format!("w{i}")),
+                Span::raw(grouped(w.calls)),
+                Span::raw(format!("{:.0}", w.calls_per_sec)),
+                doing,
+                Span::raw(format!("{}/{}", w.done, w.planned)),
+                Span::raw(w.last_function.clone().unwrap_or_default()),
+            ]
+        })
+        .collect();
     let mut state = TableState::default().with_selected(Some(ui.worker));
+    let header = ["", "calls", "calls/s", "doing", "seq", "last call"];
+    let widths = fitted_columns(&header, &cells, area.width.saturating_sub(2));
+    let rows = cells.into_iter().map(|cells| {
+        Row::new(
+            cells
+                .into_iter()
+                .take(widths.len())
+                .map(Cell::from)
+                .collect::<Vec<_>>(),
+        )
+    });
     f.render_stateful_widget(
-        Table::new(
-            rows,
-            [
-                Constraint::Length(4),
-                Constraint::Length(11),
-                Constraint::Length(8),
-                Constraint::Length(10),
-                Constraint::Length(7),
-                Constraint::Min(6),
-            ],
-        )
-        .header(
-            Row::new(["", "calls", "calls/s", "doing", "seq", "last call"])
-                .style(Style::new().dim()),
-        )
-        .row_highlight_style(Style::new().reversed())
-        .block(Block::bordered().title(" Workers ")),
+        Table::new(rows, widths.iter().map(|&w| Constraint::Length(w)))
+            .header(Row::new(header.into_iter().take(widths.len())).style(Style::new().dim()))
+            .row_highlight_style(Style::new().reversed())
+            .block(Block::bordered().title(" Workers ")),
         area,
         &mut state,
     );
+}
+
+/// Widths of a table's leading columns that fit in `width` whole: each as
+/// wide as its header or widest cell, columns dropped from the right when
+/// the next one does not fit (a number is never cut), the last column kept
+/// given the rest of the width.
+fn fitted_columns(header: &[&str], rows: &[Vec<Span>], width: u16) -> Vec<u16> {
+    let mut widths = Vec::new();
+    let mut used = 0u16;
+    for (j, h) in header.iter().enumerate() {
+        let w = rows
+            .iter()
+            .filter_map(|r| r.get(j))
+            .map(|c| c.width())
+            .chain([h.chars().count()])
+            .max()
+            .unwrap_or(0) as u16;
+        let gap = u16::from(j > 0);
+        if used + gap + w > width {
+            // A name may be cut, a number not.
+            let fits = used + gap + h.chars().count() as u16 <= width;
+            if j + 1 == header.len() && fits {
+                widths.push(width - used - gap);
+                used = width;
+            }
+            break;
+        }
+        used += gap + w;
+        widths.push(w);
+    }
+    if let Some(last) = widths.last_mut() {
+        *last += width - used;
+    }
+    widths
 }
 
 fn coverage_chart(f: &mut Frame, area: Rect, m: &Model) {

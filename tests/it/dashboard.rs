@@ -142,6 +142,57 @@ fn the_dashboard_shows_tests_coverage_and_the_falsified_sequence_and_q_ends_the_
     );
 }
 
+/// At 80×24 (the terminal a newcomer may have) the numbers are whole and
+/// the end is visible: the header's and the worker's call counts read
+/// `300,000`, the header says why the campaign ended and that `q` leaves,
+/// and the clock does not count the time the viewer stays.
+#[test]
+fn at_80_by_24_the_dashboard_keeps_its_numbers_whole_and_shows_the_end() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: no tmux (scripts/test.sh installs Debian's)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux {
+        socket: format!("rudder-dash80-{}", std::process::id()),
+    };
+    let cmd = format!(
+        "RUST_LOG=off {} fuzz contracts/out/Showcase.json --ui --workers 1 --seed 7 \
+         --test-limit 300000 --out-dir {}; echo EXIT=$?; sleep 600",
+        env!("CARGO_BIN_EXE_rudder"),
+        dir.path().join("out").display()
+    );
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "dash",
+        "-x",
+        "80",
+        "-y",
+        "24",
+        &cmd,
+    ]);
+    let pane = tmux.wait_for(&["ended: testLimit (q leaves)"], 120);
+    // Three refreshes later the frame is the same: the campaign ended.
+    std::thread::sleep(3 * rudder::view::dashboard::REPORT_REFRESH);
+    let pane_later = tmux.capture(false);
+    let header = |p: &str| p.lines().take(3).collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        header(&pane),
+        header(&pane_later),
+        "the header stands still"
+    );
+    assert!(
+        pane_later.matches("300,000").count() >= 2,
+        "the header's and the worker's call counts, whole:\n{pane_later}"
+    );
+    assert!(pane_later.contains("w0 300,000"), "{pane_later}");
+    tmux.run(&["send-keys", "-t", "dash", "q"]);
+    let pane = tmux.wait_for(&["EXIT="], 60);
+    assert!(pane.contains("EXIT=1"), "a falsified test: exit 1\n{pane}");
+}
+
 /// The 16 colours of the terminal, as xterm draws them.
 const PALETTE: [&str; 16] = [
     "#1e1e1e", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd", "#e5e5e5",
