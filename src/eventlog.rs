@@ -95,6 +95,13 @@ macro_rules! vocabulary {
             /// A worker panicked; the campaign caught it and the worker
             /// stopped. The message is note `note` of the campaign.
             WorkerPanicked = 8 { note: u64 } => Error, Performance, false;
+            /// Every worker has run injection `injection`: its `runs` summed
+            /// (the counts of its `InjectionExecuted` events) and the
+            /// values its `?`s took (note `note`).
+            InjectionSummary = 9 {
+                injection: InjectionId, runs: u32, executed: u32, reverted: u32,
+                new_points: u32, falsified: u32, note: u64
+            } => Info, Execution, false;
         }
     };
 }
@@ -592,6 +599,15 @@ mod tests {
                 value: [1, u64::MAX, 3, u64::MAX],
             },
             Payload::WorkerPanicked { note: 3 },
+            Payload::InjectionSummary {
+                injection: InjectionId(u64::MAX),
+                runs: 20,
+                executed: 40,
+                reverted: u32::MAX,
+                new_points: 1,
+                falsified: 0,
+                note: u64::MAX,
+            },
         ];
         // One payload of every kind.
         let mut kinds: Vec<_> = payloads.iter().map(|p| p.kind() as u8).collect();

@@ -21,6 +21,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
 
+mod tally;
+pub use tally::{DrawnValue, HoleValues, InjectionTally, TallySums};
+
 /// Most calls one injection may carry (`inject_transaction`'s `maxItems`).
 pub const MAX_INJECTED_CALLS: usize = 100;
 /// Injections queued for one worker at most; past it an injection is refused
@@ -58,6 +61,8 @@ pub struct Injection {
     /// How many times each worker runs it (wildcards drawn anew each time).
     pub repeat: u32,
     pub requested_ms: u64,
+    /// Its runs summed over the workers (see [`InjectionTally`]).
+    pub tally: InjectionTally,
 }
 
 /// How many times one injection may ask to be run (`repeat`).
@@ -497,11 +502,16 @@ impl Control {
             holes,
             repeat,
             requested_ms: now_ms(),
+            tally: InjectionTally::new(self.workers.len()),
         });
         let mut delivered = 0;
         for w in self.workers.iter() {
             if w.send(inj.clone()).is_ok() {
                 delivered += 1;
+            } else if let Some(sums) = inj.tally.finish(&TallySums::default()) {
+                // The other workers had all finished: the summary is ours.
+                self.engine
+                    .emit_injection_summary(self.engine.campaign_worker_id(), id, sums);
             }
         }
         Ok(InjectReceipt {

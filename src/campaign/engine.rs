@@ -367,6 +367,28 @@ impl Engine {
         self.writer.send(WriteJob::Event(event));
     }
 
+    /// Emits injection `id`'s `InjectionSummary` (its values in a note).
+    pub(crate) fn emit_injection_summary(
+        &self,
+        worker: WorkerId,
+        id: crate::ids::InjectionId,
+        sums: super::control::TallySums,
+    ) {
+        let note = self.note(serde_json::to_string(&sums.holes).unwrap_or_default());
+        self.emit(
+            worker,
+            Payload::InjectionSummary {
+                injection: id,
+                runs: sums.runs,
+                executed: sums.executed,
+                reverted: sums.reverted,
+                new_points: sums.new_points,
+                falsified: sums.falsified,
+                note,
+            },
+        );
+    }
+
     /// Records a panic message for a `WorkerPanicked` event.
     pub(crate) fn note(&self, text: String) -> u64 {
         self.render.note(text)

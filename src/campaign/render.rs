@@ -176,6 +176,21 @@ impl Renderer {
                 let v = alloy_primitives::I256::from_raw(alloy_primitives::U256::from_limbs(value));
                 json!({ "test": self.test_name(test), "value": v.to_string() })
             }
+            Payload::InjectionSummary {
+                injection,
+                runs,
+                executed,
+                reverted,
+                new_points,
+                falsified,
+                note,
+            } => json!({
+                "injection": injection.0, "runs": runs, "executed": executed,
+                "reverted": reverted, "newPoints": new_points, "falsified": falsified,
+                "values": self.notes.get(note as usize)
+                    .and_then(|n| serde_json::from_str::<Value>(n).ok())
+                    .unwrap_or_else(|| json!([])),
+            }),
             Payload::WorkerPanicked { note } => json!({
                 "message": self.notes.get(note as usize).cloned().unwrap_or_default()
             }),

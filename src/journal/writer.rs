@@ -313,6 +313,11 @@ impl Writer {
                 injection,
                 new_points,
                 ..
+            }
+            | Payload::InjectionSummary {
+                injection,
+                new_points,
+                ..
             } => {
                 row.injection = Some(injection.0);
                 row.coverage_delta = Some(new_points as u64);

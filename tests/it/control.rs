@@ -234,6 +234,51 @@ fn a_wildcard_injection_runs_repeat_times_with_fresh_values_where_the_holes_are(
         recipients.len() > 1,
         "the wildcard is drawn anew each run: {seen:?}"
     );
+    // One summary: the six runs, and the values `?` took (those the calls
+    // show), each with how many runs drew it.
+    common::wait_until("the injection's summary", 30, || {
+        !c.events_of(EventKind::InjectionSummary).is_empty()
+    });
+    let summaries: Vec<serde_json::Value> = c
+        .events_of(EventKind::InjectionSummary)
+        .iter()
+        .map(|e| engine.renderer().data(e))
+        .collect();
+    assert_eq!(summaries.len(), 1, "{summaries:?}");
+    let s = &summaries[0];
+    assert_eq!(
+        (
+            s["injection"].as_u64(),
+            s["runs"].as_u64(),
+            s["executed"].as_u64()
+        ),
+        (Some(receipt.id.0), Some(6), Some(6)),
+        "{s}"
+    );
+    let hole = &s["values"][0];
+    assert_eq!(
+        (
+            hole["call"].as_u64(),
+            hole["function"].as_str(),
+            hole["at"].as_str(),
+            hole["draws"].as_u64()
+        ),
+        (Some(1), Some("transfer"), Some("to"), Some(6)),
+        "{s}"
+    );
+    let drawn: std::collections::BTreeSet<String> = hole["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["value"].as_str().unwrap().to_string())
+        .collect();
+    let times: u64 = hole["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["times"].as_u64().unwrap())
+        .sum();
+    assert_eq!((drawn.len(), times), (recipients.len(), 6), "{s}");
     // The command log keeps the wildcard and the repeat count.
     engine.flush();
     let log = std::fs::read_to_string(engine.layout().command_log()).unwrap();

@@ -3,6 +3,7 @@
 //! before them produced.
 
 use super::*;
+use crate::campaign::control::TallySums;
 use crate::reference::{Produced, apply};
 
 /// The running injection's references and what its calls produced so far.
@@ -16,6 +17,7 @@ impl Worker {
     /// Runs an injection `repeat` times, its `?`s drawn anew each time.
     pub(super) fn run_injection(&mut self, inj: &Arc<Injection>) {
         let references = inj.holes.iter().any(|h| !h.refs.is_empty());
+        let mut tally = TallySums::default();
         for _ in 0..inj.repeat.max(1) {
             let txs = if inj.holes.is_empty() {
                 inj.txs.clone()
@@ -34,7 +36,9 @@ impl Worker {
                 injection: inj.clone(),
                 produced: Vec::with_capacity(inj.txs.len()),
             });
+            tally.values(&txs, &inj.holes);
             let r = self.run_sequence(Source::Injected(inj.id.0), txs, inj.txs.len());
+            tally.run(r.executed, r.reverted, r.new_points, r.falsified);
             self.binding = None;
             self.engine.stats.workers[self.id.0 as usize]
                 .injections
@@ -46,6 +50,9 @@ impl Worker {
                 new_points: r.new_points,
                 falsified: r.falsified,
             });
+        }
+        if let Some(sums) = inj.tally.finish(&tally) {
+            self.engine.emit_injection_summary(self.id, inj.id, sums);
         }
     }
 

@@ -341,7 +341,10 @@ impl EventsTools {
             return Err(invalid(
                 "propertyPath",
                 "INVALID_JSON_PATH",
-                format!("{:?} does not match {PATH_PATTERN}", a.property_path),
+                format!(
+                    "{:?} is not a JSON path to a field: expected `$.` and then field names joined by dots (letters, digits, `_`), e.g. `$.gasUsed` or `$.newPoints`",
+                    a.property_path
+                ),
             ));
         }
         let (from_ms, to_ms) = time_range(&a.start_time, &a.end_time)?;

@@ -31,6 +31,7 @@ pub(super) const SEED_TYPES: [(&str, &[Kind]); 7] = [
             Kind::WorkerStopped,
             Kind::ControlCommand,
             Kind::InjectionExecuted,
+            Kind::InjectionSummary,
         ],
     ),
     ("MarketDataEvent", &[Kind::TransactionExecuted]),
