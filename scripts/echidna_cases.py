@@ -464,6 +464,10 @@ def run_case(case, args, solidity, solc_dir):
             config.write_text("\n".join(kept + ["testLimit: 10000", "shrinkLimit: 4000"]) + "\n")
         # checkConstructorConditions: the tests' values right after deployment, before any call
         limit = 0 if case["helper"] == "checkConstructorConditions" else 10000 if case["override"] else None
+        # Echidna's default 50,000 calls when the case's config sets none
+        # (rudder's --timeout alone would fuzz to the timeout).
+        if limit is None and not (config and re.search(r"(?m)^\s*testLimit\s*:", config.read_text())):
+            limit = 50000
         cmd = [args.rudder, "fuzz", str(solidity / case["sol"]), "--format", "json", "--no-ui", "--workers", "1",
                "--seed", str(args.seed), "--out-dir", str(tmp / "rudder-out"), "--timeout", str(args.timeout)]
         for flag, value in (("--contract", case["contract"]), ("--config", config), ("--test-limit", limit)):

@@ -387,6 +387,12 @@ fn load_config(a: &FuzzArgs) -> Result<Config, String> {
     if a.keep_alive && a.test_limit.is_none() && !config.limit_given {
         config.test_limit = rudder::config::UNLIMITED;
     }
+    // `--timeout` alone is a budget in time: the run is not cut at the
+    // default 50,000 calls a second in (a config file's `timeout` keeps
+    // Echidna's meaning, both limits).
+    if a.timeout.is_some() && !config.limit_given {
+        config.test_limit = rudder::config::UNLIMITED;
+    }
     if let Some(u) = &a.shared {
         config.shared = Some(u.clone());
     }

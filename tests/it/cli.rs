@@ -520,3 +520,32 @@ fn the_timeline_says_when_each_line_ran_first_and_each_test_broke() {
         "{report}"
     );
 }
+
+/// `--timeout` alone is a budget in time: the run ends on the timeout, not
+/// at the default 50,000 calls; a config's `timeout` keeps Echidna's
+/// meaning (the default call limit still applies).
+#[test]
+fn a_timeout_flag_alone_fuzzes_for_the_time_it_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str], out: &str| -> serde_json::Value {
+        let o = Command::new(env!("CARGO_BIN_EXE_rudder"))
+            .args(["fuzz", "contracts/out/Token.json", "--workers", "1"])
+            .args(["--format", "json", "--no-ui", "--out-dir"])
+            .arg(dir.path().join(out))
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let r = run(&["--timeout", "1"], "flag");
+    assert_eq!(r["endReason"], "timeout", "{r}");
+    let yaml = dir.path().join("c.yaml");
+    std::fs::write(&yaml, "timeout: 600\n").unwrap();
+    let r = run(&["--config", yaml.to_str().unwrap()], "config");
+    assert_eq!(
+        (r["endReason"].as_str(), r["calls"].as_u64()),
+        (Some("testLimit"), Some(50_000)),
+        "{r}"
+    );
+}

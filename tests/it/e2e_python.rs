@@ -160,3 +160,71 @@ fn soak_samples_memory_disk_and_answers_while_campaigns_run() {
         assert!(summary["slowest_answer_ms"].as_f64().is_some(), "{summary}");
     }
 }
+
+/// examples/first_session.py, README's "A first steering session" as a
+/// script on the current Python client (mcp 2.x): every step runs as
+/// written, over stdio (the script launches `rudder mcp`) and over HTTP
+/// (attached to `rudder fuzz --mcp-http --keep-alive`).
+#[test]
+fn the_readmes_first_steering_session_runs_as_written_over_stdio_and_http() {
+    let py = python_current();
+    let rudder = env!("CARGO_BIN_EXE_rudder");
+    let check = |out: std::process::Output, how: &str| {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && stdout.contains("first_session: every step ran"),
+            "{how}:\n{stdout}\n{stderr}"
+        );
+        for needle in [
+            "7. read_logs: 40 runs",
+            "-> revert: reverted: \"allowance\"",
+            "transfer `to` took",
+        ] {
+            assert!(stdout.contains(needle), "{how}: no {needle:?}:\n{stdout}");
+        }
+    };
+    let stdio = Command::new(&py)
+        .args(["examples/first_session.py", "--rudder", rudder])
+        .output()
+        .unwrap();
+    check(stdio, "stdio");
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let work = tempfile::tempdir().unwrap();
+    let mut server = Command::new(rudder)
+        .args([
+            "fuzz",
+            "contracts/out/Token.json",
+            "--workers",
+            "2",
+            "--keep-alive",
+        ])
+        .args([
+            "--timeout",
+            "300",
+            "--mcp-http",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .arg("--out-dir")
+        .arg(work.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    crate::common::wait_until("rudder's HTTP port", 60, || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let http = Command::new(&py)
+        .args(["examples/first_session.py", "--http"])
+        .arg(format!("http://127.0.0.1:{port}/mcp"))
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    check(http, "http");
+}
