@@ -925,11 +925,16 @@ class Steer:
             # more calls of that function give comparison feedback more to
             # work with. (Not a branch never reached: prioritizing the probe
             # of a maze cell no sequence reaches only starves the moves.)
+            # A test's own branch (the comparison that would make it fail)
+            # is no function to call (prioritizing it is refused); nor are
+            # the handlers writing what it reads a choice to make blindly
+            # (most of a harness's handlers write its ghost state).
             sigs = []
             for g in stuck:
-                if g["missing"] == "never_true" and g.get("signature") in self.functions \
-                        and g["signature"] not in sigs and g["signature"] not in self.prioritized:
-                    sigs.append(g["signature"])
+                sig = g.get("signature")
+                if g["missing"] == "never_true" and self.functions.get(sig, {}).get("fuzzed") \
+                        and sig not in sigs and sig not in self.prioritized:
+                    sigs.append(sig)
             for sig in sigs[:2]:
                 self.prioritized.add(sig)
                 await self.call("prioritize_function", {"functionSignature": sig})

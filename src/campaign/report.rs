@@ -134,6 +134,7 @@ fn as_decimal_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Er
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ForkSummary {
+    /// The node's URL, credentials hidden (`***`).
     pub url: String,
     pub block: u64,
     pub chain_id: u64,
@@ -286,7 +287,7 @@ impl Report {
                 .then(|| "foundry-invariant".to_string()),
             fork: match &s.target.settings.backend {
                 crate::executor::fork::Backend::Fork(f) => Some(ForkSummary {
-                    url: f.url().to_string(),
+                    url: f.shown_url(),
                     block: f.block().number,
                     chain_id: f.block().chain_id,
                     cache: f.cache_file().display().to_string(),

@@ -33,6 +33,59 @@ use std::time::{Duration, Instant};
 #[error("fork: {0}")]
 pub struct ForkError(pub String);
 
+/// `url` with what may be a credential hidden, for reports, answers and
+/// messages: a user and password (`https://***@host`), every query value
+/// (`?key=***`), and a path segment that looks like an API key (16 or more
+/// letters, digits, `-` or `_`, with a digit and a letter among them, as
+/// in Alchemy's `/v2/KEY` and Infura's `/v3/KEY`).
+pub fn redacted(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let cut = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(cut);
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority.to_string(), |(_, h)| format!("***@{h}"));
+    let (path, query) = tail.split_once('?').unwrap_or((tail, ""));
+    let keyish = |seg: &str| {
+        seg.len() >= 16
+            && seg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            && seg.chars().any(|c| c.is_ascii_digit())
+            && seg.chars().any(|c| c.is_ascii_alphabetic())
+    };
+    let path: Vec<&str> = path
+        .split('/')
+        .map(|seg| if keyish(seg) { "***" } else { seg })
+        .collect();
+    let mut out = String::new();
+    if !scheme.is_empty() {
+        out.push_str(scheme);
+        out.push_str("://");
+    }
+    out.push_str(&host);
+    out.push_str(&path.join("/"));
+    if !query.is_empty() {
+        let (query, fragment) = query
+            .split_once('#')
+            .map_or((query, None), |(q, f)| (q, Some(f)));
+        let hidden: Vec<String> = query
+            .split('&')
+            .map(|kv| match kv.split_once('=') {
+                Some((k, _)) => format!("{k}=***"),
+                None => kv.to_string(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&hidden.join("&"));
+        if let Some(f) = fragment {
+            out.push('#');
+            out.push_str(f);
+        }
+    }
+    out
+}
+
 impl DBErrorMarker for ForkError {}
 
 /// The block values of the fork block: the campaign's initial block.
@@ -234,11 +287,12 @@ impl ForkSource {
             Err(why) => {
                 let Some(b) = block else {
                     return Err(ForkError(format!(
-                        "the node at {url} cannot be reached ({why}); without rpcBlock there is no block to run from the cache"
+                        "the node at {} cannot be reached ({why}); without rpcBlock there is no block to run from the cache",
+                        redacted(url)
                     )));
                 };
                 tracing::warn!(
-                    url,
+                    url = redacted(url),
                     why,
                     "the node cannot be reached: running from the fork cache alone"
                 );
@@ -249,7 +303,8 @@ impl ForkSource {
             Some(c) => cache_dir.join(c.to_string()).join(format!("{number}.json")),
             None => find_cached(cache_dir, number).ok_or_else(|| {
                 ForkError(format!(
-                    "the node at {url} cannot be reached and no fork cache of block {number} is under {}",
+                    "the node at {} cannot be reached and no fork cache of block {number} is under {}",
+                    redacted(url),
                     cache_dir.display()
                 ))
             })?,
@@ -325,6 +380,11 @@ impl ForkSource {
     /// The node's URL.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The node's URL as reports show it (see [`redacted`]).
+    pub fn shown_url(&self) -> String {
+        redacted(&self.url)
     }
 
     /// The fork block's values.
@@ -568,6 +628,32 @@ impl DatabaseRef for Backend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_urls_credentials_are_hidden_and_the_rest_kept() {
+        for (url, shown) in [
+            ("http://127.0.0.1:8545", "http://127.0.0.1:8545"),
+            (
+                "https://eth-mainnet.g.alchemy.com/v2/aB3dE5gH7jK9mN1pQ3",
+                "https://eth-mainnet.g.alchemy.com/v2/***",
+            ),
+            (
+                "https://mainnet.infura.io/v3/0123456789abcdef0123456789abcdef",
+                "https://mainnet.infura.io/v3/***",
+            ),
+            (
+                "https://user:secret@node.example/rpc",
+                "https://***@node.example/rpc",
+            ),
+            (
+                "https://rpc.example/?apikey=abc&chain=1#x",
+                "https://rpc.example/?apikey=***&chain=***#x",
+            ),
+            ("https://rpc.ankr.com/eth", "https://rpc.ankr.com/eth"),
+        ] {
+            assert_eq!(redacted(url), shown, "{url}");
+        }
+    }
 
     /// A node that cannot be reached and a cache of the block holding one
     /// account: that account is read from the cache; another account, or a

@@ -620,9 +620,13 @@ fn header(f: &mut Frame, area: Rect, m: &Model, ui: &Ui) {
             Span::styled(format!("rudder · {} ", r.contract), Style::new().bold()),
             state,
             format!(
-                " · {} · {} · seed {} · {} worker{}",
+                " · {} · {}{} · seed {} · {} worker{}",
                 seconds(m.elapsed_secs),
                 m.suite,
+                r.fork.as_ref().map_or(String::new(), |f| format!(
+                    " · fork of chain {} at block {}",
+                    f.chain_id, f.block
+                )),
                 r.seed,
                 r.workers,
                 if r.workers == 1 { "" } else { "s" },

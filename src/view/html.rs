@@ -368,6 +368,12 @@ fn header(h: &mut String, read: &CampaignRead, r: &Report, history: History<'_>)
         "branches",
         format!("{}/{} ({}%)", c.branches_hit, c.branches, c.branch_percent),
     );
+    if let Some(f) = &r.fork {
+        item(
+            "fork",
+            format!("{} at block {} (chain {})", f.url, f.block, f.chain_id),
+        );
+    }
     item("run", run.run_id);
     h.push_str("</dl></div></header>\n");
 }

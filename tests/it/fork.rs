@@ -178,9 +178,35 @@ fn a_vault_planted_on_a_node_is_drained_through_the_fork_and_again_from_the_cach
     let r = run(fresh, out.path()).unwrap();
     assert!(!drained(&r), "no vault without the fork");
 
-    // The fork at the node's latest block (pinned at start).
+    // The fork at the node's latest block (pinned at start); `status` and
+    // `target` say so while it runs.
     let out = tempfile::tempdir().unwrap();
-    let r = run(config(Some(&node.url), None, cache.path()), out.path()).unwrap();
+    let mut c = Campaign::new(
+        Path::new("contracts/out/ForkVault.json"),
+        None,
+        config(Some(&node.url), None, cache.path()),
+        Some(out.path().to_path_buf()),
+    )
+    .unwrap();
+    c.start().unwrap();
+    let server = crate::common::server(c.control());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for tool in ["status", "target"] {
+        let a = rt.block_on(crate::common::call(&server, tool, json!({})));
+        assert_eq!(
+            (
+                &a["fork"]["block"],
+                &a["fork"]["chainId"],
+                &a["fork"]["url"]
+            ),
+            (&json!(block), &json!(31337), &json!(node.url)),
+            "{tool}: {a}"
+        );
+    }
+    let r = c.wait();
     assert!(drained(&r), "the fork's vault is drained: {:?}", r.tests);
     let file = cache.path().join("31337").join(format!("{block}.json"));
     let kept: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();

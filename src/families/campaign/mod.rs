@@ -768,6 +768,7 @@ impl CampaignTools {
             runs: s.journal().and_then(|j| j.runs().ok()).unwrap_or_default(),
             journal_dropped: s.journal().map_or(0, |j| j.dropped()),
             shared: s.shared(),
+            fork: report.fork.clone(),
         })
     }
 }

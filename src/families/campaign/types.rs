@@ -446,6 +446,10 @@ pub struct StatusOutput {
     /// merged totals, and this node's sync. Absent when not shared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shared: Option<crate::campaign::sharing::SharedStatus>,
+    /// Fork mode: the node (credentials hidden), block, chain and cache
+    /// file. Absent when the campaign runs on a chain of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork: Option<crate::campaign::report::ForkSummary>,
 }
 
 // ---- target ----
