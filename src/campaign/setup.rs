@@ -67,7 +67,7 @@ pub(super) fn fork(config: &Config, settings: &mut EvmSettings) -> Result<(), Ca
             .map_err(|e| CampaignError::Setup(format!("rpcUrl: {e}")))?;
         let b = source.block();
         tracing::info!(
-            url,
+            url = %source.shown_url(),
             block = b.number,
             chain = b.chain_id,
             cache = %source.cache_file().display(),

@@ -119,6 +119,50 @@ struct Cache {
     block_hashes: BTreeMap<u64, B256>,
 }
 
+/// Attempts per request: a node that answers 429 or 5xx, times out or
+/// drops the connection is asked again after 0.25, 0.5, 1 and 2 s (or the
+/// `Retry-After` it sent, up to 10 s).
+const ATTEMPTS: u32 = 5;
+
+/// Posts `body` to the node, retrying what may pass (rate limits, a busy
+/// or restarting node); a 4xx other than 429, or an answer that is not
+/// JSON, is final.
+fn post_with_retries(
+    client: &reqwest::blocking::Client,
+    url: &str,
+    body: &Value,
+) -> Result<Value, String> {
+    let mut last = String::new();
+    for attempt in 0..ATTEMPTS {
+        let mut wait = Duration::from_millis(250 << attempt);
+        match client.post(url).json(body).send() {
+            Ok(r) if r.status().as_u16() == 429 || r.status().is_server_error() => {
+                if let Some(secs) = r
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                {
+                    wait = Duration::from_secs(secs.min(10));
+                }
+                last = format!("HTTP {}", r.status());
+            }
+            Ok(r) => {
+                let r = r.error_for_status().map_err(|e| e.to_string())?;
+                return r.json::<Value>().map_err(|e| {
+                    format!("it answered something other than JSON-RPC (is the URL a node's?): {e}")
+                });
+            }
+            Err(e) if e.is_timeout() || e.is_connect() || e.is_request() => last = e.to_string(),
+            Err(e) => return Err(e.to_string()),
+        }
+        if attempt + 1 < ATTEMPTS {
+            std::thread::sleep(wait);
+        }
+    }
+    Err(format!("{last} (after {ATTEMPTS} attempts)"))
+}
+
 /// One JSON-RPC request and where its answer goes.
 type Job = (Value, Sender<Result<Value, String>>);
 
@@ -150,14 +194,7 @@ impl Node {
                     }
                 };
                 for (body, reply) in rx {
-                    let answer = client
-                        .post(&url)
-                        .json(&body)
-                        .send()
-                        .and_then(|r| r.error_for_status())
-                        .and_then(|r| r.json::<Value>())
-                        .map_err(|e| e.to_string());
-                    let _ = reply.send(answer);
+                    let _ = reply.send(post_with_retries(&client, &url, &body));
                 }
             })
             .map_err(|e| ForkError(format!("cannot start the RPC thread: {e}")))?;
@@ -447,7 +484,7 @@ impl ForkSource {
                 what(),
                 self.block.number,
                 self.file.display(),
-                self.url
+                redacted(&self.url)
             ));
             // Each call that needs it halts with this reason; said once here
             // too, as the campaign goes on without that state.
@@ -457,7 +494,18 @@ impl ForkSource {
             return Err(e);
         };
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let v = ask(node).map_err(|e| ForkError(format!("{}: {e}", what())))?;
+        let v = ask(node).map_err(|e| {
+            let e = ForkError(format!("{}: {e}", what()));
+            // The node dropped mid-run: what the cache holds still serves;
+            // a call needing more halts with the reason. Said once.
+            if !self.missed.swap(true, Ordering::Relaxed) {
+                tracing::warn!(
+                    "the node at {} stopped answering ({e}); the campaign goes on from the fork cache, and calls that read state it lacks halt",
+                    redacted(&self.url)
+                );
+            }
+            e
+        })?;
         keep(&mut self.cache.write(), &v);
         self.dirty.store(true, Ordering::Release);
         if self.last_write.lock().elapsed() >= Duration::from_secs(1)

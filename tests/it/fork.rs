@@ -264,3 +264,173 @@ fn a_vault_planted_on_a_node_is_drained_through_the_fork_and_again_from_the_cach
     let e = run(config(Some(&url), None, cache.path()), out.path()).unwrap_err();
     assert!(e.contains("without rpcBlock"), "{e}");
 }
+
+/// A counting proxy of our own in front of the node, on loopback: it
+/// answers the first `refuse` HTTP requests with 429 (a rate-limited
+/// provider), forwards the rest, and counts every JSON-RPC call it
+/// forwarded by (method, params).
+struct Proxy {
+    url: String,
+    calls: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, u32>>>,
+    refused: std::sync::Arc<std::sync::atomic::AtomicU32>,
+}
+
+fn proxy(node: &str, refuse: u32) -> Proxy {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::sync::atomic::Ordering;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let calls = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashMap::new()));
+    let refused = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let (node, counted, refusals) = (node.to_string(), calls.clone(), refused.clone());
+    std::thread::spawn(move || {
+        rudder::net::tls();
+        let client = reqwest::blocking::Client::new();
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; length];
+            if reader.read_exact(&mut body).is_err() {
+                continue;
+            }
+            let mut out = stream;
+            if refusals.load(Ordering::SeqCst) < refuse {
+                refusals.fetch_add(1, Ordering::SeqCst);
+                let _ = out.write_all(
+                    b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                );
+                continue;
+            }
+            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let items = match &request {
+                Value::Array(items) => items.clone(),
+                one => vec![one.clone()],
+            };
+            for item in items {
+                let key = format!("{} {}", item["method"], item["params"]);
+                *counted.lock().unwrap().entry(key).or_insert(0) += 1;
+            }
+            let answer = client
+                .post(&node)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .and_then(|r| r.bytes())
+                .unwrap_or_default();
+            let _ = out.write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    answer.len()
+                )
+                .as_bytes(),
+            );
+            let _ = out.write_all(&answer);
+        }
+    });
+    Proxy {
+        url,
+        calls,
+        refused,
+    }
+}
+
+/// Four workers on a fresh cache, through a provider that rate-limits the
+/// first requests: the refused requests are retried (the run forks and
+/// drains the vault), and the node sees each account, slot and code
+/// request once, however many workers read it.
+#[test]
+fn four_workers_fetch_each_slot_once_and_a_rate_limit_is_waited_out() {
+    let cache = tempfile::tempdir().unwrap();
+    let node = anvil();
+    let block = plant(&node.url);
+    let p = proxy(&node.url, 3);
+    let out = tempfile::tempdir().unwrap();
+    let mut c = config(Some(&p.url), Some(block), cache.path());
+    c.workers = Some(4);
+    let r = run(c, out.path()).unwrap();
+    assert!(drained(&r), "drained through the proxy: {:?}", r.tests);
+    assert_eq!(
+        p.refused.load(std::sync::atomic::Ordering::SeqCst),
+        3,
+        "the 429s were answered"
+    );
+    let calls = p.calls.lock().unwrap();
+    let repeated: Vec<_> = calls.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(repeated.is_empty(), "asked more than once: {repeated:?}");
+    assert!(
+        calls.keys().any(|k| k.contains("eth_getStorageAt")),
+        "the vault's slot was read through the proxy: {calls:?}"
+    );
+}
+
+/// Bad input at start: a node that cannot be reached, a URL that answers
+/// something other than JSON-RPC, a block past the chain's head. Each is
+/// exit 2 naming `rpcUrl`, and nothing is written to the cache.
+#[test]
+fn a_bad_fork_url_or_block_is_exit_2_naming_it_and_the_cache_stays_empty() {
+    use std::io::{Read, Write};
+    // A web server, not a node.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let web = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut s in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            let page = "<html><body>hello</body></html>";
+            let _ = s.write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                    page.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    let node = anvil();
+    let head = plant(&node.url);
+    let future = (head + 1000).to_string();
+    let cases: [(&str, &[&str], &str); 3] = [
+        ("http://127.0.0.1:1", &[], "cannot be reached"),
+        (&web, &[], "other than JSON-RPC"),
+        (&node.url, &["--fork-block-number", &future], "no block"),
+    ];
+    for (url, more, needle) in cases {
+        let cache = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_rudder"))
+            .args([
+                "fuzz",
+                "contracts/out/ForkVault.json",
+                "--no-ui",
+                "--fork-url",
+                url,
+            ])
+            .args(more)
+            .arg("--rpc-cache-dir")
+            .arg(cache.path())
+            .arg("--out-dir")
+            .arg(out.path().join("out"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{url}: {stderr}");
+        assert!(
+            stderr.contains("rpcUrl") && stderr.contains(needle),
+            "{url}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_dir(cache.path()).unwrap().count(),
+            0,
+            "{url}: nothing cached"
+        );
+    }
+}
