@@ -346,6 +346,7 @@ impl ForkSource {
                 ))
             })?,
         };
+        remove_stale_temporaries(&file);
         let mut cache: Cache = match std::fs::read(&file) {
             Ok(bytes) => serde_json::from_slice(&bytes)
                 .map_err(|e| ForkError(format!("{}: not a fork cache: {e}", file.display())))?,
@@ -597,6 +598,30 @@ impl Drop for ForkSource {
 
 /// A cache file of `block` under `dir` (any chain), for a node that cannot
 /// be reached.
+/// Removes what a killed run left of its writes of `file` (`file.PID.tmp`
+/// older than a minute: a live run renames its own within milliseconds).
+fn remove_stale_temporaries(file: &Path) {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let n = e.file_name();
+        let n = n.to_string_lossy();
+        let stale = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= Duration::from_secs(60));
+        if n.starts_with(&format!("{name}.")) && n.ends_with(".tmp") && stale {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 fn find_cached(dir: &Path, block: u64) -> Option<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?

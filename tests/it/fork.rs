@@ -434,3 +434,61 @@ fn a_bad_fork_url_or_block_is_exit_2_naming_it_and_the_cache_stays_empty() {
         );
     }
 }
+
+/// The cache file survives SIGKILL at any moment (the short kill loop;
+/// `KILLS=50` for the long one): after each kill it is absent or a whole
+/// cache of the block, and the next run reads it.
+#[test]
+fn the_fork_cache_survives_sigkill_mid_run() {
+    let kills: u32 = std::env::var("KILLS")
+        .ok()
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(6);
+    let cache = tempfile::tempdir().unwrap();
+    let node = anvil();
+    let block = plant(&node.url);
+    let file = cache.path().join("31337").join(format!("{block}.json"));
+    for k in 0..kills {
+        let out = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rudder"))
+            .args([
+                "fuzz",
+                "contracts/out/ForkVault.json",
+                "--no-ui",
+                "--workers",
+                "2",
+            ])
+            .args([
+                "--contract",
+                "ForkVaultHarness",
+                "--test-mode",
+                "exploration",
+            ])
+            .args(["--timeout", "30", "--fork-url", &node.url])
+            .args(["--fork-block-number", &block.to_string()])
+            .arg("--rpc-cache-dir")
+            .arg(cache.path())
+            .arg("--out-dir")
+            .arg(out.path().join("out"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(200 + 230 * u64::from(k % 7)));
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        let _ = child.wait();
+        if let Ok(bytes) = std::fs::read(&file) {
+            let kept: Value = serde_json::from_slice(&bytes)
+                .unwrap_or_else(|e| panic!("kill {k}: the cache is not whole: {e}"));
+            assert_eq!(kept["block"]["number"], block, "kill {k}");
+        }
+    }
+    // The next run reads it (and drains the vault).
+    let out = tempfile::tempdir().unwrap();
+    let r = run(
+        config(Some(&node.url), Some(block), cache.path()),
+        out.path(),
+    )
+    .unwrap();
+    assert!(drained(&r), "{:?}", r.tests);
+}
