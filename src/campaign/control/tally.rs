@@ -45,7 +45,7 @@ pub struct HoleValues {
     pub draws: u32,
     /// The first distinct values, each with how many runs drew it.
     pub values: Vec<DrawnValue>,
-    /// Draws of values past the first [`VALUES_KEPT`] distinct ones.
+    /// Draws of values past the first `VALUES_KEPT` (8) distinct ones.
     pub others: u32,
 }
 
