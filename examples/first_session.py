@@ -99,7 +99,7 @@ async def session_steps(session):
     # 7. read_logs: the injection's summary once every worker ran it (runs,
     #    calls, new coverage, the values `?` took), then status.
     summary = None
-    for _ in range(300):
+    for _ in range(1200):
         logs = await call(session, "read_logs", {"eventType": "InjectionSummary", "count": 50})
         summary = next((e["data"] for e in logs["events"]
                         if str(e["data"].get("injection")) == str(i["injectionId"])), None)
@@ -107,7 +107,7 @@ async def session_steps(session):
             break
         await asyncio.sleep(0.1)
     if summary is None:
-        raise Refused("read_logs: no InjectionSummary for the injection after 30 s")
+        raise Refused("read_logs: no InjectionSummary for the injection after 120 s")
     step(7, f"read_logs: {summary['runs']} runs, {summary['executed']} calls executed, "
             f"{summary['reverted']} reverted, {summary['newPoints']} new points")
     for h in summary["values"]:

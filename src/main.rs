@@ -141,8 +141,9 @@ struct FuzzArgs {
     /// worker the same seed replays the same run.
     #[arg(long)]
     seed: Option<u64>,
-    /// Total calls before the campaign ends (default 50000; under `rudder
-    /// mcp` and --keep-alive with none given: until stopped or --timeout).
+    /// Total calls before the campaign ends (default 50000; with none
+    /// given, under `rudder mcp`, --keep-alive or --timeout: until stopped
+    /// or the timeout).
     #[arg(long)]
     test_limit: Option<u64>,
     /// Calls per sequence.

@@ -485,6 +485,7 @@ impl Worker {
                 self.run_injection(&inj);
             }
         }
+        self.abandon_queued_injections();
         self.flush_batch();
         tracing::debug!(
             worker = self.id.0,

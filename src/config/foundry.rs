@@ -144,7 +144,14 @@ impl Config {
         if !self.seq_len_given && self.seq_len == defaults.seq_len {
             self.seq_len = depth as usize;
         }
-        if !self.limit_given && self.test_limit == defaults.test_limit {
+        // forge's runs × depth, unless a limit was given; `--timeout` alone
+        // (a budget in time, no call limit) keeps it only when foundry.toml
+        // names its `runs` (an agent's campaign fuzzes until it leaves).
+        let timed = self.test_limit == crate::config::UNLIMITED
+            && self.timeout.is_some()
+            && !self.keep_alive
+            && s.runs.is_some();
+        if !self.limit_given && (self.test_limit == defaults.test_limit || timed) {
             self.test_limit = s.runs.unwrap_or(FORGE_RUNS).saturating_mul(depth);
         }
         if s.fail_on_revert == Some(true) {
@@ -203,6 +210,29 @@ mod tests {
         };
         c.apply_invariant_settings(&s).unwrap();
         assert_eq!((c.test_limit, c.seq_len), (5, 3));
+        // `--timeout` alone (no call limit): foundry.toml's own `runs` still
+        // bound the run; without them, the time does; an agent's campaign
+        // fuzzes on.
+        let timed = |runs: &str, keep_alive: bool| {
+            let mut c = Config {
+                test_limit: crate::config::UNLIMITED,
+                timeout: Some(std::time::Duration::from_secs(60)),
+                keep_alive,
+                ..Config::default()
+            };
+            c.apply_invariant_settings(&settings(runs).unwrap())
+                .unwrap();
+            c.test_limit
+        };
+        assert_eq!(timed("[invariant]\nruns = 10\ndepth = 20\n", false), 200);
+        assert_eq!(
+            timed("[invariant]\ndepth = 20\n", false),
+            crate::config::UNLIMITED
+        );
+        assert_eq!(
+            timed("[invariant]\nruns = 10\n", true),
+            crate::config::UNLIMITED
+        );
     }
 
     #[test]

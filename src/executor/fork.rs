@@ -131,9 +131,10 @@ fn post_with_retries(
     client: &reqwest::blocking::Client,
     url: &str,
     body: &Value,
+    attempts: u32,
 ) -> Result<Value, String> {
     let mut last = String::new();
-    for attempt in 0..ATTEMPTS {
+    for attempt in 0..attempts {
         let mut wait = Duration::from_millis(250 << attempt);
         match client.post(url).json(body).send() {
             Ok(r) if r.status().as_u16() == 429 || r.status().is_server_error() => {
@@ -148,19 +149,29 @@ fn post_with_retries(
                 last = format!("HTTP {}", r.status());
             }
             Ok(r) => {
-                let r = r.error_for_status().map_err(|e| e.to_string())?;
+                let r = r
+                    .error_for_status()
+                    .map_err(|e| e.without_url().to_string())?;
                 return r.json::<Value>().map_err(|e| {
-                    format!("it answered something other than JSON-RPC (is the URL a node's?): {e}")
+                    format!(
+                        "it answered something other than JSON-RPC (is the URL a node's?): {}",
+                        e.without_url()
+                    )
                 });
             }
-            Err(e) if e.is_timeout() || e.is_connect() || e.is_request() => last = e.to_string(),
-            Err(e) => return Err(e.to_string()),
+            Err(e) if e.is_timeout() || e.is_connect() || e.is_request() => {
+                last = e.without_url().to_string()
+            }
+            Err(e) => return Err(e.without_url().to_string()),
         }
-        if attempt + 1 < ATTEMPTS {
+        if attempt + 1 < attempts {
             std::thread::sleep(wait);
         }
     }
-    Err(format!("{last} (after {ATTEMPTS} attempts)"))
+    Err(format!(
+        "{last} (after {attempts} attempt{})",
+        if attempts == 1 { "" } else { "s" }
+    ))
 }
 
 /// One JSON-RPC request and where its answer goes.
@@ -187,14 +198,22 @@ impl Node {
                 {
                     Ok(c) => c,
                     Err(e) => {
+                        let e = e.without_url().to_string();
                         for (_, reply) in rx {
-                            let _ = reply.send(Err(e.to_string()));
+                            let _ = reply.send(Err(e.clone()));
                         }
                         return;
                     }
                 };
+                // A node that failed a whole round of attempts is asked once
+                // per request until it answers again (every worker waits on
+                // a fetch: minutes of retries per read would stall them).
+                let mut up = true;
                 for (body, reply) in rx {
-                    let _ = reply.send(post_with_retries(&client, &url, &body));
+                    let answer =
+                        post_with_retries(&client, &url, &body, if up { ATTEMPTS } else { 1 });
+                    up = answer.is_ok();
+                    let _ = reply.send(answer);
                 }
             })
             .map_err(|e| ForkError(format!("cannot start the RPC thread: {e}")))?;
@@ -284,7 +303,7 @@ impl Eq for Backend {}
 impl std::fmt::Debug for ForkSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ForkSource")
-            .field("url", &self.url)
+            .field("url", &redacted(&self.url))
             .field("block", &self.block)
             .finish()
     }
@@ -391,7 +410,7 @@ impl ForkSource {
             }
         };
         cache.block = Some(header);
-        cache.url = url.to_string();
+        cache.url = redacted(url);
         let codes = cache
             .accounts
             .values()
@@ -596,8 +615,6 @@ impl Drop for ForkSource {
     }
 }
 
-/// A cache file of `block` under `dir` (any chain), for a node that cannot
-/// be reached.
 /// Removes what a killed run left of its writes of `file` (`file.PID.tmp`
 /// older than a minute: a live run renames its own within milliseconds).
 fn remove_stale_temporaries(file: &Path) {
@@ -622,6 +639,8 @@ fn remove_stale_temporaries(file: &Path) {
     }
 }
 
+/// A cache file of `block` under `dir` (any chain), for a node that cannot
+/// be reached.
 fn find_cached(dir: &Path, block: u64) -> Option<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?

@@ -313,14 +313,14 @@ impl Writer {
                 injection,
                 new_points,
                 ..
-            }
-            | Payload::InjectionSummary {
-                injection,
-                new_points,
-                ..
             } => {
                 row.injection = Some(injection.0);
                 row.coverage_delta = Some(new_points as u64);
+                row.parent = self.commands.get(&injection.0).copied().or(row.parent);
+            }
+            // The sum of the runs above: its points are not counted again.
+            Payload::InjectionSummary { injection, .. } => {
+                row.injection = Some(injection.0);
                 row.parent = self.commands.get(&injection.0).copied().or(row.parent);
             }
             Payload::WorkerStopped { .. } | Payload::WorkerPanicked { .. } => {}

@@ -184,8 +184,9 @@ fn the_readmes_first_steering_session_runs_as_written_over_stdio_and_http() {
             assert!(stdout.contains(needle), "{how}: no {needle:?}:\n{stdout}");
         }
     };
-    let stdio = Command::new(&py)
-        .args(["examples/first_session.py", "--rudder", rudder])
+    // (`timeout`: a hung client fails the test instead of CI's job.)
+    let stdio = Command::new("timeout")
+        .args(["300", &py, "examples/first_session.py", "--rudder", rudder])
         .output()
         .unwrap();
     check(stdio, "stdio");
@@ -196,35 +197,42 @@ fn the_readmes_first_steering_session_runs_as_written_over_stdio_and_http() {
         .unwrap()
         .port();
     let work = tempfile::tempdir().unwrap();
-    let mut server = Command::new(rudder)
-        .args([
-            "fuzz",
-            "contracts/out/Token.json",
-            "--workers",
-            "2",
-            "--keep-alive",
-        ])
-        .args([
-            "--timeout",
-            "300",
-            "--mcp-http",
-            &format!("127.0.0.1:{port}"),
-        ])
-        .arg("--out-dir")
-        .arg(work.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _server = Killed(
+        Command::new(rudder)
+            .args([
+                "fuzz",
+                "contracts/out/Token.json",
+                "--workers",
+                "2",
+                "--keep-alive",
+            ])
+            .args([
+                "--timeout",
+                "300",
+                "--mcp-http",
+                &format!("127.0.0.1:{port}"),
+            ])
+            .arg("--out-dir")
+            .arg(work.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     crate::common::wait_until("rudder's HTTP port", 60, || {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     });
-    let http = Command::new(&py)
-        .args(["examples/first_session.py", "--http"])
+    let http = Command::new("timeout")
+        .args(["300", &py, "examples/first_session.py", "--http"])
         .arg(format!("http://127.0.0.1:{port}/mcp"))
         .output()
         .unwrap();
-    let _ = server.kill();
-    let _ = server.wait();
     check(http, "http");
 }

@@ -17,7 +17,14 @@ impl Worker {
     /// Runs an injection `repeat` times, its `?`s drawn anew each time.
     pub(super) fn run_injection(&mut self, inj: &Arc<Injection>) {
         let references = inj.holes.iter().any(|h| !h.refs.is_empty());
-        let mut tally = TallySums::default();
+        // Finished (its runs counted toward the summary) however this ends,
+        // a panic in a run included.
+        let mut tally = Finishing {
+            inj,
+            engine: self.engine.clone(),
+            worker: self.id,
+            sums: TallySums::default(),
+        };
         for _ in 0..inj.repeat.max(1) {
             let txs = if inj.holes.is_empty() {
                 inj.txs.clone()
@@ -36,9 +43,11 @@ impl Worker {
                 injection: inj.clone(),
                 produced: Vec::with_capacity(inj.txs.len()),
             });
-            tally.values(&txs, &inj.holes);
+            tally.sums.values(&txs, &inj.holes);
             let r = self.run_sequence(Source::Injected(inj.id.0), txs, inj.txs.len());
-            tally.run(r.executed, r.reverted, r.new_points, r.falsified);
+            tally
+                .sums
+                .run(r.executed, r.reverted, r.new_points, r.falsified);
             self.binding = None;
             self.engine.stats.workers[self.id.0 as usize]
                 .injections
@@ -51,8 +60,16 @@ impl Worker {
                 falsified: r.falsified,
             });
         }
-        if let Some(sums) = inj.tally.finish(&tally) {
-            self.engine.emit_injection_summary(self.id, inj.id, sums);
+    }
+
+    /// Counts the injections still queued for this worker as finished with
+    /// nothing run (a worker stopping on a panic does not run them), so
+    /// their summaries are still emitted.
+    pub(super) fn abandon_queued_injections(&mut self) {
+        while let Ok(inj) = self.rx.try_recv() {
+            if let Some(sums) = inj.tally.finish(&TallySums::default()) {
+                self.engine.emit_injection_summary(self.id, inj.id, sums);
+            }
         }
     }
 
@@ -75,6 +92,24 @@ impl Worker {
             && b.produced.len() < b.injection.txs.len()
         {
             b.produced.push(r.produced(tx));
+        }
+    }
+}
+
+/// One worker's runs of an injection, added to the injection's tally when
+/// dropped; the last worker to finish emits the summary.
+struct Finishing<'a> {
+    inj: &'a Arc<Injection>,
+    engine: Arc<Engine>,
+    worker: WorkerId,
+    sums: TallySums,
+}
+
+impl Drop for Finishing<'_> {
+    fn drop(&mut self) {
+        if let Some(sums) = self.inj.tally.finish(&self.sums) {
+            self.engine
+                .emit_injection_summary(self.worker, self.inj.id, sums);
         }
     }
 }

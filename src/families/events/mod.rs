@@ -11,7 +11,7 @@
 //! | OrderRejection | InputRejected |
 //! | IndicatorCalculation | TestShrunk, OptimizationImproved |
 //! | PositionUpdate | CoverageIncreased |
-//! | StateChange | RunStarted, WorkerStarted, WorkerStopped, ControlCommand, InjectionExecuted |
+//! | StateChange | RunStarted, WorkerStarted, WorkerStopped, ControlCommand, InjectionExecuted, InjectionSummary |
 //! | MarketDataEvent | TransactionExecuted |
 //! | RiskEvent | PropertyFalsified, WorkerPanicked |
 //!
