@@ -101,6 +101,14 @@ pub struct Resumed {
     /// Tests falsified by replaying another fuzzer's corpus or reproducers
     /// found in the corpus directory (Echidna's `.txt` files).
     pub imported: usize,
+    /// Corpus files this node took from other nodes of a shared campaign
+    /// (replayed like the others: the sequences above include theirs).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pulled: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize)]
@@ -275,6 +283,7 @@ impl Report {
                 .iter()
                 .filter(|t| t.found_by == Some(FoundBy::Imported.as_str()))
                 .count(),
+            pulled: s.shared_status().map_or(0, |h| h.pulled_entries),
         };
         let cov = s.target.coverage_report();
         let (lines, lines_hit, branches, branches_hit) = cov.totals();
@@ -411,7 +420,22 @@ impl Report {
             );
         }
         let r = &self.resumed;
-        if *r != Resumed::default() {
+        if r.pulled > 0 {
+            // A shared campaign's node: what it replayed is mostly what the
+            // other nodes found, not an earlier run's.
+            let _ = writeln!(
+                o,
+                "replayed from {}: {} corpus sequence{} ({} file{} pulled from other nodes of the \
+                 shared campaign, and any an earlier run left), {} falsified test{} reloaded",
+                self.corpus_dir,
+                r.corpus_sequences,
+                if r.corpus_sequences == 1 { "" } else { "s" },
+                r.pulled,
+                if r.pulled == 1 { "" } else { "s" },
+                r.falsified,
+                if r.falsified == 1 { "" } else { "s" },
+            );
+        } else if *r != Resumed::default() {
             let _ = writeln!(
                 o,
                 "resumed from {}: {} corpus sequence{} replayed, {} falsified test{} reloaded \

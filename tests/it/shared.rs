@@ -129,6 +129,15 @@ fn a_node_that_joins_later_starts_from_the_campaigns_corpus_and_findings() {
         "the campaign's answer is A's shrunk sequence"
     );
     assert_eq!(b.resumed.corpus_sequences, entries.len(), "{:?}", b.resumed);
+    // And says it took them from the other nodes (not "an earlier run's").
+    assert_eq!(b.resumed.pulled as usize, entries.len(), "{:?}", b.resumed);
+    assert!(
+        b.text()
+            .contains("pulled from other nodes of the shared campaign")
+            && !b.text().contains("an earlier run's finds"),
+        "{}",
+        b.text()
+    );
 
     // Restarted, B reads its cursors: nothing is downloaded again.
     let c = start("Sequence", config(url, "b", 3, 1), b_dir.path()).unwrap();
