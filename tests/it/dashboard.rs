@@ -51,6 +51,28 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// `rudder ARGS` (a dashboard) in a detached tmux session of `width` ×
+    /// `height`, then `EXIT=<code>` once it exits; `None` (said) without
+    /// tmux.
+    fn start(name: &str, width: u16, height: u16, args: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("SKIPPED: no tmux (scripts/test.sh installs Debian's)");
+            return None;
+        }
+        let tmux = Tmux {
+            socket: format!("rudder-{name}-{}", std::process::id()),
+        };
+        let cmd = format!(
+            "RUST_LOG=off {} {args}; echo EXIT=$?; sleep 600",
+            env!("CARGO_BIN_EXE_rudder")
+        );
+        let (w, h) = (width.to_string(), height.to_string());
+        tmux.run(&["new-session", "-d", "-s", "dash", "-x", &w, "-y", &h, &cmd]);
+        Some(tmux)
+    }
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         self.run(&["kill-server"]);
@@ -59,32 +81,16 @@ impl Drop for Tmux {
 
 #[test]
 fn the_dashboard_shows_tests_coverage_and_the_falsified_sequence_and_q_ends_the_campaign() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: no tmux (scripts/test.sh installs Debian's)");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let tmux = Tmux {
-        socket: format!("rudder-dash-{}", std::process::id()),
-    };
-    let cmd = format!(
-        "RUST_LOG=off {} fuzz contracts/out/Showcase.json --ui --workers 1 --seed 7 \
-         --test-limit 1000000000 --timeout 300 --out-dir {}; echo EXIT=$?; sleep 600",
-        env!("CARGO_BIN_EXE_rudder"),
+    let args = format!(
+        "fuzz contracts/out/Showcase.json --ui --workers 1 --seed 7 \
+         --test-limit 1000000000 --timeout 300 --out-dir {}",
         out.display()
     );
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "dash",
-        "-x",
-        "150",
-        "-y",
-        "46",
-        &cmd,
-    ]);
+    let Some(tmux) = Tmux::start("dash", 150, 46, &args) else {
+        return;
+    };
     // The tests, coverage, and the falsified test's shrunk sequence.
     tmux.wait_for(&["Workers", "Tests", "echidna_always", "lines "], 60);
     // (A replay cut short by its deadline on a busy machine is run again
@@ -148,31 +154,15 @@ fn the_dashboard_shows_tests_coverage_and_the_falsified_sequence_and_q_ends_the_
 /// and the clock does not count the time the viewer stays.
 #[test]
 fn at_80_by_24_the_dashboard_keeps_its_numbers_whole_and_shows_the_end() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: no tmux (scripts/test.sh installs Debian's)");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let tmux = Tmux {
-        socket: format!("rudder-dash80-{}", std::process::id()),
-    };
-    let cmd = format!(
-        "RUST_LOG=off {} fuzz contracts/out/Showcase.json --ui --workers 1 --seed 7 \
-         --test-limit 300000 --out-dir {}; echo EXIT=$?; sleep 600",
-        env!("CARGO_BIN_EXE_rudder"),
+    let args = format!(
+        "fuzz contracts/out/Showcase.json --ui --workers 1 --seed 7 \
+         --test-limit 300000 --out-dir {}",
         dir.path().join("out").display()
     );
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "dash",
-        "-x",
-        "80",
-        "-y",
-        "24",
-        &cmd,
-    ]);
+    let Some(tmux) = Tmux::start("dash80", 80, 24, &args) else {
+        return;
+    };
     let pane = tmux.wait_for(&["ended: testLimit (q leaves)"], 120);
     // Three refreshes later the frame is the same: the campaign ended.
     std::thread::sleep(3 * rudder::view::dashboard::REPORT_REFRESH);
